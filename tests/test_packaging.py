@@ -1,0 +1,37 @@
+"""The package's promises about imports and installation files."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_engine_imports_with_the_standard_library_alone():
+    # -S: no site-packages at all, so any third-party import would fail here
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); "
+        "from autograd import Value; v = Value(2.0) * 3; v.backward(); print(v.data)"
+    )
+    done = subprocess.run([sys.executable, "-S", "-c", code, str(ROOT)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "6.0"
+
+
+def test_import_autograd_loads_no_drawing_or_widget_library():
+    code = (
+        "import sys; import autograd; "
+        "heavy = {'graphviz', 'ipywidgets', 'matplotlib', 'numpy', 'IPython', 'torch'}; "
+        "print(sorted(heavy & set(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_readme_test_command_is_what_ci_runs():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    commands = [line.strip() for line in readme.splitlines() if "-m pytest" in line and line.strip().startswith("python")]
+    assert len(commands) == 1, commands
+    assert commands[0] in ci.splitlines()
