@@ -1,0 +1,551 @@
+"""Draw a graph of Values: each value a box `{ label | data | grad }`, each operation an oval.
+
+`draw_dot(root)` works on any object with `data`, `grad`, `_prev` and `_op` (and, if it has
+one, `label`): the package's `Value`, the class a learner writes in a notebook, another engine.
+It returns a `graphviz.Digraph` that a notebook shows as a picture.
+
+Turning the DOT text into a picture needs a Graphviz layout program. The system's `dot` is
+used when it is on PATH; otherwise `graphviz-pure` (`pip install graphviz-pure`), looked for on
+PATH and beside the running Python, because a notebook kernel often runs without its
+environment's scripts folder on PATH. With neither, drawing raises `GraphvizNotFoundError`,
+which says how to install one, and a notebook shows that advice with the DOT text instead.
+
+>>> from autograd import Value
+>>> a, b = Value(2.0, label="a"), Value(-3.0, label="b")
+>>> c = a * b; c.label = "c"
+>>> c.backward()
+>>> [v.label for v in backward_order(c)]   # c's _backward runs first, then its inputs'
+['c', 'b', 'a']
+>>> graph = draw_dot(c)                     # in a notebook, the graph shows itself
+"""
+
+import html
+import math
+import numbers
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import NamedTuple
+
+import graphviz
+
+__all__ = [
+    "draw_dot",
+    "trace",
+    "backward_order",
+    "layout_program",
+    "save",
+    "GraphDrawing",
+    "GraphvizNotFoundError",
+    "LayoutProgram",
+]
+
+_VALUE_ATTRIBUTES = ("data", "grad", "_prev", "_op")
+_RANKDIRS = ("LR", "TB", "RL", "BT")
+
+# Blue for a positive gradient, orange for a negative one: a pair that stays distinct for
+# the common kinds of colour blindness, unlike red and green.
+_POSITIVE = (33, 102, 172)
+_NEGATIVE = (230, 97, 1)
+_NAN_FILL = "#d9d9d9"
+_HIGHLIGHT = "#c2185b"
+_FONT = "Helvetica"
+
+
+# --------------------------------------------------------------------------- walking the graph
+
+
+def _require_value_like(obj, context):
+    missing = [name for name in _VALUE_ATTRIBUTES if not hasattr(obj, name)]
+    if missing:
+        raise TypeError(
+            f"{context} must be a Value-like object (with data, grad, _prev and _op), but was "
+            f"given {obj!r} of type {type(obj).__name__}, which has no {', '.join(missing)}"
+        )
+
+
+def _inputs(value):
+    """The values `value` was computed from, in the order its `_prev` holds them."""
+    prev = value._prev
+    if not isinstance(prev, (tuple, list, set, frozenset)):
+        raise TypeError(
+            f"_prev of {value!r} must be a tuple, list or set of values, but is {prev!r} "
+            f"of type {type(prev).__name__}"
+        )
+    return prev
+
+
+def _topological_order(root):
+    """Every value `root` depends on, inputs before the values made from them, `root` last.
+
+    The same depth-first post-order as `Value.backward()`, children visited in `_prev` order,
+    with an explicit stack so that a graph deeper than the recursion limit works. Values are
+    tracked by identity, so a learner's class that redefines `==` or `hash` walks correctly.
+    """
+    _require_value_like(root, "the root of the graph")
+    order = []
+    seen = {id(root)}
+    stack = [(root, iter(_inputs(root)))]
+    while stack:
+        node, children = stack[-1]
+        for child in children:
+            if id(child) not in seen:
+                _require_value_like(child, f"every input in _prev of {node!r}")
+                seen.add(id(child))
+                stack.append((child, iter(_inputs(child))))
+                break
+        else:  # every input is placed, so the node itself can be
+            stack.pop()
+            order.append(node)
+    return order
+
+
+def trace(root):
+    """Return `(values, edges)` for the graph that ends at `root`.
+
+    `values` lists each value once, inputs before the values computed from them and `root`
+    last (the order the graph is drawn and named in: `v0, v1, ...`). `edges` holds one
+    `(input, output)` pair per use, so `y = x * x` gives `(x, y)` twice.
+    """
+    values = _topological_order(root)
+    edges = [(child, value) for value in values for child in _inputs(value)]
+    return values, edges
+
+
+def backward_order(root):
+    """Return the values in the order `root.backward()` runs their `_backward`: `root` first.
+
+    It is the reverse of a depth-first post-order (the order `trace` lists values in), so each
+    value comes after every value that uses it and has received all its gradient by its turn.
+    """
+    return _topological_order(root)[::-1]
+
+
+# --------------------------------------------------------------------------- the drawing
+
+
+def draw_dot(
+    root,
+    *,
+    rankdir="LR",
+    show_grad=True,
+    highlight=(),
+    color_grads=False,
+    show_order=False,
+    max_nodes=300,
+):
+    """Draw the graph that ends at `root` and return it as a `GraphDrawing` (a `graphviz.Digraph`).
+
+    Each value is a box `{ label | data 2.0000 | grad -3.0000 }` (no label part without a
+    label), each operation a small oval between a value and its inputs; a value used twice is
+    drawn once with an arrow per use.
+
+    rankdir      "LR" (inputs on the left), "TB", "RL" or "BT".
+    show_grad    False leaves out the grad part (before `backward()` it is only zeros).
+    highlight    a value, or values, to draw with a thick coloured border (SVG class
+                 "highlighted"); None or () for none.
+    color_grads  fill each value by its gradient: blue positive, orange negative, deeper for
+                 a larger |grad| relative to the largest in the graph; a caption explains.
+    show_order   number each value by when `backward()` runs its `_backward` (#1 = root).
+    max_nodes    refuse (ValueError) a graph with more values than this: it would not lay
+                 out readably, and the layout gets slow.
+
+    A value whose `_op` is empty but that has inputs gets arrows straight from its inputs.
+    """
+    if rankdir not in _RANKDIRS:
+        raise ValueError(f"rankdir must be one of {', '.join(_RANKDIRS)}, but was {rankdir!r}")
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
+        raise ValueError(f"max_nodes must be a whole number of at least 1, but was {max_nodes!r}")
+
+    values, _ = trace(root)
+    if len(values) > max_nodes:
+        raise ValueError(
+            f"this graph has {len(values)} values, more than max_nodes={max_nodes} can be laid "
+            f"out readably; pass max_nodes={len(values)} (or more) to draw it anyway, or draw a "
+            f"smaller part of the graph"
+        )
+    names = {id(value): f"v{i}" for i, value in enumerate(values)}
+    highlighted = _highlighted_ids(highlight, names)
+    # backward() runs the last value of the post-order first, so position i is step n - i.
+    steps = {id(value): len(values) - i for i, value in enumerate(values)}
+    largest = _largest_abs_grad(values) if color_grads else None
+
+    graph = GraphDrawing(
+        name="autograd",
+        graph_attr={
+            "rankdir": rankdir,
+            "bgcolor": "white",
+            "nodesep": "0.2",
+            "ranksep": "0.3",
+            "fontname": _FONT,
+            "fontsize": "11",
+        },
+        # Slim padding: a notebook shrinks a drawing wider than the cell, text and all.
+        node_attr={"fontname": _FONT, "fontsize": "12", "margin": "0.09,0.05", "height": "0.3"},
+        edge_attr={"color": "#555555", "arrowsize": "0.7"},
+    )
+    graph.values = tuple(values)
+    fields_across = rankdir in ("LR", "RL")  # a record's fields run across the rank direction
+
+    for i, value in enumerate(values):
+        name = names[id(value)]
+        fields = [f"#{steps[id(value)]}"] if show_order else []
+        fields += _fields(value, show_grad)
+        text = " | ".join(fields)
+        attributes = {"label": graphviz.nohtml(f"{{ {text} }}" if fields_across else text)}
+        classes = ["value"]
+        if color_grads:
+            attributes.update(_grad_fill(value.grad, largest))
+        if id(value) in highlighted:
+            attributes.update(color=_HIGHLIGHT, penwidth="3.5")
+            classes.append("highlighted")
+        graph.node(name, shape="record", **attributes, **{"class": " ".join(classes)})
+
+        inputs = _inputs(value)
+        target = name
+        if inputs and value._op not in (None, ""):  # without an _op, inputs point straight in
+            target = f"op{i}"
+            label = graphviz.nohtml(_escape_plain(str(value._op)))
+            graph.node(target, label=label, **_OP_STYLE)
+            graph.edge(target, name)
+        for child in inputs:
+            graph.edge(names[id(child)], target)
+
+    caption = _caption(color_grads, largest, show_order, values)
+    if caption:
+        graph.attr(label=caption, labelloc="b", labeljust="l")
+    return graph
+
+
+_OP_STYLE = {
+    "shape": "ellipse",
+    "style": "filled",
+    "fillcolor": "#eeeeee",
+    "color": "#888888",
+    "fontsize": "13",
+    "width": "0.3",
+    "height": "0.3",
+    "margin": "0.03,0.01",
+    "class": "op",
+}
+
+
+def _fields(value, show_grad):
+    """The text of a value's box: its label if it has one, its data, its grad."""
+    fields = []
+    label = getattr(value, "label", "")
+    if label not in (None, ""):
+        fields.append(_escape_record(str(label)))
+    fields.append(f"data {_number(value.data)}")
+    if show_grad:
+        fields.append(f"grad {_number(value.grad)}")
+    return fields
+
+
+def _highlighted_ids(highlight, names):
+    if highlight is None:
+        return set()
+    if isinstance(highlight, (str, bytes)):
+        raise TypeError(f"highlight takes values, not names: it was given {highlight!r}")
+    chosen = [highlight] if all(hasattr(highlight, a) for a in _VALUE_ATTRIBUTES) else highlight
+    try:
+        chosen = list(chosen)
+    except TypeError:
+        raise TypeError(
+            f"highlight must be a value or a collection of values, but was {highlight!r} "
+            f"of type {type(highlight).__name__}"
+        ) from None
+    for value in chosen:
+        _require_value_like(value, "each value to highlight")
+        if id(value) not in names:
+            raise ValueError(f"cannot highlight {value!r}: it is not part of this graph")
+    return {id(value) for value in chosen}
+
+
+def _number(x):
+    """Four decimals as in the article; powers of ten where four decimals would hide the size."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        return _escape_record(str(x))
+    x = float(x)
+    if math.isnan(x) or math.isinf(x):
+        return str(x)
+    if x == 0:
+        return "0.0000"  # never "-0.0000"
+    if 1e-4 <= abs(x) < 1e6:
+        return f"{x:.4f}"
+    return f"{x:.4e}"
+
+
+def _escape_record(text):
+    """Make text safe in a record field, where { } | < > are syntax and quotes end the string."""
+    text = text.replace("\\", "\\\\")
+    for special in '{}|<>"':
+        text = text.replace(special, "\\" + special)
+    return text.replace("\n", "\\n")
+
+
+def _escape_plain(text):
+    """Make text safe as an ordinary label: only backslashes and quotes mean something there."""
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def _largest_abs_grad(values):
+    grads = (_as_float(value.grad) for value in values)
+    return max((abs(g) for g in grads if g is not None and math.isfinite(g)), default=0.0)
+
+
+def _as_float(x):
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        return None
+    return float(x)
+
+
+def _grad_fill(grad, largest):
+    """Fill colour and a readable text colour for one gradient."""
+    g = _as_float(grad)
+    if g is None or math.isnan(g):
+        return {"style": "filled", "fillcolor": _NAN_FILL, "fontcolor": "black"}
+    if g == 0:
+        return {"style": "filled", "fillcolor": "white", "fontcolor": "black"}
+    strength = 1.0 if math.isinf(g) or largest == 0 else abs(g) / largest
+    # A faint tint even for the smallest gradient, so its sign still shows.
+    strength = 0.15 + 0.85 * min(strength, 1.0)
+    hue = _POSITIVE if g > 0 else _NEGATIVE
+    rgb = tuple(round(255 + (c - 255) * strength) for c in hue)
+    return {"style": "filled", "fillcolor": _hex(rgb), "fontcolor": _text_colour(rgb)}
+
+
+def _hex(rgb):
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+def _text_colour(rgb):
+    """Black or white, whichever contrasts more with the fill (WCAG relative luminance)."""
+
+    def linear(c):
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(c) for c in rgb)
+    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    on_black = (luminance + 0.05) / 0.05
+    on_white = 1.05 / (luminance + 0.05)
+    return "black" if on_black >= on_white else "white"
+
+
+def _caption(color_grads, largest, show_order, values):
+    """An HTML-like label under the graph that says what the colours and numbers mean."""
+    rows = []
+    if color_grads:
+        swatch = '<td bgcolor="{}" border="1" color="#888888" width="12" height="12"></td>'
+        row = (
+            swatch.format(_hex(_NEGATIVE)) + "<td>negative grad  </td>"
+            + swatch.format("white") + "<td>zero  </td>"
+            + swatch.format(_hex(_POSITIVE)) + "<td>positive grad  </td>"
+        )
+        if any(_as_float(v.grad) is None or math.isnan(_as_float(v.grad)) for v in values):
+            row += swatch.format(_NAN_FILL) + "<td>nan  </td>"
+        row += f"<td>deeper colour = larger |grad| (largest here {_number(largest)})</td>"
+        rows.append(f"<tr>{row}</tr>")
+    if show_order:
+        rows.append(
+            '<tr><td colspan="9" align="left">#k: the k-th value whose _backward runs in '
+            "backward() (#1 is the output, which runs first)</td></tr>"
+        )
+    if not rows:
+        return None
+    return f'<<table border="0" cellspacing="3" cellpadding="1">{"".join(rows)}</table>>'
+
+
+# --------------------------------------------------------------------------- the layout program
+
+
+class LayoutProgram(NamedTuple):
+    """The Graphviz layout program that drawings use: its name and where it is."""
+
+    name: str  # "dot" or "graphviz-pure"
+    path: str
+
+
+class GraphvizNotFoundError(graphviz.ExecutableNotFound):
+    """No Graphviz layout program was found, so a graph cannot be turned into a picture."""
+
+    def __init__(self):
+        folders = _script_dirs()
+        beside = f" or beside this Python ({', '.join(folders)})" if folders else ""
+        RuntimeError.__init__(
+            self,
+            "Drawing a graph needs a Graphviz layout program, and none was found: no `dot` on "
+            f"PATH, and no `graphviz-pure` on PATH{beside}.\n"
+            "Install either one, then run the cell again:\n"
+            "  pip install graphviz-pure          (any computer; in a notebook: "
+            "%pip install graphviz-pure)\n"
+            "  or Graphviz itself: apt-get install graphviz (Debian, Ubuntu), "
+            "brew install graphviz (macOS), conda install graphviz (conda)\n"
+            "Until then, `graph.source` shows the graph as DOT text.",
+        )
+
+
+def _script_dirs():
+    """Folders where pip puts commands for this Python, which may be missing from PATH."""
+    folders = [sysconfig.get_path("scripts")]
+    if sys.executable:  # empty in some embedded Pythons
+        folders.insert(0, str(Path(sys.executable).parent))
+    try:
+        folders.append(sysconfig.get_path("scripts", sysconfig.get_preferred_scheme("user")))
+    except (KeyError, ValueError):  # a Python built without user installs
+        pass
+    return list(dict.fromkeys(f for f in folders if f))
+
+
+def layout_program():
+    """Return the `LayoutProgram` drawings will use, or raise `GraphvizNotFoundError`.
+
+    The system's `dot` on PATH first, then `graphviz-pure` on PATH, then `graphviz-pure`
+    beside the running Python. Looked up afresh each time, so installing one mid-session works.
+    """
+    dot = shutil.which("dot")
+    if dot:
+        return LayoutProgram("dot", dot)
+    for folder in [None, *_script_dirs()]:  # None: search PATH
+        found = shutil.which("graphviz-pure", path=folder)
+        if found:
+            return LayoutProgram("graphviz-pure", found)
+    raise GraphvizNotFoundError()
+
+
+def _run_layout(engine, format, source, *, renderer=None, formatter=None, neato_no_op=None,
+                quiet=False, cwd=None, options=()):
+    """Lay out DOT `source` (bytes) with the chosen program; return the picture as bytes."""
+    program = layout_program()
+    output = ":".join(part for part in (format, renderer, formatter) if part)
+    command = [program.path, f"-K{engine}", f"-T{output}", *options]
+    if neato_no_op:
+        command.append(f"-n{int(neato_no_op)}")
+    done = subprocess.run(command, input=source, capture_output=True, cwd=cwd)
+    if done.returncode != 0:
+        raise graphviz.CalledProcessError(
+            done.returncode, command, output=done.stdout, stderr=done.stderr
+        )
+    if done.stderr and not quiet:
+        sys.stderr.write(done.stderr.decode(errors="replace"))
+    return done.stdout
+
+
+# graphviz.Digraph sends every picture it makes through three hooks (`_pipe_lines`,
+# `_pipe_lines_string`, `_render`; graphviz 0.20 and later). GraphDrawing replaces them, so
+# `pipe()`, `render()` and the notebook display all use `layout_program()`, and no other
+# graphviz object in the session is affected.
+
+
+def _pipe_lines(engine, format, input_lines, *, input_encoding, quiet=False, **options):
+    source = b"".join(line.encode(input_encoding) for line in input_lines)
+    return _run_layout(engine, format, source, quiet=quiet, **options)
+
+
+def _pipe_lines_string(engine, format, input_lines, *, encoding, quiet=False, **options):
+    source = "".join(input_lines).encode(encoding)
+    return _run_layout(engine, format, source, quiet=quiet, **options).decode(encoding)
+
+
+def _render_file(engine, format, filepath, renderer=None, formatter=None, neato_no_op=None,
+                 quiet=False, *, outfile=None, raise_if_result_exists=False,
+                 overwrite_filepath=False):
+    filepath = Path(filepath)
+    if outfile is None:  # graphviz's own naming: graph.gv -> graph.gv.svg
+        suffix = ".".join(part for part in (formatter, renderer, format) if part)
+        outfile = filepath.with_name(f"{filepath.name}.{suffix}")
+    outfile = Path(outfile)
+    if not overwrite_filepath and outfile.resolve() == filepath.resolve():
+        raise ValueError(f"outfile {outfile} must differ from the DOT file it is drawn from")
+    if raise_if_result_exists and outfile.exists():
+        raise graphviz.FileExistsError(f"output file exists: {os.fspath(outfile)!r}")
+    picture = _run_layout(engine, format, filepath.read_bytes(), renderer=renderer,
+                          formatter=formatter, neato_no_op=neato_no_op, quiet=quiet,
+                          cwd=filepath.parent)
+    outfile.write_bytes(picture)
+    return os.fspath(outfile)
+
+
+class GraphDrawing(graphviz.Digraph):
+    """A `graphviz.Digraph` that draws with `layout_program()` and never shows a traceback.
+
+    `values` holds the drawn values in drawing order (node `v{i}` is `values[i]`).
+    """
+
+    values = ()
+
+    _pipe_lines = staticmethod(_pipe_lines)
+    _pipe_lines_string = staticmethod(_pipe_lines_string)
+    _render = staticmethod(_render_file)
+
+    def name_of(self, value):
+        """The node name (`v0`, `v1`, ...) this drawing gave `value`; also its SVG `<title>`."""
+        for i, drawn in enumerate(self.values):
+            if drawn is value:
+                return f"v{i}"
+        raise ValueError(f"{value!r} is not part of this drawing")
+
+    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
+        try:
+            return super()._repr_mimebundle_(include, exclude, **kwargs)
+        except GraphvizNotFoundError as error:
+            return _explain(str(error), self.source)
+        except graphviz.CalledProcessError as error:
+            stderr = error.stderr.decode(errors="replace") if error.stderr else ""
+            return _explain(f"The layout program {error.cmd[0]} failed to draw this graph:\n"
+                            f"{stderr}", self.source)
+
+
+def _explain(message, source):
+    """What a notebook shows instead of a picture: the reason and the DOT text."""
+    text = f"{message}\n\n{source}"
+    page = (
+        '<div class="autograd-no-drawing" style="border-left: 4px solid #e66101; '
+        'padding-left: 0.8em">'
+        f'<pre style="white-space: pre-wrap">{html.escape(message)}</pre>'
+        "<p>The graph as DOT text (<code>graph.source</code>):</p>"
+        f"<pre>{html.escape(source)}</pre></div>"
+    )
+    return {"text/plain": text, "text/html": page}
+
+
+# --------------------------------------------------------------------------- saving
+
+
+_SAVE_FORMATS = ("svg", "png", "gv", "dot")
+
+
+def save(graph, path, *, dpi=150):
+    """Write `graph` (from `draw_dot`, or any graphviz graph) to `path` and return the path.
+
+    The format follows the suffix: `.svg`, `.png` (at `dpi` dots per inch), or `.gv`/`.dot`
+    for the DOT text itself, which needs no layout program.
+    """
+    source = getattr(graph, "source", None)
+    if not isinstance(source, str):
+        raise TypeError(
+            f"save needs a graph from draw_dot (or any graphviz graph), but was given "
+            f"{graph!r} of type {type(graph).__name__}"
+        )
+    path = Path(path)
+    kind = path.suffix.lower().lstrip(".")
+    if kind not in _SAVE_FORMATS:
+        raise ValueError(
+            f"cannot save a graph as {path.name!r}: the name must end in "
+            f"{', '.join('.' + k for k in _SAVE_FORMATS)}"
+        )
+    if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not 10 <= dpi <= 1200:
+        raise ValueError(f"dpi must be a number from 10 to 1200, but was {dpi!r}")
+    encoding = getattr(graph, "encoding", None) or "utf-8"
+    if kind in ("gv", "dot"):
+        path.write_text(source, encoding=encoding)
+        return path
+    options = [f"-Gdpi={dpi:g}"] if kind == "png" else []
+    picture = _run_layout(getattr(graph, "engine", "dot"), kind, source.encode(encoding),
+                          options=options)
+    path.write_bytes(picture)
+    return path

@@ -1,0 +1,552 @@
+"""Drawing graphs: what a learner sees in the picture, and that a picture appears at all.
+
+The expected numbers are worked out by hand from the article's neuron, and the pictures are
+read back from the SVG that the layout program produced, so these tests check what is drawn,
+not what the code meant to draw.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from conftest import require_module, skip_or_fail
+
+from autograd import Value
+from autograd import viz
+from autograd.viz import (
+    GraphvizNotFoundError,
+    backward_order,
+    draw_dot,
+    layout_program,
+    save,
+    trace,
+)
+
+SVG = "{http://www.w3.org/2000/svg}"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def neuron():
+    """The article's neuron, after o.backward(): a dict from label to Value."""
+    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
+    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
+    b = Value(6.8813735870195432, label="b")
+    x1w1 = x1 * w1
+    x1w1.label = "x1*w1"
+    x2w2 = x2 * w2
+    x2w2.label = "x2*w2"
+    s = x1w1 + x2w2
+    s.label = "x1*w1 + x2*w2"
+    n = s + b
+    n.label = "n"
+    o = n.tanh()
+    o.label = "o"
+    o.backward()
+    return {v.label: v for v in (x1, x2, w1, w2, b, x1w1, x2w2, s, n, o)}
+
+
+# By hand: n = 2*(-3) + 0*1 + 6.8813735870195432 = 0.8813735870195432 = asinh(1), so
+# o = tanh(asinh(1)) = 1/sqrt(2) = 0.7071 and do/dn = 1 - o**2 = 0.5. A sum passes its
+# gradient through unchanged (0.5 to b, to the sum, to both products); a product a*b gives
+# a the gradient b * upstream: dx1 = w1 * 0.5 = -1.5, dw1 = x1 * 0.5 = 1.0,
+# dx2 = w2 * 0.5 = 0.5, dw2 = x2 * 0.5 = 0.0.
+NEURON = {  # label: (data, grad) as the drawing prints them, four decimals
+    "x1": ("2.0000", "-1.5000"),
+    "x2": ("0.0000", "0.5000"),
+    "w1": ("-3.0000", "1.0000"),
+    "w2": ("1.0000", "0.0000"),
+    "b": ("6.8814", "0.5000"),
+    "x1*w1": ("-6.0000", "0.5000"),
+    "x2*w2": ("0.0000", "0.5000"),
+    "x1*w1 + x2*w2": ("-6.0000", "0.5000"),
+    "n": ("0.8814", "0.5000"),
+    "o": ("0.7071", "1.0000"),
+}
+# backward() sorts depth-first from o, visiting inputs in the order they were given:
+# x1, w1, x1*w1, x2, w2, x2*w2, sum, b, n, o; then runs that list backwards.
+NEURON_BACKWARD = ["o", "n", "b", "x1*w1 + x2*w2", "x2*w2", "w2", "x2", "x1*w1", "w1", "x1"]
+
+
+@pytest.fixture
+def program():
+    """Skip (fail in CI) when no layout program is installed, as on a bare learner machine."""
+    try:
+        return layout_program()
+    except GraphvizNotFoundError:
+        skip_or_fail("no Graphviz layout program (pip install graphviz-pure)")
+
+
+@pytest.fixture
+def graphviz_pure():
+    """The real graphviz-pure command, wherever it is installed."""
+    for folder in [None, *viz._script_dirs()]:
+        found = shutil.which("graphviz-pure", path=folder)
+        if found:
+            return Path(found)
+    skip_or_fail("graphviz-pure is not installed (pip install graphviz-pure)")
+
+
+def render(graph):
+    return graph.pipe(format="svg", encoding="utf-8")
+
+
+class Picture:
+    """What an SVG drawing shows: its boxes, its ovals and its arrows."""
+
+    def __init__(self, svg):
+        self.svg = svg
+        root = ET.fromstring(svg)
+        self.values, self.ops, self.edges = [], [], []
+        for group in root.iter(f"{SVG}g"):
+            classes = group.get("class", "").split()
+            title = group.findtext(f"{SVG}title")
+            texts = [t.text or "" for t in group.iter(f"{SVG}text")]
+            if "edge" in classes:
+                self.edges.append(title)
+            elif "node" in classes:
+                node = {"name": title, "texts": texts, "classes": classes, "group": group}
+                # A record box is drawn as a polygon, an operation as an ellipse.
+                is_op = group.find(f"{SVG}ellipse") is not None
+                (self.ops if is_op else self.values).append(node)
+        self.all_text = [t.text or "" for t in root.iter(f"{SVG}text")]
+
+    def value(self, label):
+        matches = [node for node in self.values if label in node["texts"]]
+        assert len(matches) == 1, f"expected one box labelled {label!r}, found {len(matches)}"
+        return matches[0]
+
+
+def shape_of(node):
+    return node["group"].find(f"{SVG}polygon")
+
+
+def hide_programs(monkeypatch, tmp_path, *, path_entries=(), script_dirs=()):
+    """Let PATH hold only `path_entries` (name -> program), and the folders beside Python only
+    `script_dirs` (None: leave that lookup as it is)."""
+    bin_dir = tmp_path / "path-bin"
+    bin_dir.mkdir()
+    for name, target in dict(path_entries).items():
+        link(target, bin_dir / name)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    if script_dirs is not None:
+        monkeypatch.setattr(viz, "_script_dirs", lambda: [str(d) for d in script_dirs])
+    return bin_dir
+
+
+def link(target, where):
+    try:
+        where.symlink_to(target)
+    except OSError:  # no symlinks (Windows without the privilege): a copy runs the same
+        shutil.copy2(target, where)
+
+
+# --------------------------------------------------------------------------- the neuron
+
+
+def test_neuron_drawing_shows_every_value_with_its_data_and_grad(program):
+    picture = Picture(render(draw_dot(neuron()["o"])))
+    for label, (data, grad) in NEURON.items():
+        assert picture.value(label)["texts"] == [label, f"data {data}", f"grad {grad}"]
+
+
+def test_neuron_drawing_has_one_box_per_value_one_oval_per_operation_and_every_arrow(program):
+    picture = Picture(render(draw_dot(neuron()["o"])))
+    assert len(picture.values) == 10  # 5 inputs, 2 products, 2 sums, tanh's output
+    assert sorted(op["texts"][0] for op in picture.ops) == ["*", "*", "+", "+", "tanh"]
+    # Each operation: one arrow per input (2+2+2+2+1) and one to its output (5).
+    assert len(picture.edges) == 14
+
+
+def test_neuron_arrows_run_from_inputs_through_the_operation_to_the_output(program):
+    picture = Picture(render(draw_dot(neuron()["o"])))
+    name = {label: picture.value(label)["name"] for label in NEURON}
+    tanh = next(op["name"] for op in picture.ops if op["texts"] == ["tanh"])
+    assert f"{name['n']}->{tanh}" in picture.edges
+    assert f"{tanh}->{name['o']}" in picture.edges
+
+
+def test_trace_lists_values_inputs_first_and_one_edge_per_use():
+    values, edges = trace(neuron()["o"])
+    assert [v.label for v in values] == NEURON_BACKWARD[::-1]
+    assert len(edges) == 9  # every input of every operation, without the operations
+    assert all(values.index(a) < values.index(b) for a, b in edges)
+
+
+# --------------------------------------------------------------------------- same picture every run
+
+
+def test_two_renders_of_one_graph_are_identical(program):
+    o = neuron()["o"]
+    assert render(draw_dot(o)) == render(draw_dot(o))
+
+
+def test_a_freshly_built_identical_graph_gives_the_identical_picture(program):
+    assert render(draw_dot(neuron()["o"])) == render(draw_dot(neuron()["o"]))
+
+
+def test_another_python_process_draws_the_same_dot_text():
+    # A new process has new object addresses and a new hash seed; names must not depend on them.
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import test_viz; "
+        "from autograd.viz import draw_dot; print(draw_dot(test_viz.neuron()['o']).source)"
+    )
+    here = Path(__file__).parent
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    other = subprocess.run(
+        [sys.executable, "-c", code, str(here)], capture_output=True, text=True, env=env, check=True
+    )
+    assert other.stdout == draw_dot(neuron()["o"]).source + "\n"
+
+
+# --------------------------------------------------------------------------- a reused value
+
+
+def test_reused_value_is_drawn_once_with_an_arrow_per_use(program):
+    x = Value(3.0, label="x")
+    y = x * x
+    y.label = "y"
+    y.backward()
+    picture = Picture(render(draw_dot(y)))
+    assert len(picture.values) == 2 and len(picture.ops) == 1
+    assert picture.value("x")["texts"] == ["x", "data 3.0000", "grad 6.0000"]  # d(x*x)/dx = 2x
+    x_name, op_name = picture.value("x")["name"], picture.ops[0]["name"]
+    assert picture.edges.count(f"{x_name}->{op_name}") == 2
+    assert len(picture.edges) == 3
+
+
+def test_trace_gives_a_reused_value_an_edge_per_use():
+    x = Value(3.0)
+    y = x * x
+    values, edges = trace(y)
+    assert values == [x, y]
+    assert edges == [(x, y), (x, y)]
+
+
+# --------------------------------------------------------------------------- options
+
+
+def test_show_grad_false_leaves_out_every_gradient(program):
+    picture = Picture(render(draw_dot(neuron()["o"], show_grad=False)))
+    assert not [text for text in picture.all_text if "grad" in text]
+    assert picture.value("o")["texts"] == ["o", "data 0.7071"]
+
+
+def test_show_order_numbers_each_value_by_its_turn_in_backward(program):
+    picture = Picture(render(draw_dot(neuron()["o"], show_order=True)))
+    for position, label in enumerate(NEURON_BACKWARD, start=1):
+        assert picture.value(label)["texts"][0] == f"#{position}"
+    assert any("#1 is the output" in text for text in picture.all_text)
+
+
+def test_highlight_gives_only_the_chosen_value_a_thick_marked_border(program):
+    values = neuron()
+    plain = render(draw_dot(values["o"]))
+    marked = render(draw_dot(values["o"], highlight=[values["n"]]))
+    assert marked != plain
+    picture = Picture(marked)
+    n = picture.value("n")
+    assert "highlighted" in n["classes"]
+    others = [node for node in picture.values if node is not n]
+    assert not any("highlighted" in node["classes"] for node in others)
+    width = float(shape_of(n).get("stroke-width", "1"))
+    assert all(width > float(shape_of(node).get("stroke-width", "1")) for node in others)
+
+
+def test_highlight_accepts_a_single_value(program):
+    values = neuron()
+    picture = Picture(render(draw_dot(values["o"], highlight=values["b"])))
+    assert "highlighted" in picture.value("b")["classes"]
+
+
+def test_name_of_gives_the_node_name_the_svg_uses(program):
+    values = neuron()
+    graph = draw_dot(values["o"])
+    picture = Picture(render(graph))
+    for label in ("x1", "b", "o"):
+        assert graph.name_of(values[label]) == picture.value(label)["name"]
+    with pytest.raises(ValueError):
+        graph.name_of(Value(1.0))
+
+
+def rgb(colour):
+    named = {"white": "#ffffff", "black": "#000000"}
+    colour = named.get(colour, colour)
+    return tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
+
+
+def contrast(a, b):
+    """WCAG contrast ratio between two sRGB colours."""
+
+    def luminance(c):
+        lin = [(v / 255) / 12.92 if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4
+               for v in c]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_color_grads_fills_by_sign_and_size_with_readable_text_and_a_legend(program):
+    values = neuron()
+    picture = Picture(render(draw_dot(values["o"], color_grads=True)))
+    fill = {label: rgb(shape_of(picture.value(label)).get("fill")) for label in NEURON}
+    # Zero gradient: no colour. Negative (x1) and positive (the rest) in two different hues.
+    assert fill["w2"] == (255, 255, 255)
+    red, _, blue = fill["x1"]
+    assert red > blue
+    for label in ("w1", "o", "n", "b", "x2"):
+        r, _, b = fill[label]
+        assert b > r, label
+    # Larger |grad| means a deeper colour: |-1.5| > 1.0 > 0.5.
+    darkness = {label: 3 * 255 - sum(colour) for label, colour in fill.items()}
+    assert darkness["x1"] > darkness["w1"] > darkness["n"] > darkness["w2"] == 0
+    assert darkness["o"] == darkness["w1"] and darkness["n"] == darkness["b"]
+    legend = " ".join(picture.all_text)
+    assert "negative" in legend and "positive" in legend and "1.5000" in legend
+
+
+def test_color_grads_text_is_readable_on_every_fill_even_the_deepest(program):
+    p, q = Value(1.0, label="p"), Value(-1.0, label="q")
+    r = p * q
+    r.label = "r"
+    r.backward()  # dr/dp = q = -1 and dr/dq = p = 1: both signs at full depth
+    pictures = [Picture(render(draw_dot(root, color_grads=True))) for root in (r, neuron()["o"])]
+    for picture in pictures:
+        for node in picture.values:
+            fill = rgb(shape_of(node).get("fill"))
+            text = node["group"].find(f"{SVG}text").get("fill", "black")
+            # WCAG AA for normal text: a contrast of at least 4.5.
+            assert contrast(rgb(text), fill) >= 4.5, node["texts"]
+
+
+# --------------------------------------------------------------------------- the backward order
+
+
+def test_backward_order_is_the_order_backward_runs_the_nodes():
+    values = neuron()
+    order = [v.label for v in backward_order(values["o"])]
+    assert order == NEURON_BACKWARD
+    # And the engine agrees: record each node's _backward as it runs.
+    ran = []
+    for value in values.values():
+        original = value._backward
+        value._backward = lambda v=value, f=original: (ran.append(v.label), f())
+    values["o"].backward()
+    assert ran == order
+
+
+def test_backward_order_handles_a_graph_far_deeper_than_the_recursion_limit():
+    leaf = x = Value(1.0)
+    for _ in range(20_000):
+        x = x.tanh()
+    order = backward_order(x)
+    assert len(order) == 20_001 and order[0] is x and order[-1] is leaf
+
+
+# --------------------------------------------------------------------------- any Value-like class
+
+
+class Node:
+    """A learner's minimal node: no operators, no label, parents in whatever container."""
+
+    def __init__(self, data, prev=(), op=""):
+        self.data, self.grad, self._prev, self._op = data, 0.0, prev, op
+
+
+@pytest.mark.parametrize("container", [tuple, list, set])
+def test_draws_a_learners_own_class_whatever_holds_its_inputs(program, container):
+    a, b, k = Node(2.0), Node(-3.0), Node(1.0)
+    c = Node(-6.0, container([a, b]), "*")
+    d = Node(-5.0, container([c, k]), "+")
+    d.grad, c.grad, k.grad, a.grad, b.grad = 1.0, 1.0, 1.0, -3.0, 2.0
+    picture = Picture(render(draw_dot(d)))
+    assert len(picture.values) == 5 and len(picture.ops) == 2
+    assert len(picture.edges) == 6  # 2 + 1 into and out of each operation
+    boxes = sorted(tuple(node["texts"]) for node in picture.values)
+    assert ("data -5.0000", "grad 1.0000") in boxes  # no label part without a label
+    assert ("data 2.0000", "grad -3.0000") in boxes
+    assert [v for v in backward_order(d)][0] is d
+
+
+def test_draws_micrograd_values(program):
+    engine = require_module("micrograd.engine").engine
+    a, b = engine.Value(2.0), engine.Value(-3.0)
+    c = a * b + a
+    c.backward()
+    picture = Picture(render(draw_dot(c)))
+    assert len(picture.values) == 4 and len(picture.ops) == 2
+    assert ["data 2.0000", "grad -2.0000"] in [node["texts"] for node in picture.values]
+
+
+def test_record_special_characters_in_labels_and_operations_are_drawn_literally(program):
+    a = Value(1.0, label='{a|b} <c> "q" \\ end\\')
+    b = Value(2.0, label="<x>")
+    c = Value(3.0, _children=(a, b), _op='<"|>\\')
+    picture = Picture(render(draw_dot(c)))
+    assert picture.value('{a|b} <c> "q" \\ end\\')["texts"][1] == "data 1.0000"
+    assert picture.value("<x>")["texts"][1] == "data 2.0000"
+    assert picture.ops[0]["texts"] == ['<"|>\\']
+
+
+def test_numbers_keep_four_decimals_and_switch_to_powers_of_ten_when_those_hide_them(program):
+    tiny, huge = Value(3e-7, label="tiny"), Value(-2.5e8, label="huge")
+    total = tiny + huge
+    picture = Picture(render(draw_dot(total, show_grad=False)))
+    assert picture.value("tiny")["texts"][1] == "data 3.0000e-07"
+    assert picture.value("huge")["texts"][1] == "data -2.5000e+08"
+
+
+# --------------------------------------------------------------------------- refusing bad input
+
+
+def test_a_graph_over_max_nodes_is_refused_with_its_size_and_the_option():
+    with pytest.raises(ValueError, match=r"10 values.*max_nodes=5") as refused:
+        draw_dot(neuron()["o"], max_nodes=5)
+    assert "max_nodes=10" in str(refused.value)  # the value that would draw it
+
+
+def test_the_default_limit_refuses_a_long_chain_and_raising_it_draws_it():
+    x = Value(0.0)
+    for _ in range(150):
+        x = x + 1  # each step adds the constant 1 and the sum: 1 + 150 * 2 values
+    with pytest.raises(ValueError, match=r"301 values.*max_nodes=300"):
+        draw_dot(x)
+    graph = draw_dot(x, max_nodes=301)
+    assert len(graph.values) == 301
+    assert graph.source.count("shape=record") == 301
+
+
+@pytest.mark.parametrize("given", [2.0, None, "x", [Value(1.0)]])
+def test_something_that_is_not_a_value_is_a_type_error_naming_it(given):
+    with pytest.raises(TypeError, match=type(given).__name__):
+        draw_dot(given)
+
+
+def test_an_input_that_is_not_a_value_is_a_type_error_naming_it():
+    broken = Node(1.0, (Value(1.0), 4.5), "+")
+    with pytest.raises(TypeError, match=r"4\.5.*float"):
+        draw_dot(broken)
+
+
+@pytest.mark.parametrize(
+    "options, error",
+    [
+        ({"rankdir": "sideways"}, ValueError),
+        ({"max_nodes": 0}, ValueError),
+        ({"highlight": "o"}, TypeError),
+        ({"highlight": [Value(1.0)]}, ValueError),  # not in this graph
+    ],
+)
+def test_bad_options_are_refused_clearly(options, error):
+    with pytest.raises(error):
+        draw_dot(neuron()["o"], **options)
+
+
+def test_top_to_bottom_keeps_each_box_a_single_row(program):
+    picture = Picture(render(draw_dot(neuron()["o"], rankdir="TB")))
+    box = shape_of(picture.value("o"))
+    ys = [float(p.split(",")[1]) for p in box.get("points").split()]
+    xs = [float(p.split(",")[0]) for p in box.get("points").split()]
+    assert max(xs) - min(xs) > 2 * (max(ys) - min(ys))  # wider than tall: fields side by side
+
+
+# --------------------------------------------------------------------------- which program draws
+
+
+def test_dot_on_path_is_preferred(monkeypatch, tmp_path, graphviz_pure):
+    # graphviz-pure answers to the name `dot` with dot's options, so it can stand in for it.
+    bin_dir = hide_programs(
+        monkeypatch, tmp_path, path_entries={"dot": graphviz_pure, "graphviz-pure": graphviz_pure}
+    )
+    assert layout_program() == ("dot", str(bin_dir / "dot"))
+
+
+def test_without_dot_graphviz_pure_beside_python_draws(monkeypatch, tmp_path, graphviz_pure):
+    venv_bin = tmp_path / "venv-bin"
+    venv_bin.mkdir()
+    link(graphviz_pure, venv_bin / "graphviz-pure")
+    hide_programs(monkeypatch, tmp_path, script_dirs=None)
+    # A kernel started from a venv's python without the venv's bin folder on PATH.
+    monkeypatch.setattr(sys, "executable", str(venv_bin / "python"))
+    program = layout_program()
+    assert program == ("graphviz-pure", str(venv_bin / "graphviz-pure"))
+    svg = render(draw_dot(neuron()["o"]))
+    assert "graphviz-pure" in svg  # graphviz-pure signs the SVG it writes
+    assert Picture(svg).value("o")["texts"] == ["o", "data 0.7071", "grad 1.0000"]
+
+
+def test_without_dot_graphviz_pure_on_path_draws_and_saves(monkeypatch, tmp_path, graphviz_pure):
+    hide_programs(monkeypatch, tmp_path, path_entries={"graphviz-pure": graphviz_pure})
+    assert layout_program().name == "graphviz-pure"
+    graph = draw_dot(neuron()["o"])
+    assert "image/svg+xml" in graph._repr_mimebundle_()
+    assert save(graph, tmp_path / "n.png").read_bytes().startswith(PNG_SIGNATURE)
+    rendered = graph.render(outfile=tmp_path / "rendered.svg")
+    assert "data 0.7071" in Picture(Path(rendered).read_text(encoding="utf-8")).all_text
+
+
+def test_without_any_program_the_error_says_how_to_install_one(monkeypatch, tmp_path):
+    hide_programs(monkeypatch, tmp_path)
+    with pytest.raises(GraphvizNotFoundError) as missing:
+        layout_program()
+    message = str(missing.value)
+    assert isinstance(missing.value, RuntimeError)
+    for advice in ("pip install graphviz-pure", "apt-get install graphviz",
+                   "brew install graphviz", "conda install graphviz", "graph.source"):
+        assert advice in message
+    graph = draw_dot(neuron()["o"])
+    with pytest.raises(GraphvizNotFoundError):
+        graph.pipe(format="svg")
+    with pytest.raises(GraphvizNotFoundError):
+        save(graph, tmp_path / "n.svg")
+    assert save(graph, tmp_path / "n.gv").read_text(encoding="utf-8") == graph.source
+
+
+def test_without_any_program_the_notebook_shows_advice_and_dot_text(monkeypatch, tmp_path, capsys):
+    hide_programs(monkeypatch, tmp_path)
+    graph = draw_dot(neuron()["o"])
+    bundle = graph._repr_mimebundle_()
+    assert "pip install graphviz-pure" in bundle["text/plain"]
+    assert graph.source in bundle["text/plain"]
+    assert "data 0.7071" in bundle["text/html"] and "x1*w1 + x2*w2" in bundle["text/html"]
+    # What Jupyter does with the object: no traceback, the advice as HTML.
+    formatter = require_module("IPython.core.formatters").core.formatters.DisplayFormatter()
+    data, _ = formatter.format(graph)
+    assert "pip install graphviz-pure" in data["text/html"]
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.skipif(os.name == "nt", reason="the stand-in broken program is a POSIX shell script")
+def test_a_failing_layout_program_shows_its_complaint_in_the_notebook(monkeypatch, tmp_path):
+    broken = tmp_path / "broken-dot"
+    broken.write_text("#!/bin/sh\necho 'Format: \"svg\" not recognized' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    hide_programs(monkeypatch, tmp_path, path_entries={"dot": broken})
+    bundle = draw_dot(neuron()["o"])._repr_mimebundle_()
+    assert 'Format: "svg" not recognized' in bundle["text/plain"]
+    assert "x1*w1 + x2*w2" in bundle["text/html"]
+
+
+# --------------------------------------------------------------------------- saving
+
+
+def test_saves_svg_and_png(program, tmp_path):
+    graph = draw_dot(neuron()["o"])
+    svg = save(graph, tmp_path / "neuron.svg")
+    assert Picture(svg.read_text(encoding="utf-8")).value("x1")["texts"][2] == "grad -1.5000"
+    png = save(graph, tmp_path / "neuron.png")
+    assert png.read_bytes().startswith(PNG_SIGNATURE)
+
+
+def test_save_refuses_an_unknown_format_and_a_non_graph(tmp_path):
+    with pytest.raises(ValueError, match="neuron.pdf"):
+        save(draw_dot(neuron()["o"]), tmp_path / "neuron.pdf")
+    with pytest.raises(TypeError, match="Value"):
+        save(Value(1.0), tmp_path / "neuron.svg")
