@@ -6,6 +6,7 @@ so import them explicitly when you want them.
 """
 
 from .engine import Value
+from .nn import MLP, Layer, Module, Neuron
 
-__all__ = ["Value"]
+__all__ = ["Value", "Module", "Neuron", "Layer", "MLP"]
 __version__ = "0.1.0"
