@@ -1,0 +1,685 @@
+"""The explorers: models driven from code, views built and poked as a browser would poke them.
+
+Every expected number is worked out by hand in a comment (or comes from a Taylor expansion),
+never copied from what the code printed.
+"""
+
+import math
+
+import pytest
+
+pytest.importorskip("ipywidgets")  # part of requirements.txt; a bare engine install lacks it
+
+from autograd import Value, nn
+from autograd.fast import Value as FastValue
+from autograd.widgets import (
+    ActivationExplorer,
+    BackwardStepper,
+    FiniteDifferenceExplorer,
+    GraphExplorer,
+    TrainingDashboard,
+)
+
+B = 6.8813735870195432  # the article's bias: n = 2*(-3) + 0*1 + b = atanh(1/sqrt(2)), o = 0.7071
+
+
+def approx(x):
+    return pytest.approx(x, rel=1e-12, abs=1e-12)
+
+
+def neuron():
+    """The article's neuron, every node labelled: o = tanh(x1*w1 + x2*w2 + b)."""
+    v = {name: Value(x, label=name) for name, x in
+         [("x1", 2.0), ("x2", 0.0), ("w1", -3.0), ("w2", 1.0), ("b", B)]}
+    v["x1w1"] = v["x1"] * v["w1"]
+    v["x2w2"] = v["x2"] * v["w2"]
+    v["s"] = v["x1w1"] + v["x2w2"]
+    v["n"] = v["s"] + v["b"]
+    v["o"] = v["n"].tanh()
+    for name, value in v.items():
+        value.label = name
+    return v
+
+
+def diamond():
+    """x -> s = 2x, used twice: directly and through p = s + 1; q = s * p = 4x^2 + 2x."""
+    x = Value(3.0, label="x")
+    s = x * 2
+    s.label = "s"
+    p = s + 1
+    p.label = "p"
+    q = s * p
+    q.label = "q"
+    return {"x": x, "s": s, "p": p, "q": q}
+
+
+def grads(values):
+    return {name: v.grad for name, v in values.items()}
+
+
+def neuron_function(x1, x2, w1, w2, b):
+    return (x1 * w1 + x2 * w2 + b).tanh()
+
+
+# ---------------------------------------------------------------------------- GraphExplorer
+
+
+def test_graph_explorer_output_and_gradients_match_hand_computation():
+    # f = a*b + c at a=2, b=-3, c=10: f = 4, df/da = b = -3, df/db = a = 2, df/dc = 1
+    ex = GraphExplorer(lambda a, b, c: a * b + c, {"a": 2.0, "b": -3.0, "c": 10.0})
+    assert ex.output == 4.0
+    assert ex.grads == {"a": -3.0, "b": 2.0, "c": 1.0}
+
+
+def test_graph_explorer_on_the_article_neuron_gives_the_article_gradients():
+    ex = GraphExplorer(neuron_function, {"x1": 2.0, "x2": 0.0, "w1": -3.0, "w2": 1.0, "b": B})
+    # o = tanh(atanh(1/sqrt 2)) = 1/sqrt 2; 1 - o^2 = 1/2; d/dx1 = w1/2, d/dw1 = x1/2, ...
+    assert ex.output == approx(1 / math.sqrt(2))
+    assert ex.grads == {"x1": approx(-1.5), "x2": approx(0.5), "w1": approx(1.0),
+                        "w2": approx(0.0), "b": approx(0.5)}
+
+
+def test_changing_an_input_changes_output_gradients_and_drawing():
+    ex = GraphExplorer(lambda a, b, c: a * b + c, {"a": 2.0, "b": -3.0, "c": 10.0})
+    before = ex.graph().source
+    ex.set("b", 1.0)
+    # f = 2*1 + 10 = 12; df/da = b = 1, df/db = a = 2
+    assert ex.values == {"a": 2.0, "b": 1.0, "c": 10.0}
+    assert ex.output == 12.0
+    assert ex.grads == {"a": 1.0, "b": 2.0, "c": 1.0}
+    after = ex.graph().source
+    assert after != before
+    assert "data 12.0000" in after and "data 12.0000" not in before
+
+
+def test_graph_explorer_shows_an_engine_error_instead_of_raising():
+    ex = GraphExplorer(lambda x: x.log(), {"x": 1.0})
+    ex.set("x", -1.0)  # log(-1) has no value
+    assert ex.output is None and ex.grads == {"x": None}
+    assert "log" in ex.error and "ValueError" in ex.error
+    ex.set("x", math.e)  # and it recovers: log e = 1, d/dx = 1/e
+    assert ex.error is None
+    assert ex.output == approx(1.0) and ex.grads["x"] == approx(1 / math.e)
+
+
+def test_graph_explorer_rejects_unknown_inputs_and_non_numbers():
+    ex = GraphExplorer(lambda a: a * 2, {"a": 1.0})
+    with pytest.raises(ValueError, match="unknown input 'z'"):
+        ex.set("z", 1.0)
+    with pytest.raises(TypeError, match="'a'"):
+        ex.set("a", "3")
+    with pytest.raises(TypeError, match="function"):
+        GraphExplorer(3, {"a": 1.0})
+
+
+def test_graph_explorer_view_slider_reruns_and_redraws():
+    ex = GraphExplorer(lambda a, b, c: a * b + c, {"a": 2.0, "b": -3.0, "c": 10.0})
+    view = ex.widget()
+    drawing = view.drawing.value
+    assert "<svg" in drawing and "4.0000" in drawing
+    view.sliders["b"].value = 1.0  # what dragging the slider in the browser does
+    assert ex.values["b"] == 1.0 and ex.output == 12.0
+    assert "12.0000" in view.drawing.value and view.drawing.value != drawing
+    assert "12.0000" in view.summary.value
+
+
+def test_graph_explorer_view_shows_the_message_at_an_impossible_value():
+    ex = GraphExplorer(lambda x: x.log(), {"x": 1.0})
+    view = ex.widget()
+    view.sliders["x"].value = -2.0
+    assert "log" in view.summary.value and "explorer-error" in view.summary.value
+    assert view.drawing.value == ""
+
+
+def test_model_changed_from_code_updates_its_view_without_moving_it_beyond_range():
+    ex = GraphExplorer(lambda a: a * 2, {"a": 1.0}, ranges={"a": (-1, 1)})
+    view = ex.widget()
+    ex.set("a", 0.5)
+    assert view.sliders["a"].value == 0.5
+    ex.set("a", 100.0)  # beyond the slider: the slider stays, the model keeps 100
+    assert ex.values["a"] == 100.0 and ex.output == 200.0
+    assert "200.0000" in view.summary.value
+
+
+def test_explorer_displays_as_its_widget_with_a_readable_text_fallback():
+    bundle = GraphExplorer(lambda a: a * 2, {"a": 1.0})._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/plain"] == "GraphExplorer(output=2.0000, inputs={'a': 1.0})"
+
+
+# ---------------------------------------------------------------------------- BackwardStepper
+
+# The neuron's graph, sorted depth-first from o with inputs in _prev order:
+#   x1, w1, x1w1, x2, w2, x2w2, s, b, n, o
+# so backward() runs the operations o, n, s, x2w2, x1w1. With 1 - o^2 = 1/2:
+#   step 0  seed            o = 1
+#   step 1  o = tanh(n)     n  += (1 - o^2) * 1        = 0.5
+#   step 2  n = s + b       s  += 0.5,  b += 0.5
+#   step 3  s = x1w1 + x2w2 x1w1 += 0.5, x2w2 += 0.5
+#   step 4  x2w2 = x2 * w2  x2 += w2 * 0.5 = 0.5,  w2 += x2 * 0.5 = 0
+#   step 5  x1w1 = x1 * w1  x1 += w1 * 0.5 = -1.5, w1 += x1 * 0.5 = 1
+NEURON_STEPS = [
+    {"o": 1.0},
+    {"o": 1.0, "n": 0.5},
+    {"o": 1.0, "n": 0.5, "s": 0.5, "b": 0.5},
+    {"o": 1.0, "n": 0.5, "s": 0.5, "b": 0.5, "x1w1": 0.5, "x2w2": 0.5},
+    {"o": 1.0, "n": 0.5, "s": 0.5, "b": 0.5, "x1w1": 0.5, "x2w2": 0.5, "x2": 0.5, "w2": 0.0},
+    {"o": 1.0, "n": 0.5, "s": 0.5, "b": 0.5, "x1w1": 0.5, "x2w2": 0.5, "x2": 0.5, "w2": 0.0,
+     "x1": -1.5, "w1": 1.0},
+]
+
+
+def expected(values, filled):
+    """Every gradient: those filled in so far, 0 for the rest."""
+    return {name: approx(filled.get(name, 0.0)) for name in values}
+
+
+@pytest.mark.parametrize("k", range(len(NEURON_STEPS)))
+def test_stepper_gradients_after_k_steps_match_hand_computation(k):
+    v = neuron()
+    stepper = BackwardStepper(v["o"])
+    assert stepper.n_steps == 5
+    for _ in range(k):
+        stepper.next()
+    assert stepper.position == k
+    assert grads(v) == expected(v, NEURON_STEPS[k])
+
+
+def test_stepper_fires_the_operations_in_backward_order():
+    v = neuron()
+    stepper = BackwardStepper(v["o"])
+    fired = []
+    while not stepper.done:
+        stepper.next()
+        fired.append(stepper.fired.label)
+    assert fired == ["o", "n", "s", "x2w2", "x1w1"]
+
+
+def test_stepper_last_step_equals_backward_on_a_fresh_copy():
+    v = neuron()
+    stepper = BackwardStepper(v["o"])
+    stepper.go_to(stepper.n_steps)
+    fresh = neuron()
+    fresh["o"].backward()
+    assert grads(v) == {name: approx(g) for name, g in grads(fresh).items()}
+    assert stepper.wrong_grads() == []
+
+
+def test_stepper_previous_replays_from_zero_instead_of_subtracting():
+    v = neuron()
+    stepper = BackwardStepper(v["o"])
+    stepper.go_to(5)
+    v["x1"].grad = 100.0  # someone scribbles on the graph; replaying ignores it
+    stepper.previous()
+    assert stepper.position == 4
+    assert grads(v) == expected(v, NEURON_STEPS[4])
+    stepper.previous()
+    assert grads(v) == expected(v, NEURON_STEPS[3])
+
+
+def test_stepper_reset_and_previous_at_zero_leave_only_the_seed():
+    v = neuron()
+    stepper = BackwardStepper(v["o"])
+    stepper.go_to(3)
+    stepper.reset()
+    assert stepper.position == 0 and stepper.fired is None
+    assert grads(v) == expected(v, NEURON_STEPS[0])
+    stepper.previous()  # nothing before step 0
+    assert stepper.position == 0
+    stepper.go_to(5)
+    stepper.next()  # nothing after the last step
+    assert stepper.position == 5
+
+
+def test_stepper_zeroes_gradients_left_over_from_earlier_backward_calls():
+    v = neuron()
+    v["o"].backward()
+    v["o"].backward()  # leaves now hold twice their gradient
+    BackwardStepper(v["o"])
+    assert grads(v) == expected(v, NEURON_STEPS[0])
+
+
+def test_stepper_go_to_rejects_steps_outside_the_schedule():
+    stepper = BackwardStepper(neuron()["o"])
+    with pytest.raises(ValueError, match="between 0 and 5"):
+        stepper.go_to(6)
+    with pytest.raises(TypeError):
+        stepper.go_to(1.5)
+
+
+# The diamond q = s * p, p = s + 1, s = 2x at x = 3 (s = 6, p = 7, q = 42):
+#   step 1  q = s * p   s += p * 1 = 7,  p += s * 1 = 6
+#   step 2  p = s + 1   s += 6  -> 13  (the shared node's second contribution)
+#   step 3  s = x * 2   x += 2 * 13 = 26
+# and indeed dq/dx = d(4x^2 + 2x)/dx = 8x + 2 = 26.
+DIAMOND_STEPS = [
+    {"q": 1.0},
+    {"q": 1.0, "s": 7.0, "p": 6.0},
+    {"q": 1.0, "s": 13.0, "p": 6.0},
+    {"q": 1.0, "s": 13.0, "p": 6.0, "x": 26.0},
+]
+
+
+@pytest.mark.parametrize("k", range(len(DIAMOND_STEPS)))
+def test_stepper_on_a_shared_node_accumulates_both_contributions(k):
+    v = diamond()
+    stepper = BackwardStepper(v["q"])
+    stepper.go_to(k)
+    assert grads(v) == expected(v, DIAMOND_STEPS[k])
+
+
+def test_stepper_log_shows_the_second_contribution_to_a_shared_node():
+    stepper = BackwardStepper(diamond()["q"])
+    stepper.go_to(1)
+    assert "s.grad: 0.0000 -> 7.0000 (contribution 1 of 2)" in "\n".join(stepper.log)
+    stepper.go_to(2)
+    log = "\n".join(stepper.log)
+    assert "s.grad: 7.0000 -> 13.0000 (contribution 2 of 2, added with +=)" in log
+
+
+def test_stepper_counts_a_value_used_twice_by_one_operation():
+    x = Value(3.0, label="x")
+    y = x * x  # dy/dx = 2x = 6: both uses pass 3 back in the same step
+    y.label = "y"
+    stepper = BackwardStepper(y)
+    stepper.next()
+    assert x.grad == 6.0
+    assert "x.grad: 0.0000 -> 6.0000 (contributions 1-2 of 2)" in stepper.log[-1]
+
+
+def test_forward_order_gives_wrong_gradients_on_the_diamond():
+    v = diamond()
+    stepper = BackwardStepper(v["q"], wrong_order=True)
+    stepper.go_to(stepper.n_steps)
+    # s and p fire while their gradient is still 0; only q's closure passes anything back
+    assert grads(v) == expected(v, {"q": 1.0, "s": 7.0, "p": 6.0})
+    wrong = {node.label: (now, right) for node, now, right in stepper.wrong_grads()
+             if node.label}
+    assert wrong == {"x": (0.0, 26.0), "s": (7.0, 13.0)}
+    assert "fired having received 0 of its 2 contributions" in "\n".join(stepper.log)
+
+
+def test_breadth_first_order_fires_the_shared_node_too_early():
+    v = diamond()
+    stepper = BackwardStepper(v["q"], wrong_order="breadth-first")
+    stepper.go_to(stepper.n_steps)
+    # q, then s (first reached, with p's contribution still missing): x += 2 * 7 = 14; then p
+    assert [node.label for node in stepper.schedule] == ["q", "s", "p"]
+    assert grads(v) == expected(v, {"q": 1.0, "s": 13.0, "p": 6.0, "x": 14.0})
+    assert "s fired having received 1 of its 2 contributions" in "\n".join(stepper.log)
+
+
+def test_wrong_order_leaves_a_leaf_diamond_at_zero():
+    # The article's diamond: a feeds b and c, d = b * c. Right: dd/da = c + b = 2a = 4 at a = 2.
+    a = Value(2.0, label="a")
+    d = (a * 1.0) * (a + 0.0)
+    right = BackwardStepper(d)
+    right.go_to(right.n_steps)
+    assert a.grad == 4.0
+    wrong = BackwardStepper(d, wrong_order="forward")
+    wrong.go_to(wrong.n_steps)
+    assert a.grad == 0.0
+
+
+def test_stepper_rejects_an_unknown_wrong_order():
+    with pytest.raises(ValueError, match="wrong_order"):
+        BackwardStepper(diamond()["q"], wrong_order="random")
+
+
+def test_stepper_view_next_moves_the_highlight_and_fills_in_a_gradient():
+    v = neuron()
+    stepper = BackwardStepper(v["o"])
+    view = stepper.widget()
+    assert "highlighted" not in view.drawing.value  # step 0: nothing has fired
+    assert view.previous_button.disabled and not view.next_button.disabled
+    view.next_button.click()
+    assert stepper.position == 1 and view.slider.value == 1
+    first = view.drawing.value
+    assert "highlighted" in first and "grad 0.5000" in first  # n received 1 - o^2
+    view.next_button.click()
+    second = view.drawing.value
+    assert second != first and "o just fired" not in view.status.value
+    assert "n just fired" in view.status.value
+    view.slider.value = 5
+    assert stepper.done and view.next_button.disabled
+    assert "exactly the gradients backward() computes" in view.status.value
+    view.reset_button.click()
+    assert stepper.position == 0 and grads(v) == expected(v, NEURON_STEPS[0])
+
+
+def test_stepper_view_on_a_graph_too_large_to_draw_shows_a_message():
+    x = Value(1.0, label="x")
+    y = x
+    for _ in range(400):  # 801 values (a product and a constant each), over draw_dot's 300
+        y = y * 1.0
+    stepper = BackwardStepper(y)
+    view = stepper.widget()
+    assert "<svg" not in view.drawing.value and "max_nodes" in view.drawing.value
+    stepper.go_to(stepper.n_steps)
+    assert x.grad == 1.0  # the stepping itself does not depend on the drawing
+
+
+def test_stepper_view_says_the_wrong_order_is_wrong():
+    stepper = BackwardStepper(diamond()["q"], wrong_order=True)
+    view = stepper.widget()
+    view.slider.value = stepper.n_steps
+    assert "WRONG ORDER" in view.status.value
+    assert "x.grad = 0.0000, but backward() gives 26.0000" in view.status.value
+
+
+# ------------------------------------------------------------------- FiniteDifferenceExplorer
+
+
+def sin_explorer(h=1e-4):
+    return FiniteDifferenceExplorer(math.sin, math.cos, 1.0, h=h)
+
+
+def test_errors_follow_the_taylor_truncation_terms_at_moderate_h():
+    # Taylor: forward error ~ h |f''(x)| / 2, central error ~ h^2 |f'''(x)| / 6; for sin at 1,
+    # f'' = -sin 1 and f''' = -cos 1. At h = 1e-3 round-off (~1e-13) is negligible.
+    h = 1e-3
+    forward, central = sin_explorer().errors(h)
+    assert forward == pytest.approx(h * math.sin(1) / 2, rel=0.01)
+    assert central == pytest.approx(h**2 * math.cos(1) / 6, rel=0.01)
+
+
+def test_error_slopes_are_one_and_two_for_truncation():
+    ex = sin_explorer()
+    (f1, c1), (f2, c2) = ex.errors(1e-2), ex.errors(1e-3)
+    assert f1 / f2 == pytest.approx(10, rel=0.05)  # slope 1: ten times smaller h, ten times
+    assert c1 / c2 == pytest.approx(100, rel=0.05)  # slope 2: a hundred times
+
+
+def test_round_off_makes_tiny_h_worse_than_a_moderate_one():
+    ex = sin_explorer()
+    # at h = 1e-12 round-off is ~ eps / h ~ 1e-4; at h = 1e-5 the central error is ~ 1e-11
+    assert ex.errors(1e-12)[1] > 1000 * ex.errors(1e-5)[1]
+    assert ex.errors(1e-12)[0] > 10 * ex.errors(1e-8)[0]
+
+
+def test_best_h_sits_at_the_bottom_of_the_v():
+    ex = sin_explorer()
+    # theory: forward ~ sqrt(eps) ~ 1e-8; central ~ eps^(1/3) ~ 1e-5 (within a few decades)
+    assert 1e-10 <= ex.best_h("forward") <= 1e-6
+    assert 1e-7 <= ex.best_h("central") <= 1e-3
+
+
+def test_finite_difference_model_survives_the_ends_of_its_range():
+    ex = sin_explorer()
+    for h in (1e-12, 1.0):
+        ex.set_h(h)
+        assert all(math.isfinite(e) for e in ex.errors(h))
+        assert ex.figure() is not None
+    # at h = 1: forward error |sin 2 - sin 1 - cos 1| = 0.4725 (sin 2 = 0.9093, sin 1 = 0.8415,
+    # cos 1 = 0.5403)
+    assert ex.errors(1.0)[0] == pytest.approx(0.4725, abs=1e-4)
+
+
+def test_finite_difference_rejects_a_step_that_is_not_positive():
+    ex = sin_explorer()
+    with pytest.raises(ValueError, match="positive"):
+        ex.errors(0.0)
+    with pytest.raises(ValueError, match="positive"):
+        ex.set_h(-1e-3)
+    with pytest.raises(TypeError):
+        ex.errors("small")
+
+
+def test_exact_derivative_can_come_from_the_engine():
+    # f(x) = 3x^2 - 4x + 5, f'(3) = 6*3 - 4 = 14 (chapter 1's example)
+    ex = FiniteDifferenceExplorer(lambda x: 3 * x**2 - 4 * x + 5, None, 3.0)
+    assert ex.exact == 14.0
+
+
+def test_finite_difference_view_reports_f_failing_instead_of_raising():
+    # log at 0.5 with h = 1: x - h = -0.5 is outside log's domain
+    ex = FiniteDifferenceExplorer(math.log, lambda x: 1 / x, 0.5, h=0.01)
+    view = ex.widget()
+    view.slider.value = 1.0
+    assert ex.h == 1.0
+    assert "cannot be evaluated" in view.status.value
+    forward, central = ex.curve([0.01, 1.0])
+    assert forward[1] is None and central[1] is None and forward[0] is not None
+
+
+def test_finite_difference_view_slider_moves_h_and_redraws():
+    ex = sin_explorer()
+    view = ex.widget()
+    picture = view.plot.value
+    assert picture[:8] == b"\x89PNG\r\n\x1a\n"
+    view.slider.value = 1e-8
+    assert ex.h == pytest.approx(1e-8)
+    assert "h = 1.0e-08" in view.status.value
+    assert view.plot.value != picture
+
+
+# ---------------------------------------------------------------------------- ActivationExplorer
+
+
+@pytest.mark.parametrize(
+    "name, x, value, slope",
+    [
+        ("tanh", 0.0, 0.0, 1.0),  # tanh' = 1 - tanh^2 = 1 at 0
+        ("tanh", 3.0, math.tanh(3.0), 1 - math.tanh(3.0) ** 2),  # about 0.0099
+        ("relu", 2.0, 2.0, 1.0),
+        ("relu", 0.0, 0.0, 0.0),  # the engine's choice: slope 0 at the kink
+        ("relu", -1.5, 0.0, 0.0),
+        ("sigmoid", 0.0, 0.5, 0.25),  # sigma (1 - sigma) = 1/2 * 1/2
+        ("exp", 1.0, math.e, math.e),
+    ],
+)
+def test_activation_value_and_slope_by_hand(name, x, value, slope):
+    ex = ActivationExplorer(name, x)
+    assert ex.value == approx(value)
+    assert ex.slope == approx(slope)
+    assert ex.mismatch is None
+
+
+def test_activation_explorer_moves_the_point_and_switches_function():
+    ex = ActivationExplorer()
+    ex.set_function("sigmoid")
+    ex.set_point(0.0)
+    assert (ex.function, ex.x, ex.value, ex.slope) == ("sigmoid", 0.0, 0.5, 0.25)
+    with pytest.raises(ValueError, match="unknown function 'softplus'"):
+        ex.set_function("softplus")
+
+
+def test_activation_far_out_gives_a_message_not_an_exception():
+    ex = ActivationExplorer("exp", 1000.0)  # e^1000 does not fit a float
+    assert ex.value is None and ex.slope is None
+    assert "OverflowError" in ex.error and "exp" in ex.error
+    assert ex.figure() is not None
+    ex.set_function("tanh")  # tanh is fine out there: 1, with slope 0
+    assert ex.error is None and ex.value == 1.0 and ex.slope == 0.0
+    ex.set_function("sigmoid")
+    ex.set_point(-1000.0)
+    assert ex.value == 0.0 and ex.slope == 0.0
+
+
+def test_activation_explorer_catches_a_wrong_derivative_in_a_learners_class():
+    class WrongTanh(Value):
+        """The chapter-8 bug: 1 - tanh instead of 1 - tanh^2."""
+
+        def tanh(self):
+            t = math.tanh(self.data)
+            out = Value(t, (self,), "tanh")
+
+            def _backward():
+                self.grad += (1 - t) * out.grad
+
+            out._backward = _backward
+            return out
+
+    ex = ActivationExplorer("tanh", 0.5, value_class=WrongTanh)
+    # 1 - tanh(0.5) = 0.5379 but 1 - tanh(0.5)^2 = 0.7864
+    assert ex.mismatch is not None and "1 - tanh(x)^2" in ex.mismatch
+
+
+def test_activation_view_controls_drive_the_model():
+    ex = ActivationExplorer("tanh", 0.5)
+    view = ex.widget()
+    picture = view.plot.value
+    view.menu.value = "relu"
+    view.slider.value = 2.0
+    assert (ex.function, ex.x, ex.slope) == ("relu", 2.0, 1.0)
+    assert "relu(2) = 2.0000" in view.status.value
+    assert view.plot.value != picture
+    ex.set_function("exp")
+    ex.set_point(800.0)  # beyond the slider, set from code: a message in the view
+    assert "OverflowError" in view.status.value
+
+
+# ---------------------------------------------------------------------------- TrainingDashboard
+
+
+def small_dashboard(**options):
+    settings = dict(n=20, hidden=(4,), batch_size=None, lr=0.1, seed=1)
+    settings.update(options)
+    return TrainingDashboard(**settings)
+
+
+def test_dashboard_starts_with_the_untrained_models_loss():
+    board = small_dashboard()
+    # the same loss computed the slow way, through the engine's graph
+    scores = [board.model(x) for x in board.X]
+    loss = nn.hinge_loss(scores, board.y).data
+    loss += 1e-4 * sum(p.data**2 for p in board.model.parameters())
+    assert board.steps == 0 and board.losses == [approx(loss)]
+    assert board.accuracy == nn.accuracy(scores, board.y)
+
+
+def test_dashboard_steps_lower_the_loss():
+    board = small_dashboard()
+    board.run(10)
+    assert board.steps == 10 and len(board.losses) == 11
+    assert board.losses[-1] < board.losses[0]
+    assert board.diverged is None
+
+
+def test_dashboard_boundary_scores_match_the_model_through_the_engine():
+    board = small_dashboard()
+    board.run(3)
+    xs, ys, scores = board.boundary(grid=5)
+    assert len(xs) == len(ys) == 5 and all(len(row) == 5 for row in scores)
+    for i in (0, 2, 4):
+        for j in (0, 3):
+            assert scores[i][j] == approx(board.model([xs[j], ys[i]]).data)
+
+
+def test_dashboard_with_a_huge_learning_rate_reports_divergence():
+    board = small_dashboard(lr=1e6)
+    board.run(20)
+    assert board.diverged is not None and "diverged" in board.diverged
+    steps = board.steps
+    assert steps < 20  # it stopped training once the loss blew up
+    assert board.step() is None and board.steps == steps
+    assert board.figure() is not None
+    board.set_lr(0.1)
+    board.reset()
+    assert board.diverged is None and board.steps == 0
+
+
+def test_dashboard_reset_starts_again_from_the_same_weights():
+    board = small_dashboard()
+    first = board.losses[0]
+    board.run(3)
+    board.reset()
+    assert board.steps == 0 and board.losses == [first]
+
+
+def test_dashboard_data_set_noise_and_width_rebuild_the_model():
+    board = small_dashboard()
+    board.run(2)
+    board.set_dataset("circles")
+    assert board.dataset == "circles" and board.steps == 0
+    # circles: every clean point at radius 1 or 0.5, so with noise 0 that is all there is
+    board.set_noise(0.0)
+    radii = sorted({round(math.hypot(*p), 9) for p in board.X})
+    assert radii == [0.5, 1.0]
+    board.set_width(3)
+    # one hidden layer of 3: 3 * (2 + 1) weights and biases, then 3 + 1 for the output
+    assert board.hidden == (3,) and len(board.model.parameters()) == 9 + 4
+    with pytest.raises(ValueError, match="unknown data set"):
+        board.set_dataset("iris")
+
+
+def test_dashboard_trains_with_the_value_class_it_is_given():
+    slow = small_dashboard()
+    fast = small_dashboard(value_class=FastValue)
+    assert all(isinstance(p, FastValue) for p in fast.model.parameters())
+    slow.run(3)
+    fast.run(3)
+    assert fast.losses == [pytest.approx(loss, rel=1e-9) for loss in slow.losses]
+
+
+def test_dashboard_mini_batches_cover_every_point_once_per_pass():
+    board = small_dashboard(batch_size=6)
+    batches = [board._next_batch() for _ in range(3)]  # 18 of 20 points
+    seen = [i for batch in batches for i in batch]
+    assert all(len(b) == 6 for b in batches) and len(set(seen)) == 18
+
+
+def test_dashboard_view_buttons_and_play_ticks_train():
+    board = small_dashboard()
+    view = board.widget()
+    picture = view.plot.value
+    view.step_button.click()
+    assert board.steps == 1
+    view.play.value = 1  # the Play widget's tick, as the browser sends it
+    assert board.steps == 2
+    assert "step 2" in view.status.value and view.plot.value != picture
+    view.lr_slider.value = 0.5
+    assert board.lr == pytest.approx(0.5) and board.steps == 2  # the model is kept
+    view.dataset_menu.value = "xor"
+    assert board.dataset == "xor" and board.steps == 0
+    view.width_slider.value = 5
+    assert board.hidden == (5,)
+    view.noise_slider.value = 0.2
+    assert board.noise == pytest.approx(0.2)
+
+
+def test_dashboard_view_stops_playing_when_training_diverges():
+    board = small_dashboard(lr=1e6)
+    view = board.widget()
+    view.play.playing = True
+    board.run(20)
+    assert board.diverged
+    assert view.play.playing is False and view.step_button.disabled
+    assert "diverged" in view.status.value
+
+
+# ---------------------------------------------------------------------------- other engines
+
+
+def test_stepper_and_activation_explorer_work_on_a_class_without_backward():
+    # Chapter 5 shows the wrong order before the learner has written backward(): the
+    # stepper only needs each node's _backward.
+    from autograd.stages import stage
+
+    ValueBefore5 = stage(4)
+    assert not hasattr(ValueBefore5, "backward")
+    x = ValueBefore5(3.0, label="x")
+    s = x * 2
+    q = s * (s + 1)
+    stepper = BackwardStepper(q)
+    stepper.go_to(stepper.n_steps)
+    assert x.grad == 26.0  # 8x + 2, as on the package's Value
+    ex = ActivationExplorer("tanh", 0.0, value_class=ValueBefore5)
+    assert ex.slope == 1.0 and ex.mismatch is None
+
+
+def test_stepper_works_on_the_fast_engine():
+    x = FastValue(3.0, label="x")
+    s = x * 2
+    q = s * (s + 1)
+    breadth_first = BackwardStepper(q, wrong_order="breadth-first")
+    breadth_first.go_to(breadth_first.n_steps)
+    assert x.grad == 14.0  # s fired before p passed its 6: 2 * 7
+    right = BackwardStepper(q)
+    right.go_to(right.n_steps)
+    assert x.grad == 26.0
+
+
+def test_finite_difference_explains_when_f_cannot_take_a_value():
+    with pytest.raises(TypeError, match="pass df"):
+        FiniteDifferenceExplorer(math.sin, None, 1.0)
