@@ -10,11 +10,15 @@ so h should be neither large nor tiny), with a sensible default for h.
 
 import inspect
 import math
+import statistics
 from numbers import Real
 
 from . import check, check_answer, expect, expect_close, fail, is_close, run_checks
 
-__all__ = ["checkpoint", "check_slope_at_minus_two", "check_evaluation_count"]
+__all__ = [
+    "checkpoint", "check_slope_at_minus_two", "check_evaluation_count", "check_best_step_guess",
+    "bottom_of_the_v", "check_warm_up_slope",
+]
 
 TOL = 1e-5  # relative or absolute; any step between 1e-8 and 1e-3 gets within it
 
@@ -115,3 +119,49 @@ def check_evaluation_count(answer, *, central=True):
     how = "two per parameter" if central else "one per parameter, plus f(x) once"
     return check_answer("evaluations of f for 1,000 parameters", answer, expected, tol=0,
                         hint=how)
+
+
+def bottom_of_the_v(f=math.exp, df=math.exp, x=1.0):
+    """The step h, between 1e-12 and 1, at which the central difference of f at x is most
+    accurate (by default for eˣ at x = 1, where every derivative is e).
+
+    Read off a smoothed error curve: near the bottom, round-off makes the error jump up and
+    down by a factor of ten from one h to the next, so the single smallest error is luck, not
+    the bottom. Each error is replaced by the median of its neighbours a quarter of a decade
+    either side, and the smallest of those wins.
+    """
+    hs = [10 ** (-12 + i / 40) for i in range(481)]
+    slope = df(x)
+    errors = [abs((f(x + h) - f(x - h)) / (2 * h) - slope) for h in hs]
+    reach = 10
+    smoothed = [statistics.median(errors[max(0, i - reach): i + reach + 1])
+                for i in range(len(hs))]
+    return hs[min(range(len(hs)), key=smoothed.__getitem__)]
+
+
+def check_best_step_guess(guess):
+    """Exercise: guess the step h that makes the central difference of eˣ at x = 1 most
+    accurate. Within a factor of 10 of the bottom of the V passes."""
+    best = bottom_of_the_v()
+
+    @check("your h is within a factor of 10 of the most accurate step")
+    def near_the_bottom():
+        if isinstance(guess, bool) or not isinstance(guess, Real) or not guess > 0:
+            fail(f"your guess should be a number greater than 0, such as 1e-3, but was {guess!r}")
+        if guess > 10 * best:
+            fail(f"h = {guess:.0e} is too large: there the truncation error, about "
+                 "h²·|f'''(x)|/6, is still far bigger than the round-off, so a smaller h "
+                 f"does better. The bottom of the V is near h = {best:.0e}.")
+        if guess < best / 10:
+            fail(f"h = {guess:.0e} is too small: there round-off, about ε·|f(x)|/h, has "
+                 "already taken over, so a larger h does better. The bottom of the V is near "
+                 f"h = {best:.0e}.")
+
+    return run_checks("Your guess", [near_the_bottom])
+
+
+def check_warm_up_slope(answer):
+    """Chapter 00's warm-up, the first exercise of the course: the slope of the line through
+    (1, 3) and (4, 12), which is (12 − 3) / (4 − 1) = 3."""
+    return check_answer("the slope of the line through (1, 3) and (4, 12)", answer, 3.0,
+                        hint="rise over run: the change in y divided by the change in x")

@@ -7,9 +7,15 @@ given), `_op`, `label`, and `_backward` (on a leaf, a function that does nothing
 repr is the article's `Value(data=2.0000, grad=0.0000)`.
 """
 
+import math
+from collections import Counter
+
 from . import check, expect, expect_children, fail, run_checks, show
 
-__all__ = ["checkpoint", "check_rejects_non_numbers", "check_count_nodes", "check_hand_built_L"]
+__all__ = [
+    "checkpoint", "check_rejects_non_numbers", "check_count_nodes", "check_hand_built_L",
+    "check_value_used_twice",
+]
 
 NOT_NUMBERS = ["2.0", None, True, 1 + 2j]
 
@@ -185,3 +191,49 @@ def hand_built_L(L):
 def check_hand_built_L(L):
     """Exercise: the expression L = (a·b + c)·f built node by node with the constructor."""
     return run_checks("Exercise: build L by hand", [hand_built_L], L)
+
+
+def _walk(root):
+    """Every node of the graph that ends at `root`, once each (by identity)."""
+    nodes, seen, stack = [], {id(root)}, [root]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        for child in node._prev:
+            if id(child) not in seen:
+                seen.add(id(child))
+                stack.append(child)
+    return nodes
+
+
+def _name(node):
+    label = getattr(node, "label", "")
+    return f"`{label}`" if label else f"the value holding {node.data!r}"
+
+
+_COMBINE = {"+": math.fsum, "*": math.prod}
+
+
+@check("one value is used twice, and each + and * node holds what its children make")
+def value_used_twice(y):
+    if not all(hasattr(y, name) for name in ("data", "_prev", "_op")):
+        fail(f"`y` should be a Value built with the constructor, such as "
+             f"`Value(9.0, (x, x), '*')`, but was {show(y)}")
+    nodes = _walk(y)
+    uses = Counter(id(child) for node in nodes for child in node._prev)
+    if not uses or max(uses.values()) < 2:
+        fail("no value in y's graph is used twice: every value appears in only one `_prev`, "
+             "once. Give one value two uses: as both children of one node, as in "
+             "`Value(9.0, (x, x), '*')`, or as a child of two different nodes.")
+    for node in nodes:
+        if node._op in _COMBINE and node._prev:
+            made = _COMBINE[node._op]([child.data for child in node._prev])
+            expect(math.isclose(node.data, made, rel_tol=1e-9, abs_tol=1e-12),
+                   f"{_name(node)} has `_op` {node._op!r} and children holding "
+                   f"{[child.data for child in node._prev]}, so its data should be {made!r}, "
+                   f"but it is {node.data!r}")
+
+
+def check_value_used_twice(y):
+    """Exercise: a graph, built with the constructor, in which one value is used twice."""
+    return run_checks("Exercise: a value used twice", [value_used_twice], y)

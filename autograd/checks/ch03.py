@@ -26,6 +26,14 @@ AT = "a = 3, b = −2"
 LN2, LN3 = math.log(2.0), math.log(3.0)
 
 
+def _expect_value(out, expression):
+    """Fail, saying why, when an operator gave back something that is not a node (a stub's
+    None, most often) instead of letting the next line crash on `None.data`."""
+    if not all(hasattr(out, name) for name in ("data", "grad", "_prev", "_backward")):
+        fail(f"`{expression}` gave {show(out)}, not a Value: the method must build the new "
+             "node `out`, attach its `_backward`, and end with `return out`")
+
+
 def _expect_case(Value, expression, function, value, grads, rules, inputs=(A, B), at=AT):
     """Build `function` of fresh leaves, backpropagate by hand, compare value and gradients.
 
@@ -33,6 +41,7 @@ def _expect_case(Value, expression, function, value, grads, rules, inputs=(A, B)
     """
     leaves = [Value(x) for x in inputs]
     out = function(*leaves)
+    _expect_value(out, expression)
     expect_close(out.data, value, f"`({expression}).data` with {at}")
     backprop_by_hand(out)
     for name, leaf, grad, rule in zip("abc", leaves, grads, rules):
@@ -209,7 +218,9 @@ def pow_against_central_difference(Value):
     for n in (2, 3, -1, 0.5, 1.5):
         for x in (0.7, 2.0):
             a = Value(x)
-            backprop_by_hand(a**n)
+            out = a**n
+            _expect_value(out, f"a ** {n}")
+            backprop_by_hand(out)
             slope = ((Value(x + h) ** n).data - (Value(x - h) ** n).data) / (2 * h)
             expect_close(a.grad, slope, f"at a = {x:g}, `a.grad` after `a ** {n}`", tol=1e-6,
                          hint=f"that is the central difference of your own a ** {n}, whose "
@@ -238,7 +249,21 @@ def check_backprop_by_hand(a, b, c, f):
     return run_checks("Exercise: backpropagate by hand", [hand_gradients], a, b, c, f)
 
 
+def _not_answered(question, hint):
+    """A one-check report for a prediction still left at None: it says what to do, and keeps
+    the expected number to itself."""
+
+    @check(question)
+    def answered():
+        fail(f"no prediction yet: {hint}")
+
+    return run_checks("Your answer", [answered])
+
+
 def check_diamond_prediction(answer):
     """Exercise: predict dd/da for the diamond d = (a + 1)·(2a) at a = 3 (it is 14)."""
+    if answer is None:
+        return _not_answered("dd/da for d = (a + 1)·(2a) at a = 3",
+                             "replace `None` with the number you expect `a.grad` to hold")
     return check_answer("dd/da for d = (a + 1)·(2a) at a = 3", answer, 14.0,
                         hint="add the two paths: c·1 + b·2 with b = 4, c = 6")

@@ -14,7 +14,7 @@ The class need not have `backward()` yet: the checks run `_backward` themselves.
 import math
 
 from . import (
-    backprop_by_hand, check, check_answer, expect, expect_close, fail, run_checks, show,
+    Report, backprop_by_hand, check, check_answer, expect, expect_close, fail, run_checks, show,
 )
 
 __all__ = ["checkpoint", "check_sigmoid", "check_tanh_slope_prediction"]
@@ -48,6 +48,10 @@ def _activation_check(name):
         for x in points:
             v = Value(x)
             out = getattr(v, name)()
+            if not all(hasattr(out, a) for a in ("data", "grad", "_prev", "_backward")):
+                fail(f"`Value({x:g}).{name}()` gave {show(out)}, not a Value: the method must "
+                     "build the new node `out`, attach its `_backward`, and end with "
+                     "`return out`")
             expect_close(out.data, f(x), f"`Value({x:g}).{name}().data`")
             backprop_by_hand(out)
             expect_close(v.grad, slope(x), f"the gradient of {name} at x = {x:g}",
@@ -146,8 +150,25 @@ def check_sigmoid(Value):
 
 
 def check_tanh_slope_prediction(at_zero, at_three):
-    """Exercise: predict tanh'(0) = 1 and tanh'(3) = 1 − tanh²(3) ≈ 0.0099 before running."""
-    report = check_answer("tanh'(0)", at_zero, 1.0, tol=1e-3, hint="1 − tanh²(0) and tanh(0) = 0")
-    report.results += check_answer("tanh'(3)", at_three, 1.0 - math.tanh(3.0) ** 2, tol=1e-3,
-                                   hint="1 − tanh²(3), and tanh(3) ≈ 0.995").results
-    return report
+    """Exercise: predict tanh'(0) = 1 and tanh'(3) = 1 − tanh²(3) ≈ 0.0099 before running.
+
+    A prediction still left at None is reported as missing, without giving the answer away.
+    """
+    results = []
+    for question, answer, expected, hint in (
+        ("tanh'(0)", at_zero, 1.0, "1 − tanh²(0) and tanh(0) = 0"),
+        ("tanh'(3)", at_three, 1.0 - math.tanh(3.0) ** 2, "1 − tanh²(3), and tanh(3) ≈ 0.995"),
+    ):
+        if answer is None:
+            results += run_checks("", [_not_predicted(question)]).results
+        else:
+            results += check_answer(question, answer, expected, tol=1e-3, hint=hint).results
+    return Report("Your answer", results)
+
+
+def _not_predicted(question):
+    @check(question)
+    def predicted():
+        fail(f"no prediction yet: replace `None` with the number you expect for {question}")
+
+    return predicted

@@ -3,8 +3,10 @@
 What the chapter asks for: `Value.backward()`, which orders the graph so that every node comes
 after the nodes it was computed from (a topological sort, by depth-first search with an explicit
 stack, so that a chain 100,000 nodes deep works at Python's default recursion limit of 1,000),
-sets `self.grad = 1.0`, and calls each node's `_backward` in reverse order. Gradients
-accumulate: calling `backward()` twice adds to the leaves' gradients again.
+resets the gradients of the intermediate nodes (those with `_prev`: they are scratch space for
+one pass), sets `self.grad = 1.0`, and calls each node's `_backward` in reverse order. Leaves'
+gradients accumulate: calling `backward()` twice adds exactly one more copy to each leaf, as
+the package's engine (and PyTorch) do.
 
 The sort exercise asks for `sort(root)`: a list of every value `root` depends on (itself
 included), each exactly once and after all of its children (`_prev`), so the root comes last.
@@ -19,7 +21,8 @@ from . import (
     check, expect, expect_close, fail, reverse_topological_order, run_checks, show,
 )
 
-__all__ = ["checkpoint", "check_topological_sort", "random_program", "DEPTH"]
+__all__ = ["checkpoint", "check_topological_sort", "check_order_prediction", "random_program",
+           "DEPTH"]
 
 DEPTH = 100_000  # deep enough that one Python frame per node is far beyond the limit
 DEFAULT_RECURSION_LIMIT = 1000
@@ -163,8 +166,24 @@ def twice_accumulates(Value):
                "is `zero_grad`'s job")
 
 
+@check("a second backward() adds exactly one more copy of each leaf's gradient")
+def second_call_adds_one_copy(Value):
+    a, b, c, f = Value(2.0), Value(-3.0), Value(10.0), Value(-2.0)
+    L = (a * b + c) * f
+    L.backward()
+    first = [leaf.grad for leaf in (a, b, c, f)]
+    L.backward()
+    for name, leaf, before in zip("abcf", (a, b, c, f), first):
+        expect_close(leaf.grad, 2 * before, f"after a second `L.backward()`, `{name}.grad`",
+                     hint=f"the first call gave {before!r}, and the second should add it once "
+                          "more. More than that means the values in between (a·b and a·b + c) "
+                          "still held the first call's gradients and passed them on again: "
+                          "set `grad = 0.0` on every node that has `_prev` before the pass, "
+                          "and leave the leaves alone")
+
+
 CHECKPOINT = [seeds_one, chapter_three_expression, twice_twice, random_graphs, deep_chain,
-              twice_accumulates]
+              twice_accumulates, second_call_adds_one_copy]
 
 
 def checkpoint(Value):
@@ -242,3 +261,57 @@ def check_topological_sort(sort, Value):
     """Exercise: the iterative topological sort `sort(root)` (see the module docstring)."""
     return run_checks("Exercise: an iterative topological sort", [sorts_random_graphs,
                                                                   sorts_deep_chain], sort, Value)
+
+
+def check_order_prediction(prediction, root):
+    """Exercise: predict, as a list of labels, the order in which the depth-first sort (the
+    article's `build_topo`, children taken in `_prev` order) lists the graph of `root`."""
+    question = "your predicted order"
+    if prediction is None or (isinstance(prediction, (list, tuple)) and not prediction):
+        @check(question)
+        def predicted():
+            fail("no prediction yet: write the labels as a list of strings, such as "
+                 "`['a', 'b', ...]`, in the order you expect the sort to list the values")
+
+        return run_checks("Your answer", [predicted])
+
+    order = reverse_topological_order(root)[::-1]  # depth-first post-order: root last
+    by_label = {getattr(node, "label", ""): node for node in order}
+    if "" in by_label or len(by_label) != len(order):
+        raise ValueError("check_order_prediction needs a graph whose values all have "
+                         "different labels")
+
+    @check("every value once, each after the values it was computed from")
+    def valid_order():
+        expect(isinstance(prediction, (list, tuple)),
+               f"the prediction should be a list of labels, but was {show(prediction)}")
+        unknown = [p for p in prediction if p not in by_label]
+        expect(not unknown, f"there is no value labelled {show(unknown[0]) if unknown else ''} "
+                            f"in the graph; its labels are {', '.join(by_label)}")
+        seen = {}
+        for k, label in enumerate(prediction):
+            expect(label not in seen, f"{label!r} appears twice in your list: the sort lists "
+                                      "each value once, however many times it is used")
+            seen[label] = k
+        missing = [label for label in by_label if label not in seen]
+        expect(not missing, f"your list leaves out {', '.join(map(repr, missing))}: the sort "
+                            "lists every value the output depends on, leaves too")
+        for label in prediction:
+            for child in by_label[label]._prev:
+                expect(seen[child.label] < seen[label],
+                       f"you listed {label!r} before {child.label!r}, but {label!r} was "
+                       f"computed from {child.label!r}: a value comes after its inputs")
+
+    @check("the very order the depth-first sort gives")
+    def same_as_depth_first():
+        got = [node.label for node in order]
+        for k, (mine, sorts) in enumerate(zip(prediction, got)):
+            expect(mine == sorts,
+                   f"at position {k} you wrote {mine!r}, where the sort lists {sorts!r}: it "
+                   "starts at the output, follows `_prev` from left to right as deep as it "
+                   "can, and lists a value only once everything it was computed from is "
+                   "listed")
+        expect(len(prediction) == len(got),
+               f"your list has {len(prediction)} labels; the sort lists {len(got)} values")
+
+    return run_checks("Your answer", [valid_order, same_as_depth_first])
