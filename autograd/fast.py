@@ -1,0 +1,322 @@
+"""A second engine: the same `Value`, built for speed.
+
+The reference engine (`autograd.engine`) gives every operation a closure that captures its
+output, so every node sits in a reference cycle (`out._backward` holds `out`) and brings a
+function, a cell and a tuple along. Python frees cyclic garbage only when its cyclic garbage
+collector runs, and that collector keeps walking every live node while a graph is built.
+
+This engine keeps the public API and changes how a node remembers its operation. At forward
+time each operation stores its inputs in two flat slots, `_a` and `_b`, and the local
+derivatives d(out)/d(input) in `_da` and `_db`:
+
+    out = a * b   stores   out._a = a, out._da = b.data,   out._b = b, out._db = a.data
+
+There are no closures and no cycles: a node is one object, and a graph is freed by reference
+counting as soon as the last reference to it goes. `backward()` sorts the graph without
+recursion, then, for each node in reverse order, adds `_da * grad` into `_a.grad` and
+`_db * grad` into `_b.grad`: the chain rule, exactly as the closures did it. A plain number
+used as an operand (`2 * v`, `v + 1`) is not wrapped in a `Value`; it only changes the output
+and the local derivative.
+
+Values, gradients, errors and accumulation match the reference engine. Two differences: a
+derivative too large for a float is infinite here (the reference engine raises OverflowError
+in `backward()`), and because derivatives are taken at forward time, changing an input's
+`data` between forward and `backward()` does not change the gradients.
+"""
+
+import math
+
+from .engine import _as_float, _power, _power_slope, _short
+
+__all__ = ["Value"]
+
+
+class Value:
+    """A number that remembers how it was computed: no closures, no reference cycles.
+
+    >>> a, b = Value(2.0, label="a"), Value(-3.0, label="b")
+    >>> c = a * b + a
+    >>> c.backward()
+    >>> a.grad, b.grad        # dc/da = b + 1, dc/db = a
+    (-2.0, 2.0)
+    """
+
+    __slots__ = ("data", "grad", "_a", "_b", "_da", "_db", "_op", "label")
+
+    def __init__(self, data, _children=(), _op="", label=""):
+        self.data = data if type(data) is float else _as_float(data)
+        self.grad = 0.0
+        self._a = self._b = None
+        self._da = self._db = 0.0
+        if _children:
+            # A node made by hand records its inputs (drawings show them) but, like a leaf
+            # in the reference engine, passes no gradient back: its derivatives stay 0.
+            children = tuple(_children)
+            if len(children) > 2:
+                raise ValueError(
+                    f"a fast Value has at most two inputs, but was given {len(children)}"
+                )
+            self._a = children[0]
+            self._b = children[1] if len(children) == 2 else None
+        self._op = _op
+        self.label = label
+
+    def __repr__(self):
+        return f"Value(data={self.data:.4f}, grad={self.grad:.4f})"
+
+    @property
+    def _prev(self):
+        """The inputs, in order: `()` for a leaf, `(a,)` or `(a, b)` for an operation."""
+        if self._a is None:
+            return ()
+        if self._b is None:
+            return (self._a,)
+        return (self._a, self._b)
+
+    def _backward(self):
+        """Pass `grad` back to the inputs, each scaled by its local derivative and added."""
+        if self._a is not None:
+            self._a.grad += self._da * self.grad
+        if self._b is not None:
+            self._b.grad += self._db * self.grad
+
+    # ----------------------------------------------------------------- primitives
+    # Each one computes its output and the output's derivative with respect to each input,
+    # and stores them on a new node. `+` and `*` make almost every node of a network, so they
+    # build their node in place; the others call `_node`, which costs a function call more.
+
+    def __add__(self, other):
+        """$f(a, b) = a + b$, so $\\partial f/\\partial a = 1$ and $\\partial f/\\partial b = 1$."""
+        out = _new(Value)
+        if isinstance(other, Value):
+            out.data = self.data + other.data
+            out._b = other
+        else:
+            out.data = self.data + _number(other, "+", self)
+            out._b = None
+        out.grad = 0.0
+        out._a = self
+        out._da = out._db = 1.0
+        out._op = "+"
+        out.label = ""
+        return out
+
+    def __mul__(self, other):
+        """$f(a, b) = a b$, so $\\partial f/\\partial a = b$ and $\\partial f/\\partial b = a$."""
+        out = _new(Value)
+        if isinstance(other, Value):
+            out.data = self.data * other.data
+            out._da = other.data
+            out._b = other
+            out._db = self.data
+        else:
+            c = _number(other, "*", self)
+            out.data = self.data * c
+            out._da = c
+            out._b = None
+            out._db = 0.0
+        out.grad = 0.0
+        out._a = self
+        out._op = "*"
+        out.label = ""
+        return out
+
+    def __pow__(self, other):
+        """$f(a) = a^n$ with a number $n$: $f'(a) = n a^{n-1}$.
+
+        With a `Value` exponent $b$: $\\partial f/\\partial a = b a^{b-1}$ and
+        $\\partial f/\\partial b = a^b \\ln a$ (NaN where $a < 0$, as in PyTorch).
+        """
+        a = self.data
+        if isinstance(other, Value):
+            b = other.data
+            out = _power(a, b)
+            return _node(out, "**", self, _slope(a, b, out), other, _log_slope(a, b, out))
+        if isinstance(other, bool) or not isinstance(other, (int, float)):
+            raise TypeError(
+                f"exponent of Value(data={a!r}) ** ... must be an int, a float or a "
+                f"Value, but was given {other!r} of type {type(other).__name__}"
+            )
+        out = _power(a, other)
+        return _node(out, f"**{_short(other)}", self, _slope(a, other, out))
+
+    def __rpow__(self, other):
+        """$f(b) = c^b$ with a number $c$: $f'(b) = c^b \\ln c$."""
+        c = _number(other, "**", self)
+        out = _power(c, self.data)
+        return _node(out, "**", self, _log_slope(c, self.data, out))
+
+    def tanh(self):
+        """$f(x) = \\tanh x$, so $f'(x) = 1 - \\tanh^2 x$."""
+        t = math.tanh(self.data)
+        return _node(t, "tanh", self, 1.0 - t**2)
+
+    def exp(self):
+        """$f(x) = e^x$, so $f'(x) = e^x$: the output is its own derivative."""
+        try:
+            e = math.exp(self.data)
+        except OverflowError:
+            raise OverflowError(
+                f"exp({self.data!r}) is too large for a float (it overflows above x = 709.78)"
+            ) from None
+        return _node(e, "exp", self, e)
+
+    def log(self):
+        """$f(x) = \\ln x$ for $x > 0$, so $f'(x) = 1/x$."""
+        x = self.data
+        if x <= 0:
+            raise ValueError(f"log({x!r}) is undefined: log needs a positive value")
+        return _node(math.log(x), "log", self, 1.0 / x)
+
+    def relu(self):
+        """$f(x) = \\max(0, x)$, so $f'(x) = 1$ for $x > 0$ and $0$ at and below $0$."""
+        x = self.data
+        if x > 0:
+            return _node(x, "relu", self, 1.0)
+        return _node(0.0 if x < 0 else x, "relu", self, 0.0)  # NaN stays NaN
+
+    def sigmoid(self):
+        """$\\sigma(x) = 1/(1 + e^{-x})$, so $\\sigma'(x) = \\sigma(x)(1 - \\sigma(x))$."""
+        x = self.data
+        if x >= 0:
+            s = 1.0 / (1.0 + math.exp(-x))
+        else:  # the same function, written so that exp never overflows
+            e = math.exp(x)
+            s = e / (1.0 + e)
+        return _node(s, "sigmoid", self, s * (1.0 - s))
+
+    # ----------------------------------------------------------------- the backward pass
+
+    def backward(self):
+        """Fill in `grad` of every value this one depends on: d(self)/d(value).
+
+        Sorts the operations this value depends on so that each comes after its inputs,
+        seeds `self.grad = 1.0`, then walks them in reverse: each adds its local
+        derivatives times its own gradient into its inputs' gradients.
+
+        Gradients accumulate as in the reference engine: leaves (values with no inputs,
+        such as weights) add to the gradient they hold, so set their `grad` to 0 between
+        training steps; intermediate values are reset at the start of each call.
+        """
+        order = _topological_order(self)
+        self.grad = 1.0
+        for node in reversed(order):
+            g = node.grad
+            node._a.grad += node._da * g
+            b = node._b
+            if b is not None:
+                b.grad += node._db * g
+
+    # ----------------------------------------------------------------- by composition
+    # As in the reference engine, these are built from the primitives above.
+
+    def __neg__(self):  # -a
+        return self * -1.0
+
+    def __sub__(self, other):  # a - b
+        if isinstance(other, Value):
+            return self + (-other)
+        return self + -_number(other, "-", self)
+
+    def __truediv__(self, other):  # a / b
+        if isinstance(other, Value):
+            if other.data == 0:
+                raise ZeroDivisionError(f"division by zero: {self.data!r} / {other.data!r}")
+            return self * other**-1
+        c = _number(other, "/", self)
+        if c == 0:
+            raise ZeroDivisionError(f"division by zero: {self.data!r} / {c!r}")
+        return self * c**-1
+
+    __radd__ = __add__  # n + a
+    __rmul__ = __mul__  # n * a
+
+    def __rsub__(self, other):  # n - a
+        return (-self) + _number(other, "-", self)
+
+    def __rtruediv__(self, other):  # n / a
+        c = _number(other, "/", self)
+        if self.data == 0:
+            raise ZeroDivisionError(f"division by zero: {c!r} / {self.data!r}")
+        return self**-1 * c
+
+
+_new = object.__new__  # an empty Value, without running __init__'s checks
+
+
+def _node(data, op, a, da, b=None, db=0.0):
+    """A new Value computed from `a` (and `b`), with the local derivatives `da` (and `db`)."""
+    out = _new(Value)
+    out.data = data
+    out.grad = 0.0
+    out._a = a
+    out._b = b
+    out._da = da
+    out._db = db
+    out._op = op
+    out.label = ""
+    return out
+
+
+def _topological_order(root):
+    """Every operation `root` depends on, each after its inputs, with `grad` reset to 0.
+
+    Leaves are left out: they pass nothing back. A depth-first search with an explicit
+    stack, so a graph a million nodes deep needs no recursion: a node is placed once both of
+    its inputs are. To remember which nodes it has reached, the search writes a mark unique
+    to this call into their `grad`, which must be reset anyway: that is cheaper than a set.
+    """
+    order = []
+    if root._a is None:
+        return order
+    reached = object()
+    root.grad = reached
+    stack = []
+    node = root
+    while True:
+        a = node._a
+        if a._a is not None and a.grad is not reached:
+            a.grad = reached
+            stack.append(node)
+            node = a
+            continue
+        b = node._b
+        if b is not None and b._a is not None and b.grad is not reached:
+            b.grad = reached
+            stack.append(node)
+            node = b
+            continue
+        order.append(node)  # both inputs are placed (or are leaves)
+        if not stack:
+            break
+        node = stack.pop()
+    for node in order:
+        node.grad = 0.0
+    return order
+
+
+def _number(other, op, value):
+    """A plain number met by an operator, as a float; anything else is refused."""
+    if isinstance(other, bool) or not isinstance(other, (int, float)):
+        raise TypeError(
+            f"unsupported operand for {op}: Value(data={value.data!r}) and {other!r} "
+            f"of type {type(other).__name__} (use a Value, an int or a float)"
+        )
+    return float(other)
+
+
+def _slope(a, n, out):
+    """d(a**n)/da = n a**(n-1), which is infinite where it is too large for a float."""
+    try:
+        return _power_slope(a, n)
+    except OverflowError:  # a**n = out is a float, a**(n-1) = out / a is not
+        return n * (out / a)
+
+
+def _log_slope(a, b, out):
+    """d(a**b)/db = a**b ln a; 0 at a = 0 (b > 0); NaN for a < 0, where b must be whole."""
+    if a > 0:
+        return out * math.log(a)
+    if a == 0 and b > 0:
+        return 0.0
+    return math.nan
