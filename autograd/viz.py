@@ -2,7 +2,9 @@
 
 `draw_dot(root)` works on any object with `data`, `grad`, `_prev` and `_op` (and, if it has
 one, `label`): the package's `Value`, the class a learner writes in a notebook, another engine.
-It returns a `graphviz.Digraph` that a notebook shows as a picture.
+It returns a `graphviz.Digraph` that a notebook shows as a picture, scaled down to at most
+`max_width` inches (9.5 by default, about 910 pixels) so that a wide graph fits the notebook
+instead of scrolling sideways. `side_by_side(...)` shows several drawings next to each other.
 
 Turning the DOT text into a picture needs a Graphviz layout program. The system's `dot` is
 used when it is on PATH; otherwise `graphviz-pure` (`pip install graphviz-pure`), looked for on
@@ -34,11 +36,15 @@ import graphviz
 
 __all__ = [
     "draw_dot",
+    "side_by_side",
+    "inline_svg",
+    "DEFAULT_MAX_WIDTH",
     "trace",
     "backward_order",
     "layout_program",
     "save",
     "GraphDrawing",
+    "SideBySide",
     "GraphvizNotFoundError",
     "LayoutProgram",
 ]
@@ -53,6 +59,13 @@ _NEGATIVE = (230, 97, 1)
 _NAN_FILL = "#d9d9d9"
 _HIGHLIGHT = "#c2185b"
 _FONT = "Helvetica"
+
+# JupyterLab shows a drawing at its natural size, 96 pixels to the inch, and scrolls one wider
+# than the output area: about 950 pixels in a 1400-pixel window with the file browser open.
+DEFAULT_MAX_WIDTH = 9.5  # inches
+_WIDEST = 100  # inches; a larger max_width was most likely meant in pixels
+# Graphviz's size limits height as well as width; only the width is meant to be limited.
+_NO_HEIGHT_LIMIT = 1000  # inches
 
 
 # --------------------------------------------------------------------------- walking the graph
@@ -136,6 +149,7 @@ def draw_dot(
     color_grads=False,
     show_order=False,
     max_nodes=300,
+    max_width=DEFAULT_MAX_WIDTH,
 ):
     """Draw the graph that ends at `root` and return it as a `GraphDrawing` (a `graphviz.Digraph`).
 
@@ -152,6 +166,10 @@ def draw_dot(
     show_order   number each value by when `backward()` runs its `_backward` (#1 = root).
     max_nodes    refuse (ValueError) a graph with more values than this: it would not lay
                  out readably, and the layout gets slow.
+    max_width    in inches (96 pixels each on screen): a wider drawing is scaled down, text
+                 and all, to this width; a narrower one keeps its size. None: never scale.
+                 Text gets small below about 2/3 of its size (a graph some 14 inches wide);
+                 rankdir="TB" often makes a long chain narrower.
 
     A value whose `_op` is empty but that has inputs gets arrows straight from its inputs.
     """
@@ -159,6 +177,7 @@ def draw_dot(
         raise ValueError(f"rankdir must be one of {', '.join(_RANKDIRS)}, but was {rankdir!r}")
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
         raise ValueError(f"max_nodes must be a whole number of at least 1, but was {max_nodes!r}")
+    _check_max_width(max_width)
 
     values, _ = trace(root)
     if len(values) > max_nodes:
@@ -173,16 +192,21 @@ def draw_dot(
     steps = {id(value): len(values) - i for i, value in enumerate(values)}
     largest = _largest_abs_grad(values) if color_grads else None
 
+    graph_attr = {
+        "rankdir": rankdir,
+        "bgcolor": "white",
+        "nodesep": "0.2",
+        "ranksep": "0.3",
+        "fontname": _FONT,
+        "fontsize": "11",
+    }
+    if max_width is not None:
+        # Graphviz scales the whole layout down when it exceeds `size` (never up), so every
+        # layout program draws the same picture, only smaller.
+        graph_attr["size"] = f"{_inches(max_width)},{_NO_HEIGHT_LIMIT}"
     graph = GraphDrawing(
         name="autograd",
-        graph_attr={
-            "rankdir": rankdir,
-            "bgcolor": "white",
-            "nodesep": "0.2",
-            "ranksep": "0.3",
-            "fontname": _FONT,
-            "fontsize": "11",
-        },
+        graph_attr=graph_attr,
         # Slim padding: a notebook shrinks a drawing wider than the cell, text and all.
         node_attr={"fontname": _FONT, "fontsize": "12", "margin": "0.09,0.05", "height": "0.3"},
         edge_attr={"color": "#555555", "arrowsize": "0.7"},
@@ -218,6 +242,30 @@ def draw_dot(
     if caption:
         graph.attr(label=caption, labelloc="b", labeljust="l")
     return graph
+
+
+def _check_max_width(max_width):
+    if max_width is None:
+        return
+    if isinstance(max_width, bool) or not isinstance(max_width, numbers.Real):
+        raise TypeError(
+            f"max_width must be a number of inches or None, but was {max_width!r} of type "
+            f"{type(max_width).__name__}"
+        )
+    if not 1 <= max_width <= _WIDEST:  # also refuses nan
+        hint = ""
+        if _WIDEST < max_width < math.inf:
+            hint = (f" (it is in inches, not pixels: {max_width:g} pixels would be "
+                    f"max_width={max_width / 96:.1f})")
+        raise ValueError(
+            f"max_width must be from 1 to {_WIDEST} inches, or None to draw at full size, "
+            f"but was {max_width!r}{hint}"
+        )
+
+
+def _inches(x):
+    """A number of inches as Graphviz reads it: plain decimals, never an exponent."""
+    return f"{float(x):.3f}".rstrip("0").rstrip(".")
 
 
 _OP_STYLE = {
@@ -511,6 +559,104 @@ def _explain(message, source):
         f"<pre>{html.escape(source)}</pre></div>"
     )
     return {"text/plain": text, "text/html": page}
+
+
+# --------------------------------------------------------------------------- in HTML
+
+
+def inline_svg(svg):
+    """SVG text from a layout program as an `<svg>` element to put in HTML.
+
+    The XML prolog and doctype go (HTML embeds the bare element), and the element shrinks
+    with a container narrower than the drawing, proportions kept, instead of overflowing it.
+    """
+    if not isinstance(svg, str):
+        raise TypeError(f"inline_svg takes SVG text (a str), but was given {svg!r:.80} of "
+                        f"type {type(svg).__name__}")
+    if "<svg" not in svg:
+        raise ValueError(f"inline_svg takes SVG text, but this has no <svg> in it: {svg!r:.80}")
+    start = svg.find("<svg")
+    return svg[start:].replace("<svg", '<svg style="max-width:100%; height:auto"', 1)
+
+
+# Each figure may shrink below its drawing's width (min-width 0), all by the same share of
+# their widths, so drawings of about the same size keep about the same scale.
+_ROW_STYLE = "display:flex; gap:2em; align-items:flex-start; max-width:100%"
+_FIGURE_STYLE = ("margin:0; min-width:0; flex:0 1 auto; display:flex; flex-direction:column; "
+                 "align-items:center")
+_CAPTION_STYLE = f"font-family:{_FONT},sans-serif; font-weight:bold; margin-bottom:0.4em"
+
+
+def side_by_side(*drawings, titles=None):
+    """Show several drawings next to each other, each under its title, in a notebook.
+
+    `drawings` are graphs from `draw_dot` (or any graphviz graph); `titles`, if given, one
+    string per drawing. The result displays as HTML: one inline SVG per drawing, shrunk
+    together to fit the output area when the row is wider than it. `.html()` gives the text.
+
+    >>> from autograd import Value
+    >>> x = Value(3.0, label="x")
+    >>> row = side_by_side(draw_dot(x * 2), draw_dot(x + x), titles=["x * 2", "x + x"])
+    """
+    if not drawings:
+        raise ValueError("side_by_side needs at least one drawing, but was given none")
+    for drawing in drawings:
+        if not (callable(getattr(drawing, "pipe", None))
+                and isinstance(getattr(drawing, "source", None), str)):
+            hint = " (draw it first: draw_dot(value))" if hasattr(drawing, "_prev") else ""
+            raise TypeError(
+                f"side_by_side takes drawings from draw_dot (or any graphviz graph), but was "
+                f"given {drawing!r} of type {type(drawing).__name__}{hint}"
+            )
+    if titles is not None:
+        if isinstance(titles, str):
+            raise TypeError(f"titles must be a list of strings, one per drawing, not the "
+                            f"single string {titles!r}")
+        titles = tuple(titles)
+        if len(titles) != len(drawings):
+            raise ValueError(f"titles must give one title per drawing: {len(drawings)} "
+                             f"drawings, but {len(titles)} titles {titles!r}")
+        for title in titles:
+            if not isinstance(title, str):
+                raise TypeError(f"each title must be a string, but one was {title!r}")
+    return SideBySide(drawings, titles)
+
+
+class SideBySide:
+    """Drawings in a row, as `side_by_side` makes them; a notebook shows them as HTML."""
+
+    def __init__(self, drawings, titles=None):
+        self.drawings = tuple(drawings)
+        self.titles = titles
+
+    def html(self):
+        """The row as HTML text. Raises `GraphvizNotFoundError` without a layout program."""
+        figures = []
+        for i, drawing in enumerate(self.drawings):
+            caption = ""
+            if self.titles is not None:
+                caption = (f'<figcaption style="{_CAPTION_STYLE}">'
+                           f"{html.escape(self.titles[i])}</figcaption>")
+            svg = inline_svg(drawing.pipe(format="svg", encoding="utf-8"))
+            figures.append(f'<figure style="{_FIGURE_STYLE}">{caption}{svg}</figure>')
+        return (f'<div class="autograd-side-by-side" style="{_ROW_STYLE}">'
+                f'{"".join(figures)}</div>')
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        sources = "\n\n".join(drawing.source for drawing in self.drawings)
+        try:
+            page = self.html()
+        except GraphvizNotFoundError as error:
+            return _explain(str(error), sources)
+        except graphviz.CalledProcessError as error:
+            stderr = error.stderr.decode(errors="replace") if error.stderr else ""
+            return _explain(f"The layout program {error.cmd[0]} failed to draw these graphs:"
+                            f"\n{stderr}", sources)
+        return {"text/html": page, "text/plain": repr(self)}
+
+    def __repr__(self):
+        titles = "" if self.titles is None else f": {', '.join(self.titles)}"
+        return f"SideBySide({len(self.drawings)} drawings{titles})"
 
 
 # --------------------------------------------------------------------------- saving

@@ -103,15 +103,13 @@ def _message_html(text, kind="error"):
 
 
 def _graph_html(graph):
-    """A drawing as inline SVG (or viz's explanation when no layout program is installed)."""
+    """A drawing as inline SVG that shrinks to fit the output area, or viz's explanation when
+    no layout program is installed."""
     bundle = graph._repr_mimebundle_(include=["image/svg+xml"])
     svg = bundle.get("image/svg+xml")
     if svg is None:
         return bundle.get("text/html", "")
-    # Drop the XML prolog and doctype (HTML embeds the bare element), and let a drawing wider
-    # than the notebook shrink to fit, as a picture output would.
-    svg = svg[svg.find("<svg"):].replace("<svg", '<svg style="max-width:100%; height:auto"', 1)
-    return f'<div class="explorer-graph">{svg}</div>'
+    return f'<div class="explorer-graph">{viz.inline_svg(svg)}</div>'
 
 
 def _drawing_html(make_graph):
@@ -158,6 +156,13 @@ def _backpropagate(root):
     root.grad = 1.0
     for node in viz.backward_order(root):
         node._backward()
+
+
+def _check_rankdir(rankdir):
+    if rankdir not in viz._RANKDIRS:
+        raise ValueError(f"rankdir must be one of {', '.join(viz._RANKDIRS)}, but was "
+                         f"{rankdir!r}")
+    return rankdir
 
 
 def _log_space(lo_exp, hi_exp, n):
@@ -210,6 +215,8 @@ class GraphExplorer(_Model):
     `fn` takes one Value per input, by name (keyword arguments), and returns a Value. `inputs`
     maps each name to its starting number; `ranges` may map a name to its slider's
     `(low, high)` (by default at least -5..5, widened to keep the start 5 from either end).
+    `rankdir` lays the drawing out left to right ("LR") or top to bottom ("TB"), which is
+    narrower, and so easier to read, for a long chain.
 
     >>> ex = GraphExplorer(lambda a, b: a * b + a, {"a": 2.0, "b": -3.0})
     >>> ex.output, ex.grads          # d/da = b + 1, d/db = a
@@ -219,8 +226,9 @@ class GraphExplorer(_Model):
     (4.0, {'a': 2.0, 'b': 2.0})
     """
 
-    def __init__(self, fn, inputs, ranges=None, *, value_class=Value):
+    def __init__(self, fn, inputs, ranges=None, *, value_class=Value, rankdir="LR"):
         super().__init__()
+        self.rankdir = _check_rankdir(rankdir)
         if not callable(fn):
             raise TypeError(f"fn must be a function of Values, but was given {fn!r}")
         if not hasattr(inputs, "items") or not inputs:
@@ -287,6 +295,7 @@ class GraphExplorer(_Model):
         """The graph drawn with data and gradients (options go to `viz.draw_dot`)."""
         if self.root is None:
             raise ValueError(f"there is no graph to draw: {self.error}")
+        options.setdefault("rankdir", self.rankdir)
         return viz.draw_dot(self.root, **options)
 
     def __repr__(self):
@@ -368,10 +377,14 @@ class BackwardStepper(_Model):
     The stepper owns the graph while you use it: every move zeroes the gradients of all its
     values and replays the first k closures ("previous" replays k - 1, it never subtracts).
     `log` says what each step did, including each contribution to a value used more than once.
+
+    `rankdir="TB"` draws the graph top to bottom: the article's neuron is then about 12 inches
+    wide instead of 19, so it shrinks far less to fit the notebook and its text stays readable.
     """
 
-    def __init__(self, root, wrong_order=False):
+    def __init__(self, root, wrong_order=False, *, rankdir="LR"):
         super().__init__()
+        self.rankdir = _check_rankdir(rankdir)
         self.root = root
         self.nodes, _ = viz.trace(root)
         self._right = [node for node in reversed(self.nodes) if node._prev]
@@ -499,6 +512,7 @@ class BackwardStepper(_Model):
         """The graph at this step: gradients so far, coloured, and the node that just fired
         highlighted (options go to `viz.draw_dot`)."""
         options.setdefault("color_grads", True)
+        options.setdefault("rankdir", self.rankdir)
         highlight = [self.fired] if self.fired is not None else []
         return viz.draw_dot(self.root, highlight=highlight, **options)
 
@@ -800,9 +814,12 @@ ACTIVATIONS = {
 class ActivationExplorer(_Model):
     """An activation f and its slope f'(x) at a point you move, with the tangent line there.
 
-    The slope comes from the engine (`backward()` through one call of the method on a
-    `value_class` leaf) and is checked against the derivative written out by hand; `mismatch`
-    says when they disagree, which is how it catches a wrong `_backward` in a learner's class.
+    The slope comes from the engine (one call of the method on a `value_class` leaf, then
+    `backward()`) and is checked against the derivative written out by hand; `mismatch` says
+    when they disagree, which is how it catches a wrong `_backward` in a learner's class. A
+    class from before chapter 5, which has no `backward()` yet, works too: the explorer seeds
+    the output's grad with 1 and runs the closures itself. The menu offers the activations
+    `value_class` has.
     """
 
     def __init__(self, function="tanh", x=0.5, *, value_class=Value, window=(-5.0, 5.0)):
@@ -820,8 +837,17 @@ class ActivationExplorer(_Model):
         """Choose the activation: "tanh", "relu", "sigmoid" or "exp"."""
         if name not in ACTIVATIONS:
             raise ValueError(f"unknown function {name!r}; choose one of {', '.join(ACTIVATIONS)}")
+        if name not in self.functions:
+            raise ValueError(f"{self.value_class.__name__} has no method {name!r} yet; it has "
+                             f"{', '.join(self.functions) or 'none of ' + ', '.join(ACTIVATIONS)}")
+        self._call(name, 0.0)  # a method that returns no Value is refused before switching
         self.function = name
         self._compute()
+
+    @property
+    def functions(self):
+        """The activations `value_class` has a method for, in the menu's order."""
+        return [name for name in ACTIVATIONS if callable(getattr(self.value_class, name, None))]
 
     def set_point(self, x):
         """Move the point where the value and the slope are taken."""
@@ -830,10 +856,19 @@ class ActivationExplorer(_Model):
 
     def _engine(self, x):
         """(f(x), f'(x)) computed by the engine: a leaf, one method call, the backward pass."""
-        leaf = self.value_class(x)
-        out = getattr(leaf, self.function)()
+        leaf, out = self._call(self.function, x)
         _backpropagate(out)
         return out.data, leaf.grad
+
+    def _call(self, name, x):
+        """(leaf, leaf.name()) for a value_class leaf holding x; a TypeError if no Value comes
+        back (a learner's method still a stub, say)."""
+        leaf = self.value_class(x)
+        out = getattr(leaf, name)()
+        if not all(hasattr(out, a) for a in ("data", "grad", "_backward")):
+            raise TypeError(f"{self.value_class.__name__}.{name}() must return a Value, but "
+                            f"it returned {out!r}")
+        return leaf, out
 
     def _compute(self):
         self.error = self.mismatch = None
@@ -919,12 +954,12 @@ class ActivationView(widgets.VBox):
 
     def __init__(self, model):
         self.model = model
-        self.menu = widgets.ToggleButtons(options=list(ACTIVATIONS), value=model.function)
+        self.menu = widgets.ToggleButtons(options=model.functions, value=model.function)
         lo, hi = model.window
         self.slider = widgets.FloatSlider(value=min(max(model.x, lo), hi), min=lo, max=hi,
                                           step=0.01, description="x", continuous_update=False,
                                           layout=widgets.Layout(width="30em"))
-        self.menu.observe(lambda c: self.model.set_function(c["new"]), names="value")
+        self.menu.observe(self._menu_changed, names="value")
         self.slider.observe(self._slider_moved, names="value")
         self.status = widgets.HTML()
         self.plot = widgets.Image(format="png")
@@ -933,6 +968,15 @@ class ActivationView(widgets.VBox):
         self.add_class("autograd-activation-explorer")
         model.observe(lambda _: self.refresh())
         self.refresh()
+
+    def _menu_changed(self, change):
+        if change["new"] == self.model.function:
+            return
+        try:
+            self.model.set_function(change["new"])
+        except TypeError as exc:  # a learner's method that returns no Value: say so, stay
+            self.menu.value = self.model.function
+            self.status.value = _message_html(str(exc))
 
     def _slider_moved(self, change):
         if change["new"] != self.model.x:

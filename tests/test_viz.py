@@ -23,11 +23,14 @@ from autograd.viz import (
     draw_dot,
     layout_program,
     save,
+    side_by_side,
     trace,
 )
 
 SVG = "{http://www.w3.org/2000/svg}"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+POINTS_PER_INCH = 72  # SVG sizes from Graphviz are in points
+PIXELS_PER_POINT = 96 / 72  # how a browser shows a point on screen (CSS units)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -121,6 +124,26 @@ class Picture:
         matches = [node for node in self.values if label in node["texts"]]
         assert len(matches) == 1, f"expected one box labelled {label!r}, found {len(matches)}"
         return matches[0]
+
+
+def chapter_3_L():
+    """Chapter 3's L = (a*b + c) * f at a=2, b=-3, c=10, f=-2, after backward()."""
+    a, b = Value(2.0, label="a"), Value(-3.0, label="b")
+    c, f = Value(10.0, label="c"), Value(-2.0, label="f")
+    e = a * b
+    e.label = "e"
+    d = e + c
+    d.label = "d"
+    L = d * f
+    L.label = "L"
+    L.backward()
+    return L
+
+
+def svg_size(svg):
+    """(width, height) of a drawing in points, as its <svg> element states them."""
+    root = ET.fromstring(svg)
+    return tuple(float(root.get(side).removesuffix("pt")) for side in ("width", "height"))
 
 
 def shape_of(node):
@@ -324,6 +347,161 @@ def test_color_grads_text_is_readable_on_every_fill_even_the_deepest(program):
             text = node["group"].find(f"{SVG}text").get("fill", "black")
             # WCAG AA for normal text: a contrast of at least 4.5.
             assert contrast(rgb(text), fill) >= 4.5, node["texts"]
+
+
+# --------------------------------------------------------------------------- fitting the notebook
+
+
+def test_a_drawing_wider_than_max_width_shrinks_to_it_keeping_proportions_and_text(program):
+    o = neuron()["o"]
+    natural = svg_size(render(draw_dot(o, max_width=None)))
+    assert natural[0] > 9.5 * POINTS_PER_INCH  # the neuron left to right: about 19 inches
+    fitted_svg = render(draw_dot(o))
+    fitted = svg_size(fitted_svg)
+    assert fitted[0] == pytest.approx(9.5 * POINTS_PER_INCH, abs=1)  # the default, 9.5 in
+    assert fitted[1] / fitted[0] == pytest.approx(natural[1] / natural[0], rel=0.02)
+    assert Picture(fitted_svg).value("o")["texts"] == ["o", "data 0.7071", "grad 1.0000"]
+
+
+def test_max_width_is_in_inches(program):
+    width, _ = svg_size(render(draw_dot(neuron()["o"], max_width=5)))
+    assert width == pytest.approx(5 * POINTS_PER_INCH, abs=1)
+
+
+def test_a_drawing_narrower_than_max_width_keeps_its_natural_size(program):
+    x = Value(3.0, label="x")
+    y = x * x
+    natural = svg_size(render(draw_dot(y, max_width=None)))
+    assert natural[0] < 7 * POINTS_PER_INCH
+    assert svg_size(render(draw_dot(y))) == natural  # never scaled up to 9.5 inches
+    assert svg_size(render(draw_dot(y, max_width=7))) == natural
+
+
+def test_chapter_3s_L_graph_fits_the_default_width_with_text_still_readable(program):
+    L = chapter_3_L()
+    natural, _ = svg_size(render(draw_dot(L, max_width=None)))
+    fitted, _ = svg_size(render(draw_dot(L)))
+    assert fitted <= 9.5 * POINTS_PER_INCH + 1
+    # Boxes are set in 12 pt type; a learner still reads it comfortably at 10 pixels.
+    assert 12 * (fitted / natural) * PIXELS_PER_POINT >= 10
+
+
+def test_graphviz_pure_shrinks_a_wide_drawing_too_and_the_same_every_time(
+        monkeypatch, tmp_path, graphviz_pure):
+    hide_programs(monkeypatch, tmp_path, path_entries={"graphviz-pure": graphviz_pure})
+    assert layout_program().name == "graphviz-pure"
+    first = render(draw_dot(neuron()["o"], color_grads=True))
+    assert "graphviz-pure" in first
+    assert svg_size(first)[0] == pytest.approx(9.5 * POINTS_PER_INCH, abs=1)
+    assert render(draw_dot(neuron()["o"], color_grads=True)) == first
+
+
+@pytest.mark.parametrize(
+    "max_width, error, message",
+    [
+        (0, ValueError, "from 1 to 100 inches"),
+        (-3, ValueError, "from 1 to 100 inches"),
+        (float("nan"), ValueError, "nan"),
+        (float("inf"), ValueError, "inf"),
+        (912, ValueError, "not pixels: 912 pixels would be max_width=9.5"),
+        ("9.5", TypeError, "'9.5' of type str"),
+        (True, TypeError, "True of type bool"),
+    ],
+)
+def test_a_max_width_that_is_not_a_sensible_number_of_inches_is_refused(max_width, error,
+                                                                        message):
+    with pytest.raises(error, match=message):
+        draw_dot(neuron()["o"], max_width=max_width)
+
+
+# --------------------------------------------------------------------------- side by side
+
+
+def figures_of(page):
+    """[(caption or None, Picture)] for each drawing of a side_by_side page, left to right."""
+    root = ET.fromstring(page)
+    found = []
+    for figure in root.iter("figure"):
+        caption = figure.find("figcaption")
+        svg = figure.find(f"{SVG}svg")
+        found.append((None if caption is None else caption.text,
+                      Picture(ET.tostring(svg, encoding="unicode")), svg))
+    return found
+
+
+def doubled_and_tripled():
+    """x + x and 3 * x at x = 3, after backward(): dx is 2 for the first, 3 for the second."""
+    x = Value(3.0, label="x")
+    y = x + x
+    y.label = "y"
+    y.backward()
+    u = Value(3.0, label="x")
+    z = 3 * u
+    z.label = "z"
+    z.backward()
+    return y, z
+
+
+def test_side_by_side_shows_each_drawing_under_its_title_left_to_right(program):
+    y, z = doubled_and_tripled()
+    row = side_by_side(draw_dot(y), draw_dot(z), titles=["x + x", "3 <times> x"])
+    page = row._repr_mimebundle_()["text/html"]
+    assert "<?xml" not in page and "DOCTYPE" not in page  # bare <svg> elements in HTML
+    (first_title, first, _), (second_title, second, _) = figures_of(page)
+    assert first_title == "x + x" and second_title == "3 <times> x"
+    assert first.value("x")["texts"] == ["x", "data 3.0000", "grad 2.0000"]
+    assert first.value("y")["texts"] == ["y", "data 6.0000", "grad 1.0000"]
+    assert second.value("x")["texts"] == ["x", "data 3.0000", "grad 3.0000"]
+    assert second.value("z")["texts"] == ["z", "data 9.0000", "grad 1.0000"]
+
+
+def test_side_by_side_lets_every_drawing_shrink_with_the_row(program):
+    row = side_by_side(draw_dot(chapter_3_L()), draw_dot(neuron()["o"]))
+    for caption, _, svg in figures_of(row.html()):
+        assert caption is None  # no titles, no captions
+        assert "max-width:100%" in svg.get("style") and "height:auto" in svg.get("style")
+        assert svg_size(ET.tostring(svg, encoding="unicode"))[0] <= 9.5 * POINTS_PER_INCH + 1
+
+
+def test_side_by_side_is_the_same_html_every_time(program):
+    pages = [side_by_side(*map(draw_dot, doubled_and_tripled()), titles=["a", "b"]).html()
+             for _ in range(2)]
+    assert pages[0] == pages[1]
+
+
+@pytest.mark.parametrize(
+    "arguments, titles, error, message",
+    [
+        ((), None, ValueError, "at least one drawing"),
+        (("value",), None, TypeError, r"draw_dot\(value\)"),
+        (("drawing", 4), None, TypeError, "4 of type int"),
+        (("drawing", "drawing"), ["only one"], ValueError, "2 drawings, but 1 titles"),
+        (("drawing",), "one", TypeError, "single string"),
+        (("drawing",), [7], TypeError, "7"),
+    ],
+)
+def test_side_by_side_refuses_what_it_cannot_show(arguments, titles, error, message):
+    o = neuron()["o"]
+    given = [{"value": o, "drawing": draw_dot(o)}.get(a, a) for a in arguments]
+    with pytest.raises(error, match=message):
+        side_by_side(*given, titles=titles)
+
+
+def test_inline_svg_refuses_what_is_not_svg_text():
+    with pytest.raises(TypeError, match="bytes"):
+        viz.inline_svg(b"<svg></svg>")
+    with pytest.raises(ValueError, match="no <svg>"):
+        viz.inline_svg("digraph { a -> b }")
+
+
+def test_side_by_side_without_a_layout_program_explains_and_shows_each_source(monkeypatch,
+                                                                            tmp_path):
+    hide_programs(monkeypatch, tmp_path)
+    y, z = doubled_and_tripled()
+    first, second = draw_dot(y), draw_dot(z)
+    bundle = side_by_side(first, second)._repr_mimebundle_()
+    assert "pip install graphviz-pure" in bundle["text/plain"]
+    assert first.source in bundle["text/plain"] and second.source in bundle["text/plain"]
 
 
 # --------------------------------------------------------------------------- the backward order

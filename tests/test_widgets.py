@@ -5,6 +5,8 @@ never copied from what the code printed.
 """
 
 import math
+import re
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -12,6 +14,7 @@ pytest.importorskip("ipywidgets")  # part of requirements.txt; a bare engine ins
 
 from autograd import Value, nn
 from autograd.fast import Value as FastValue
+from autograd.stages import stage
 from autograd.widgets import (
     ActivationExplorer,
     BackwardStepper,
@@ -59,6 +62,23 @@ def grads(values):
 
 def neuron_function(x1, x2, w1, w2, b):
     return (x1 * w1 + x2 * w2 + b).tanh()
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def drawn_svg(drawing_html):
+    """The <svg> element a view's drawing shows."""
+    return ET.fromstring(re.search(r"<svg.*</svg>", drawing_html, re.DOTALL).group(0))
+
+
+def box_centre(svg, label):
+    """(x, y) of the middle of the box whose first text is `label`, in SVG coordinates."""
+    for group in svg.iter(f"{SVG}g"):
+        texts = [t for t in group.iter(f"{SVG}text")]
+        if "node" in group.get("class", "") and texts and texts[0].text == label:
+            return float(texts[0].get("x")), float(texts[0].get("y"))
+    raise AssertionError(f"no box labelled {label!r}")
 
 
 # ---------------------------------------------------------------------------- GraphExplorer
@@ -129,6 +149,17 @@ def test_graph_explorer_view_shows_the_message_at_an_impossible_value():
     view.sliders["x"].value = -2.0
     assert "log" in view.summary.value and "explorer-error" in view.summary.value
     assert view.drawing.value == ""
+
+
+def test_graph_explorer_draws_top_to_bottom_when_asked():
+    across = GraphExplorer(lambda a: a * 2, {"a": 1.0}).widget()
+    down = GraphExplorer(lambda a: a * 2, {"a": 1.0}, rankdir="TB").widget()
+    (ax, ay), (ox, oy) = (box_centre(drawn_svg(across.drawing.value), n) for n in ("a", "out"))
+    assert ox > ax and oy == pytest.approx(ay, abs=20)  # the output to the right of its input
+    (ax, ay), (ox, oy) = (box_centre(drawn_svg(down.drawing.value), n) for n in ("a", "out"))
+    assert oy > ay  # the output below its input (SVG y grows downwards)
+    with pytest.raises(ValueError, match="rankdir"):
+        GraphExplorer(lambda a: a * 2, {"a": 1.0}, rankdir="down")
 
 
 def test_model_changed_from_code_updates_its_view_without_moving_it_beyond_range():
@@ -365,6 +396,26 @@ def test_stepper_view_says_the_wrong_order_is_wrong():
     view.slider.value = stepper.n_steps
     assert "WRONG ORDER" in view.status.value
     assert "x.grad = 0.0000, but backward() gives 26.0000" in view.status.value
+
+
+def test_stepper_view_fits_the_wide_neuron_into_the_notebook_width():
+    drawing = BackwardStepper(neuron()["o"]).widget().drawing.value
+    svg = drawn_svg(drawing)
+    # Left to right the neuron is about 19 inches; draw_dot's default caps it at 9.5 inches
+    # (684 points), and the page lets it shrink further with a narrower output area.
+    assert float(svg.get("width").removesuffix("pt")) <= 9.5 * 72 + 1
+    assert "max-width:100%" in svg.get("style")
+
+
+def test_stepper_draws_top_to_bottom_when_asked():
+    stepper = BackwardStepper(neuron()["o"], rankdir="TB")
+    view = stepper.widget()
+    view.next_button.click()
+    svg = drawn_svg(view.drawing.value)
+    assert box_centre(svg, "o")[1] > box_centre(svg, "n")[1] > box_centre(svg, "x1")[1]
+    assert "highlighted" in view.drawing.value  # still the stepper's drawing: n just fired
+    with pytest.raises(ValueError, match="rankdir"):
+        BackwardStepper(neuron()["o"], rankdir=True)
 
 
 # ------------------------------------------------------------------- FiniteDifferenceExplorer
@@ -666,6 +717,66 @@ def test_stepper_and_activation_explorer_work_on_a_class_without_backward():
     assert x.grad == 26.0  # 8x + 2, as on the package's Value
     ex = ActivationExplorer("tanh", 0.0, value_class=ValueBefore5)
     assert ex.slope == 1.0 and ex.mismatch is None
+
+
+@pytest.mark.parametrize(
+    "name, x, value, slope",
+    [
+        ("tanh", 0.0, 0.0, 1.0),  # 1 - tanh(0)^2
+        ("relu", 2.0, 2.0, 1.0),
+        ("sigmoid", 0.0, 0.5, 0.25),  # sigma(0) (1 - sigma(0)) = 1/2 * 1/2
+        ("exp", 0.0, 1.0, 1.0),  # e^0
+    ],
+)
+def test_activation_explorer_runs_on_chapter_4s_class_which_has_no_backward(name, x, value,
+                                                                             slope):
+    # Chapter 4 shows the explorer before its learner has written backward() (chapter 5).
+    Chapter4 = stage(4)
+    ex = ActivationExplorer(name, x, value_class=Chapter4)
+    assert (ex.value, ex.slope, ex.error, ex.mismatch) == (approx(value), approx(slope), None,
+                                                           None)
+    view = ex.widget()
+    assert list(view.menu.options) == ["tanh", "relu", "sigmoid", "exp"]
+    view.slider.value = 1.0
+    assert ex.x == 1.0 and ex.error is None and ex.mismatch is None
+
+
+def test_activation_explorer_offers_only_the_activations_a_learners_class_has():
+    Chapter4SoFar = stage(3)  # chapter 4 half done: tanh written, nothing else yet
+
+    def tanh(self):
+        t = math.tanh(self.data)
+        out = Chapter4SoFar(t, (self,), "tanh")
+
+        def _backward():
+            self.grad += (1 - t**2) * out.grad
+
+        out._backward = _backward
+        return out
+
+    Chapter4SoFar.tanh = tanh
+    ex = ActivationExplorer("tanh", 0.0, value_class=Chapter4SoFar)
+    assert ex.functions == ["tanh"] and ex.slope == 1.0
+    assert list(ex.widget().menu.options) == ["tanh"]
+    with pytest.raises(ValueError, match="has no method 'relu' yet; it has tanh"):
+        ex.set_function("relu")
+    with pytest.raises(ValueError, match="none of tanh, relu"):
+        ActivationExplorer("tanh", value_class=stage(3))
+
+
+def test_activation_explorer_refuses_a_method_that_returns_no_value():
+    def sigmoid(self):
+        ...  # the learner's stub, not yet written
+
+    Stubbed = stage(4, sigmoid=sigmoid)
+    ex = ActivationExplorer("tanh", 0.5, value_class=Stubbed)
+    with pytest.raises(TypeError, match=r"sigmoid\(\) must return a Value, but it returned None"):
+        ex.set_function("sigmoid")
+    assert ex.function == "tanh"  # the explorer stays where it was
+    view = ex.widget()
+    view.menu.value = "sigmoid"  # the same from the menu: a message, and the menu goes back
+    assert view.menu.value == "tanh" and ex.function == "tanh"
+    assert "must return a Value" in view.status.value
 
 
 def test_stepper_works_on_the_fast_engine():
