@@ -881,7 +881,7 @@ class ActivationExplorer(_Model):
         else:
             if not math.isclose(self.slope, self.analytic_slope, rel_tol=1e-9, abs_tol=1e-12):
                 self.mismatch = (
-                    f"backward() gives {self.function}'({self.x:g}) = {self.slope!r}, but "
+                    f"the engine's _backward gives {self.function}'({self.x:g}) = {self.slope!r}, but "
                     f"{ACTIVATIONS[self.function][1]} = {self.analytic_slope!r}"
                 )
         self._changed()
@@ -904,7 +904,7 @@ class ActivationExplorer(_Model):
         left, right = fig.subplots(1, 2)
         by_hand, formula = ACTIVATIONS[name]
         left.plot(xs, fs, color=_BLUE, label=f"{name}(x)")
-        right.plot(xs, dfs, color=_ORANGE, label=f"{name}'(x) by backward()")
+        right.plot(xs, dfs, color=_ORANGE, label=f"{name}'(x) by the engine")
         # The derivative written out by hand, on top: it hides in the line above unless the
         # engine's backward is wrong.
         hand = _break_jumps(_plottable([_run_safely(by_hand, t) for t in xs]))
@@ -991,7 +991,7 @@ class ActivationView(widgets.VBox):
         if model.error:
             self.status.value = _message_html(model.error)
         else:
-            text = (f"{name}({model.x:g}) = {_fmt(model.value)}; slope by backward(): "
+            text = (f"{name}({model.x:g}) = {_fmt(model.value)}; slope by the engine's _backward: "
                     f"{_fmt(model.slope)}; by hand, {ACTIVATIONS[name][1]} = "
                     f"{_fmt(model.analytic_slope)}")
             self.status.value = html.escape(text) + (
