@@ -296,4 +296,7 @@ def _power_slope(a, n):
         return 0.0
     if a == 0 and n < 1:
         return math.inf
-    return n * a ** (n - 1)
+    try:
+        return n * a ** (n - 1)
+    except OverflowError:  # a**n fits in a float but a**(n-1) does not: the slope is infinite
+        return n * (a**n / a)

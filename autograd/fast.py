@@ -18,10 +18,10 @@ recursion, then, for each node in reverse order, adds `_da * grad` into `_a.grad
 used as an operand (`2 * v`, `v + 1`) is not wrapped in a `Value`; it only changes the output
 and the local derivative.
 
-Values, gradients, errors and accumulation match the reference engine. Two differences: a
-derivative too large for a float is infinite here (the reference engine raises OverflowError
-in `backward()`), and because derivatives are taken at forward time, changing an input's
-`data` between forward and `backward()` does not change the gradients.
+Values, gradients, errors, accumulation and `repr` match the reference engine. What differs:
+`(v * 2)._prev` is `(v,)`, since the 2 is no node; the derivatives are taken at forward
+time, so changing an input's `data` before `backward()` does not change the gradients; and a
+node made by hand has at most two inputs.
 """
 
 import math
@@ -49,8 +49,8 @@ class Value:
         self._a = self._b = None
         self._da = self._db = 0.0
         if _children:
-            # A node made by hand records its inputs (drawings show them) but, like a leaf
-            # in the reference engine, passes no gradient back: its derivatives stay 0.
+            # A node made by hand records its inputs, for drawings, but as in the reference
+            # engine it passes no gradient back to them: its local derivatives stay 0.
             children = tuple(_children)
             if len(children) > 2:
                 raise ValueError(
@@ -87,15 +87,15 @@ class Value:
 
     def __add__(self, other):
         """$f(a, b) = a + b$, so $\\partial f/\\partial a = 1$ and $\\partial f/\\partial b = 1$."""
-        out = _new(Value)
         if isinstance(other, Value):
-            out.data = self.data + other.data
-            out._b = other
+            b, term = other, other.data
         else:
-            out.data = self.data + _number(other, "+", self)
-            out._b = None
+            b, term = None, _number(other, "+", self)
+        out = _new(Value)
+        out.data = self.data + term
         out.grad = 0.0
         out._a = self
+        out._b = b
         out._da = out._db = 1.0
         out._op = "+"
         out.label = ""
@@ -103,20 +103,17 @@ class Value:
 
     def __mul__(self, other):
         """$f(a, b) = a b$, so $\\partial f/\\partial a = b$ and $\\partial f/\\partial b = a$."""
-        out = _new(Value)
         if isinstance(other, Value):
-            out.data = self.data * other.data
-            out._da = other.data
-            out._b = other
-            out._db = self.data
+            b, factor, db = other, other.data, self.data
         else:
-            c = _number(other, "*", self)
-            out.data = self.data * c
-            out._da = c
-            out._b = None
-            out._db = 0.0
+            b, factor, db = None, _number(other, "*", self), 0.0
+        out = _new(Value)
+        out.data = self.data * factor
         out.grad = 0.0
         out._a = self
+        out._b = b
+        out._da = factor
+        out._db = db
         out._op = "*"
         out.label = ""
         return out
@@ -131,14 +128,14 @@ class Value:
         if isinstance(other, Value):
             b = other.data
             out = _power(a, b)
-            return _node(out, "**", self, _slope(a, b, out), other, _log_slope(a, b, out))
+            return _node(out, "**", self, _power_slope(a, b), other, _log_slope(a, b, out))
         if isinstance(other, bool) or not isinstance(other, (int, float)):
             raise TypeError(
                 f"exponent of Value(data={a!r}) ** ... must be an int, a float or a "
                 f"Value, but was given {other!r} of type {type(other).__name__}"
             )
         out = _power(a, other)
-        return _node(out, f"**{_short(other)}", self, _slope(a, other, out))
+        return _node(out, f"**{_short(other)}", self, _power_slope(a, other))
 
     def __rpow__(self, other):
         """$f(b) = c^b$ with a number $c$: $f'(b) = c^b \\ln c$."""
@@ -263,8 +260,9 @@ def _topological_order(root):
 
     Leaves are left out: they pass nothing back. A depth-first search with an explicit
     stack, so a graph a million nodes deep needs no recursion: a node is placed once both of
-    its inputs are. To remember which nodes it has reached, the search writes a mark unique
-    to this call into their `grad`, which must be reset anyway: that is cheaper than a set.
+    its inputs are. To remember which nodes it has reached, the search writes a mark made
+    for this call into their `grad`, which has to be reset afterwards anyway: cheaper than
+    looking every node up in a set.
     """
     order = []
     if root._a is None:
@@ -303,14 +301,6 @@ def _number(other, op, value):
             f"of type {type(other).__name__} (use a Value, an int or a float)"
         )
     return float(other)
-
-
-def _slope(a, n, out):
-    """d(a**n)/da = n a**(n-1), which is infinite where it is too large for a float."""
-    try:
-        return _power_slope(a, n)
-    except OverflowError:  # a**n = out is a float, a**(n-1) = out / a is not
-        return n * (out / a)
 
 
 def _log_slope(a, b, out):

@@ -334,3 +334,9 @@ def test_value_exponent_slope_is_nan_for_negative_base():
     out = a**b
     out.backward()
     assert out.data == 4.0 and a.grad == -4.0 and math.isnan(b.grad)
+
+
+def test_slope_too_large_for_a_float_is_infinite_not_an_error():
+    # 1e-300 ** -0.5 = 1e150 fits in a float; its slope -0.5 * 1e-300 ** -1.5 does not
+    _, (g,) = grads_of(lambda a: a**-0.5, 1e-300)
+    assert g == -math.inf
