@@ -25,7 +25,16 @@ from collections import namedtuple
 from ..stages import stage
 from . import check, expect, fail, run_checks
 
-__all__ = ["checkpoint", "BUGGY_CLASSES", "PlantedBug", "GOOD_CASES", "check_bug_found"]
+__all__ = [
+    "checkpoint",
+    "BUGGY_CLASSES",
+    "PlantedBug",
+    "GOOD_CASES",
+    "MYSTERIES",
+    "check_bug_found",
+    "check_mysteries",
+    "check_gradient_checker",
+]
 
 # ----------------------------------------------------------------- planted bugs
 # Each is written as a learner might write it, differing from the engine in one line. Inside
@@ -98,6 +107,52 @@ BUGGY_CLASSES = {
     ),
 }
 
+# ----------------------------------------------------------------- mystery classes
+# The chapter's exercise: three classes with one broken method each, named only by a letter,
+# so that the learner has to find the method with gradient checks and drawings. A reuses the
+# swapped multiplication above; B and C are bugs the bug gallery does not show.
+
+
+def _pow_with_one_power_too_many(self, other):
+    if isinstance(other, Value):  # noqa: F821
+        return self._pow_value(other)
+    n = other
+    out = Value(self.data**n, (self,), f"**{n:g}")  # noqa: F821
+
+    def _backward():
+        a = out._prev[0]
+        a.grad += n * a.data**n * out.grad  # the bug: d(aⁿ)/da is n·aⁿ⁻¹, not n·aⁿ
+
+    out._backward = _backward
+    return out
+
+
+def _add_that_forgets_its_second_input(self, other):
+    other = other if isinstance(other, Value) else Value(other)  # noqa: F821
+    out = Value(self.data + other.data, (self, other), "+")  # noqa: F821
+
+    def _backward():
+        a, b = out._prev
+        a.grad += out.grad  # the bug: nothing is passed back to b
+
+    out._backward = _backward
+    return out
+
+
+def _mystery(letter, method, function):
+    value_class = stage(8, **{method: function})
+    value_class.__doc__ = f"Mystery class {letter}: the complete engine with one method broken."
+    return value_class
+
+
+_MYSTERY_METHODS = {"A": "__mul__", "B": "__pow__", "C": "__add__"}
+MYSTERIES = {
+    "A": _mystery("A", "__mul__", _mul_that_swaps),
+    "B": _mystery("B", "__pow__", _pow_with_one_power_too_many),
+    "C": _mystery("C", "__add__", _add_that_forgets_its_second_input),
+}
+
+
 # (description, f, inputs): functions on which a correct class must pass any fair checker.
 GOOD_CASES = [
     ("x + x at 1.5", lambda x: x + x, [1.5]),
@@ -165,3 +220,64 @@ def check_bug_found(name, method):
                "operation, and draw the graph of the one that fails")
 
     return run_checks("Your diagnosis", [right_method])
+
+
+# Spellings a learner may use for a primitive, and the methods that are built from others and
+# so have no closure of their own to be broken.
+_ALIASES = {
+    "+": "__add__", "add": "__add__",
+    "*": "__mul__", "mul": "__mul__",
+    "**": "__pow__", "pow": "__pow__",
+}
+_COMPOSED = {
+    "__sub__": "`a - b` is built as `a + (-b)`, and `-b` as `b * -1`",
+    "__rsub__": "`n - a` is built from `-` and unary minus",
+    "__neg__": "`-a` is built as `a * -1`",
+    "__truediv__": "`a / b` is built as `a * b**-1`",
+    "__rtruediv__": "`n / a` is built from `/`",
+    "__radd__": "`n + a` hands its work to `__add__`",
+    "__rmul__": "`n * a` hands its work to `__mul__`",
+}
+
+
+def _method_name(answer):
+    if not isinstance(answer, str):
+        return answer
+    name = answer.strip().strip("`").strip()
+    name = name[:-2] if name.endswith("()") else name
+    name = name.split(".")[-1]  # "Value.__mul__" names the method too
+    return _ALIASES.get(name, name)
+
+
+def check_mysteries(broken_in_A, broken_in_B, broken_in_C):
+    """Exercise: name the broken method of each of `MYSTERIES["A"]`, `["B"]` and `["C"]`."""
+    answers = {"A": broken_in_A, "B": broken_in_B, "C": broken_in_C}
+
+    def diagnosis(letter):
+        @check(f"mystery {letter}: the broken method")
+        def named():
+            answer = answers[letter]
+            if answer is None:
+                fail(f"no answer yet: put the name of the broken method in `broken_in_{letter}`, "
+                     "such as \"exp\" or \"__neg__\"")
+            name = _method_name(answer)
+            if name in _COMPOSED:
+                fail(f"you named {answer!r}, which has no closure of its own: "
+                     f"{_COMPOSED[name]}. Its probe fails because a primitive it is built from "
+                     "is broken: which primitive do all the failing probes share?")
+            expect(name == _MYSTERY_METHODS[letter],
+                   f"you named {answer!r}, but that method of mystery {letter} is fine: list "
+                   f"the probes that fail for `ch08.MYSTERIES[\"{letter}\"]`, then find the one "
+                   "primitive every one of them uses, and draw a failing probe to see where "
+                   "the gradient first goes wrong")
+
+        return named
+
+    return run_checks("Your diagnosis", [diagnosis(letter) for letter in "ABC"])
+
+
+def check_gradient_checker(check_gradients):
+    """Exercise: the learner's `check_gradients(f, inputs, value_class)` says True for a correct
+    class and False for one whose `__add__` overwrites (the checkpoint tries more bugs)."""
+    return run_checks("Exercise: your gradient checker",
+                      [passes_correct_class, catches_add_overwrites], check_gradients)
