@@ -1,26 +1,30 @@
-"""Side-by-side benchmark of scalar autograd engines on micrograd's demo training step.
+"""Side-by-side benchmark of autograd engines on micrograd's demo training step.
 
-The step: an MLP with layer sizes 2-16-16-1 (ReLU hidden layers, linear output) scores 100
-points of the moons data set; the loss is the mean hinge loss max(0, 1 - y*score) plus an L2
-penalty 1e-4 * sum(p*p); then backward() and one SGD update. Every engine runs the very same
-Python code below (one scalar per node), so the differences are the engines.
+Contenders (see contenders.py): micrograd 0.1.0; PyTorch with one 0-d tensor per scalar;
+PyTorch on whole matrices (batched); the course's reference engine (`autograd.engine`); its
+fast engine (`autograd.fast`); and a hand-written forward/backward on plain floats, the floor
+for pure Python (floor.py).
 
-Method: all engines run in one process, interleaved (the order rotates every round), and
-`gc.collect()` runs before each timed step, outside the timing, so no engine pays for another's
-garbage; what exists before timing starts (imported modules) is frozen with `gc.freeze()`, so no
-engine pays for walking another library's objects either. We report the median step time and the median of the per-round ratios. Memory is the
-memory held by one step's graph divided by its number of nodes (tracemalloc for the pure-Python
-engines; the process's resident size for PyTorch, whose tensors live outside Python's
-allocator). The deepest chain is found in fresh subprocesses at the default recursion limit.
+Method. Before anything is timed, every contender takes two steps from the same initial
+weights, and their losses and updated weights must agree (to 1e-9) with the floor's; if any
+contender disagrees the benchmark stops and says which. Then all contenders run in one
+process, interleaved, one step each per round, the order rotating every round. `gc.collect()`
+runs before each timed step, outside the timing, so no contender pays for another's garbage;
+what exists when timing starts (imported modules, models) is frozen with `gc.freeze()`, so no
+contender pays for walking another library's objects either. Ratios are medians of the
+per-round ratios. Memory is the memory held by one step's graph divided by that graph's
+number of nodes (tracemalloc for the Python engines; the process's resident size for PyTorch,
+whose tensors live outside Python's allocator). The deepest chain each engine can
+differentiate is found in fresh subprocesses at the default recursion limit.
 
-Run:  python benchmarks/bench.py            (about a minute)
+Run:  python benchmarks/bench.py            (about two minutes)
       python benchmarks/bench.py --quick    (a smoke run with tiny sizes)
+      python benchmarks/bench.py --engines micrograd,fast,floor --rounds 31
 """
 
 import argparse
 import gc
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -28,188 +32,124 @@ import time
 import tracemalloc
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+from contenders import CONTENDERS, SIZES, build_loss  # noqa: E402
 
 from autograd.data import make_moons  # noqa: E402
 
-SIZES = (2, 16, 16, 1)
-ALPHA = 1e-4
+TOLERANCE = 1e-9
+CHECK_STEPS = 2  # two steps, so an engine that forgets to zero its gradients is caught too
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+
+# (what, contender, baseline, ">=" or "<=", bound, aim or None). Speed-ups are the baseline's
+# step time / the contender's; "time / floor" is the contender's / the floor's; memory is bytes
+# per node, or (with a baseline) their ratio to the baseline's.
+TARGETS = {
+    "issue 6, fast engine": [
+        ("speed vs micrograd", "fast", "micrograd", ">=", 20, 25),
+        ("speed vs PyTorch 0-d", "fast", "torch-0d", ">=", 10, None),
+        ("time / floor", "fast", "floor", "<=", 12, 10),
+        ("bytes per node", "fast", None, "<=", 150, None),
+    ],
+    "issue 2, reference engine": [
+        ("speed vs micrograd", "autograd", "micrograd", ">=", 1.3, None),
+        ("bytes per node vs micrograd", "autograd", "micrograd", "<=", 0.75, None),
+    ],
+}
 
 
-# ---------------------------------------------------------------- engines
+class EnginesDisagree(RuntimeError):
+    """Raised when a contender's loss or weights after the check steps differ from the floor's."""
 
 
-class Engine:
-    """How one engine makes parameters and inputs, and how it zeroes and updates them."""
-
-    name = "?"
-    note = ""
-
-    def param(self, x):
-        return self.V(x)
-
-    def inp(self, x):
-        return self.V(x)
-
-    def data(self, v):
-        return v.data
-
-    def zero(self, params):
-        for p in params:
-            p.grad = 0.0
-
-    def update(self, params, lr):
-        for p in params:
-            p.data -= lr * p.grad
-
-    def chain(self, depth):
-        """Differentiate v = x + 1 + 1 + ... (depth additions); return x's gradient."""
-        x = self.param(0.5)
-        v = x
-        for _ in range(depth):
-            v = v + 1.0
-        v.backward()
-        return x.grad
+# ---------------------------------------------------------------- correctness, before any timing
 
 
-class Reference(Engine):
-    name = "autograd (this course)"
-    key = "autograd"
-
-    def __init__(self):
-        from autograd import Value
-
-        self.V = Value
+def run_steps(contender, X, y, steps=CHECK_STEPS, seed=1):
+    """(losses of `steps` steps from the weights of `seed`, the weights after them)."""
+    model = contender.new_model(seed)
+    data = contender.prepare(X, y)
+    losses = [float(contender.step(model, data)) for _ in range(steps)]
+    return losses, contender.weights(model)
 
 
-class Micrograd(Engine):
-    name = "micrograd 0.1.0"
-    key = "micrograd"
-
-    def __init__(self):
-        from micrograd.engine import Value
-
-        self.V = Value
-
-
-class TorchScalars(Engine):
-    name = "PyTorch, 0-d tensors"
-    key = "torch"
-    note = "bytes from resident size"
-
-    def __init__(self):
-        import torch
-
-        self.torch = torch
-        torch.set_num_threads(1)
-
-    def param(self, x):
-        return self.torch.tensor(x, dtype=self.torch.float64, requires_grad=True)
-
-    def inp(self, x):
-        return self.torch.tensor(x, dtype=self.torch.float64)
-
-    def data(self, v):
-        return v.item()
-
-    def zero(self, params):
-        for p in params:
-            p.grad = None
-
-    def update(self, params, lr):
-        with self.torch.no_grad():
-            for p in params:
-                p -= lr * p.grad
-
-    def chain(self, depth):
-        x = self.param(0.5)
-        v = x
-        for _ in range(depth):
-            v = v + 1.0
-        v.backward()
-        return x.grad.item()
+def _worst(got, want):
+    """(largest difference relative to max(1, |want|), its index); NaN counts as infinite."""
+    worst, where = 0.0, None
+    for i, (a, b) in enumerate(zip(got, want)):
+        diff = abs(a - b) / max(1.0, abs(b))
+        if not diff <= worst:  # also true for NaN
+            worst, where = (diff if diff == diff else float("inf")), i
+    return worst, where
 
 
-ENGINES = {e.key: e for e in (Reference, Micrograd, TorchScalars)}
+def check_agreement(contenders, X, y, tolerance=TOLERANCE, steps=CHECK_STEPS):
+    """Check every contender against the hand-written floor; return the largest difference.
 
-
-# ---------------------------------------------------------------- the demo step, engine-agnostic
-
-
-def make_mlp(engine, seed):
-    rng = random.Random(seed)
-    layers = []
-    for nin, nout in zip(SIZES, SIZES[1:]):
-        layers.append(
-            [([engine.param(rng.uniform(-1, 1)) for _ in range(nin)], engine.param(0.0)) for _ in range(nout)]
+    Each takes `steps` steps from the same initial weights; the losses and the updated weights
+    must match the floor's to `tolerance` (relative to max(1, |value|)). Raises EnginesDisagree,
+    naming each contender that differs and where, if any does.
+    """
+    want_losses, want_weights = run_steps(CONTENDERS["floor"](), X, y, steps)
+    problems, largest = [], 0.0
+    for c in contenders:
+        losses, weights = run_steps(c, X, y, steps)
+        if len(weights) != len(want_weights) or len(losses) != len(want_losses):
+            problems.append(f"{c.name}: {len(weights)} weights and {len(losses)} losses, "
+                            f"but the floor has {len(want_weights)} and {len(want_losses)}")
+            continue
+        loss_diff, step = _worst(losses, want_losses)
+        weight_diff, i = _worst(weights, want_weights)
+        if loss_diff > tolerance:
+            problems.append(f"{c.name}: loss of step {step + 1} is {losses[step]!r}, "
+                            f"the floor's is {want_losses[step]!r}")
+        if weight_diff > tolerance:
+            problems.append(f"{c.name}: weight #{i} after {steps} steps is {weights[i]!r}, "
+                            f"the floor's is {want_weights[i]!r}")
+        largest = max(largest, loss_diff, weight_diff)
+    if problems:
+        raise EnginesDisagree(
+            f"the engines do not compute the same step ({steps} steps from the same weights, "
+            f"tolerance {tolerance:g}):\n  " + "\n  ".join(problems)
         )
-    params = [p for layer in layers for w, b in layer for p in (*w, b)]
-    return layers, params
-
-
-def forward(layers, x):
-    last = len(layers) - 1
-    for i, layer in enumerate(layers):
-        out = []
-        for w, b in layer:
-            act = sum((wi * xi for wi, xi in zip(w, x)), b)
-            out.append(act.relu() if i < last else act)
-        x = out
-    return x[0]
-
-
-def build_loss(engine, model, X, y):
-    layers, params = model
-    inputs = [[engine.inp(a) for a in row] for row in X]
-    scores = [forward(layers, row) for row in inputs]
-    losses = [(1 + -yi * si).relu() for yi, si in zip(y, scores)]
-    data_loss = sum(losses) * (1.0 / len(losses))
-    reg_loss = ALPHA * sum(p * p for p in params)
-    accuracy = sum((yi > 0) == (engine.data(si) > 0) for yi, si in zip(y, scores)) / len(y)
-    return data_loss + reg_loss, accuracy
-
-
-def train_step(engine, model, X, y, lr=0.05):
-    params = model[1]
-    loss, _ = build_loss(engine, model, X, y)
-    engine.zero(params)
-    loss.backward()
-    engine.update(params, lr)
-    return engine.data(loss)
-
-
-def count_nodes(root):
-    """Nodes in a graph of an engine whose nodes have `_prev` (iteratively, for deep graphs)."""
-    seen, stack = {id(root)}, [root]
-    while stack:
-        for child in stack.pop()._prev:
-            if id(child) not in seen:
-                seen.add(id(child))
-                stack.append(child)
-    return len(seen)
+    return largest
 
 
 # ---------------------------------------------------------------- measurements
 
 
-def time_steps(engines, X, y, rounds):
-    models = {e.key: make_mlp(e, seed=1) for e in engines}
-    times = {e.key: [] for e in engines}
-    for e in engines:  # warm up once each
-        train_step(e, models[e.key], X, y)
+def time_steps(contenders, X, y, rounds, clock=time.perf_counter, freeze=True):
+    """{key: [seconds of one step, per round]}: interleaved, the order rotating each round.
+
+    `freeze=False` leaves every imported module's objects to the collector, as in a notebook
+    kernel: then each full collection of an engine that triggers them also walks what other
+    libraries (PyTorch above all) imported, which flatters engines that collect less.
+    """
+    models = {c.key: c.new_model(seed=1) for c in contenders}
+    data = {c.key: c.prepare(X, y) for c in contenders}
+    for c in contenders:  # warm up: the interpreter specialises code on its first runs
+        for _ in range(2):
+            c.step(models[c.key], data[c.key])
+    times = {c.key: [] for c in contenders}
     # Objects that exist before timing (imported modules, above all PyTorch's) would otherwise
     # be walked by every full garbage collection and slow each engine in proportion to what
     # *other* libraries imported; freezing them leaves each step paying for its own objects.
     gc.collect()
-    gc.freeze()
-    for r in range(rounds):
-        order = engines[r % len(engines):] + engines[: r % len(engines)]
-        for e in order:
-            gc.collect()
-            t0 = time.perf_counter()
-            train_step(e, models[e.key], X, y)
-            times[e.key].append(time.perf_counter() - t0)
+    if freeze:
+        gc.freeze()
+    try:
+        for r in range(rounds):
+            k = r % len(contenders)
+            for c in contenders[k:] + contenders[:k]:
+                gc.collect()
+                t0 = clock()
+                c.step(models[c.key], data[c.key])
+                times[c.key].append(clock() - t0)
+    finally:
+        gc.unfreeze()
     return times
 
 
@@ -218,10 +158,14 @@ def resident_bytes():
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def bytes_per_node(engine, X, y, nodes):
-    model = make_mlp(engine, seed=1)
+def graph_memory(engine, X, y):
+    """(nodes in one step's graph, bytes that graph holds per node)."""
+    model = engine.new_model(seed=1)
+    loss, _ = build_loss(engine, model, X, y)
+    nodes = engine.count_nodes(loss, X)
+    del loss
     gc.collect()
-    if isinstance(engine, TorchScalars):
+    if engine.memory_method == "resident size":
         # Freed memory is reused before the process grows, so measure the growth from holding
         # one graph to holding five: each of the four extra graphs needs memory of its own.
         graphs = [build_loss(engine, model, X, y)]
@@ -235,13 +179,13 @@ def bytes_per_node(engine, X, y, nodes):
         used = tracemalloc.get_traced_memory()[0] - before
         tracemalloc.stop()
     del graphs
-    return used / nodes
+    return nodes, used / nodes
 
 
 def chain_works(key, depth):
     code = (
-        f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import bench; "
-        f"g = bench.ENGINES[{key!r}]().chain({depth}); assert g == 1.0, g"
+        f"import sys; sys.path[:0] = [{str(HERE)!r}, {str(HERE.parent)!r}]; import contenders; "
+        f"g = contenders.CONTENDERS[{key!r}]().chain({depth}); assert g == 1.0, g"
     )
     try:
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=600)
@@ -251,7 +195,7 @@ def chain_works(key, depth):
 
 
 def deepest_chain(key, limit):
-    """The deepest chain that works, searching powers of ten then bisecting the last gap."""
+    """(deepest chain that works, whether even `limit` worked): powers of ten, then bisection."""
     ok, depth = 0, 100
     while depth <= limit and chain_works(key, depth):
         ok, depth = depth, depth * 10
@@ -267,56 +211,176 @@ def deepest_chain(key, limit):
 # ---------------------------------------------------------------- report
 
 
-def main(argv=None):
+def ratio(times, top, bottom):
+    """Per-round ratios times[top] / times[bottom]: (median, lower quartile, upper quartile)."""
+    if top not in times or bottom not in times:
+        return None
+    rs = [a / b for a, b in zip(times[top], times[bottom])]
+    if len(rs) < 2:
+        return rs[0], rs[0], rs[0]
+    q1, _, q3 = statistics.quantiles(rs, n=4, method="inclusive")
+    return statistics.median(rs), q1, q3
+
+
+def measure(contenders, X, y, args):
+    """{key: row}: step time, ratios, nodes, bytes per node, deepest chain (None where n/a)."""
+    clock = CLOCKS[args.clock]
+    times = time_steps(contenders, X, y, args.rounds, clock, freeze=not args.no_freeze)
+    rows = {}
+    for c in contenders:
+        row = {"name": c.name, "step": statistics.median(times[c.key])}
+        # speed-ups: the baseline's time over this one's; the floor: this one's over the floor's
+        row["micrograd"] = ratio(times, "micrograd", c.key)
+        row["torch-0d"] = ratio(times, "torch-0d", c.key)
+        row["torch-batched"] = ratio(times, "torch-batched", c.key)
+        row["floor"] = ratio(times, c.key, "floor")
+        row["nodes"] = row["bytes"] = row["chain"] = None
+        if c.has_nodes:
+            row["nodes"], row["bytes"] = graph_memory(c, X, y)
+            row["memory_method"] = c.memory_method
+            if not args.no_chain:
+                row["chain"] = deepest_chain(c.key, args.chain_limit)
+        rows[c.key] = row
+    return rows
+
+
+def _x(r):
+    """A ratio for the table: '' when not measured, two significant digits below 1."""
+    if r is None:
+        return ""
+    return f"{r[0]:.2g}x" if r[0] < 1 else f"{r[0]:.1f}x"
+
+
+def table(rows):
+    mg_bytes = rows.get("micrograd", {}).get("bytes")
+    head = (f"{'engine':<22}{'step ms':>9}{'vs micrograd':>14}{'vs torch 0-d':>14}"
+            f"{'vs batched':>12}{'/ floor':>9}{'nodes':>8}{'bytes/node':>12}{'vs mg':>7}"
+            f"{'deepest chain':>15}")
+    lines = [head, "-" * len(head)]
+    for key, r in rows.items():
+        if r["nodes"] is None:
+            nodes = bpn = vs_mg = deep = "-"
+        else:
+            nodes = f"{r['nodes']:,}"
+            bpn = f"{r['bytes']:.0f}" + ("*" if r["memory_method"] == "resident size" else "")
+            vs_mg = f"{r['bytes'] / mg_bytes:.2f}x" if mg_bytes else "n/a"
+            if r["chain"] is None:
+                deep = "not run"
+            else:
+                depth, beyond = r["chain"]
+                deep = f">= {depth:,}" if beyond else f"~{depth:,}"
+        lines.append(
+            f"{r['name']:<22}{r['step'] * 1e3:>9.2f}{_x(r['micrograd']):>14}"
+            f"{_x(r['torch-0d']):>14}{_x(r['torch-batched']):>12}{_x(r['floor']):>9}"
+            f"{nodes:>8}{bpn:>12}{vs_mg:>7}{deep:>15}"
+        )
+    lines += [
+        "",
+        "vs X: X's step time / this engine's, the median of the per-round ratios (higher is",
+        "faster); / floor: this engine's step time / the hand-written floor's (lower is closer to",
+        "plain Python).",
+        "nodes: in each engine's own graph of one step (the fast engine and PyTorch make no node",
+        "for a plain-number operand such as the 1 in 1 - y*score); bytes/node: what that graph",
+        "holds, by tracemalloc, / its nodes; * by the growth of the resident size (PyTorch).",
+    ]
+    return "\n".join(lines)
+
+
+def target_lines(rows):
+    lines = []
+    for title, targets in TARGETS.items():
+        lines.append(f"targets, {title}:")
+        for what, key, base, sense, bound, aim in targets:
+            value, spread = _target_value(rows, key, base, what)
+            if value is None:
+                lines.append(f"  {what:<28} n/a ({spread})")
+                continue
+            ok = value >= bound if sense == ">=" else value <= bound
+            unit = "" if what == "bytes per node" else "x"
+            goal = f"{sense} {bound:g}{unit}" + (f" (aim {aim:g}{unit})" if aim else "")
+            verdict = "met" if ok else "NOT MET"
+            if aim is not None:
+                aimed = value >= aim if sense == ">=" else value <= aim
+                verdict += ", aim met" if aimed else ", aim not met"
+            shown = f"{value:.0f}" if unit == "" else f"{value:.2f}x"
+            lines.append(f"  {what:<28} {shown:>8}  {goal:<22} {verdict}{spread}")
+    return "\n".join(lines)
+
+
+def _target_value(rows, key, base, what):
+    """(the measured value for a target, text on its spread) or (None, why it is missing)."""
+    if key not in rows or (base is not None and base not in rows):
+        missing = [k for k in (key, base) if k is not None and k not in rows]
+        return None, f"needs {', '.join(missing)}"
+    r = rows[key]
+    if what.startswith("bytes"):
+        if base is None:
+            return r["bytes"], ""
+        return r["bytes"] / rows[base]["bytes"], ""
+    med, q1, q3 = r["floor"] if base == "floor" else r[base]
+    return med, f"  (middle half of rounds {q1:.2f}-{q3:.2f}x)"
+
+
+def main(argv=None, registry=CONTENDERS):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds (default 15)")
+    parser.add_argument("--engines", default=",".join(registry),
+                        help=f"comma-separated, from: {', '.join(registry)} (default: all)")
+    parser.add_argument("--rounds", type=int, default=21, help="interleaved rounds (default 21)")
     parser.add_argument("--points", type=int, default=100, help="moons points (default 100)")
     parser.add_argument("--chain-limit", type=int, default=1_000_000, help="deepest chain tried")
-    parser.add_argument("--engines", default=",".join(ENGINES), help="comma-separated engine keys")
-    parser.add_argument("--quick", action="store_true", help="tiny sizes, to check the script runs")
+    parser.add_argument("--no-chain", action="store_true", help="skip the deepest-chain search")
+    parser.add_argument("--no-freeze", action="store_true",
+                        help="do not gc.freeze() the imported modules before timing (see time_steps)")
+    parser.add_argument("--clock", choices=CLOCKS, default="wall",
+                        help="wall (perf_counter, default) or cpu (process_time: less noise "
+                             "from other work on a busy machine)")
+    parser.add_argument("--quick", action="store_true",
+                        help="tiny sizes (2 rounds, 10 points, chains up to 1,000): checks it runs")
     args = parser.parse_args(argv)
     if args.quick:
         args.rounds, args.points, args.chain_limit = 2, 10, 1000
+    if args.rounds < 1 or args.points < 2:
+        parser.error(f"need at least 1 round and 2 points, got {args.rounds} and {args.points}")
 
-    engines = []
-    for key in args.engines.split(","):
+    keys = args.engines.split(",")
+    if len(set(keys)) != len(keys):
+        parser.error(f"each engine may be named once, got {args.engines!r}")
+    contenders = []
+    for key in keys:
+        if key not in registry:
+            parser.error(f"unknown engine {key!r}; choose from {', '.join(registry)}")
         try:
-            engines.append(ENGINES[key]())
+            contenders.append(registry[key]())
         except ImportError as e:
             print(f"skipping {key}: {e}")
+    if not contenders:
+        raise SystemExit("no engine to benchmark")
     X, y = make_moons(args.points, noise=0.1, seed=0)
 
-    loss, _ = build_loss(engines[0], make_mlp(engines[0], seed=1), X, y)
-    nodes = count_nodes(loss) if hasattr(loss, "_prev") else None
+    try:
+        largest = check_agreement(contenders, X, y)
+    except EnginesDisagree as e:
+        raise SystemExit(f"benchmark aborted: {e}") from None
     print(f"demo step: MLP{SIZES} on {args.points} moons points, hinge + L2, backward, SGD")
-    print(f"graph of one step: {nodes:,} nodes; {args.rounds} interleaved rounds; Python {sys.version.split()[0]}\n")
+    print(f"agreement: {CHECK_STEPS} steps from the same weights, every engine matches the "
+          f"hand-written floor (largest relative difference {largest:.1e})")
+    torch = sys.modules.get("torch")
+    versions = f"Python {sys.version.split()[0]}" + (
+        f", torch {torch.__version__} ({torch.get_num_threads()} thread)" if torch else "")
+    load = os.getloadavg()
+    frozen = "imported modules NOT frozen" if args.no_freeze else "imported modules frozen"
+    print(f"{args.rounds} interleaved rounds, {args.clock} clock, {frozen}; {versions}; "
+          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n", flush=True)
 
-    times = time_steps(engines, X, y, args.rounds)
-    base = "micrograd" if "micrograd" in times else engines[0].key
-    rows = []
-    for e in engines:
-        med = statistics.median(times[e.key])
-        speed = statistics.median(b / t for b, t in zip(times[base], times[e.key]))
-        bpn = bytes_per_node(e, X, y, nodes)
-        depth, beyond = deepest_chain(e.key, args.chain_limit)
-        rows.append((e, med, speed, bpn, depth, beyond))
-    base_bpn = next(r[3] for r in rows if r[0].key == base)
-
-    header = f"{'engine':<26} {'step (ms)':>10} {'speed vs ' + base:>20} {'bytes/node':>11} {'vs ' + base:>14} {'deepest chain':>15}"
-    print(header)
-    print("-" * len(header))
-    for e, med, speed, bpn, depth, beyond in rows:
-        deep = f">= {depth:,}" if beyond else f"~{depth:,}"
-        note = f"  ({e.note})" if e.note else ""
-        print(f"{e.name:<26} {med * 1e3:>10.1f} {speed:>19.2f}x {bpn:>11.0f} {bpn / base_bpn:>13.2f}x {deep:>15}{note}")
-
-    ours = next((r for r in rows if r[0].key == "autograd"), None)
-    if ours and base == "micrograd":
-        print(
-            f"\ntargets for autograd: speed >= 1.30x micrograd: {ours[2]:.2f}x "
-            f"{'met' if ours[2] >= 1.3 else 'NOT MET'}; bytes/node <= 0.75x micrograd: "
-            f"{ours[3] / base_bpn:.2f}x {'met' if ours[3] / base_bpn <= 0.75 else 'NOT MET'}"
-        )
+    rows = measure(contenders, X, y, args)
+    print(table(rows))
+    print()
+    print(target_lines(rows))
+    load = os.getloadavg()
+    print(f"\nload average at the end (this run adds about 1): "
+          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    if args.quick:
+        print("(--quick: the sizes are too small for the targets to mean anything)")
 
 
 if __name__ == "__main__":
