@@ -58,6 +58,13 @@ def test_notebook_ends_with_summary_and_going_further(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_relative_links_point_to_existing_notebooks(path):
+    for target in re.findall(r"\]\(([^)#\s]+\.ipynb)\)", markdown(load(path))):
+        if not target.startswith("http"):
+            assert (path.parent / target).exists(), f"link to missing notebook {target}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_solutions_are_collapsed_and_follow_a_stub(path):
     nb = load(path)
     for i, cell in enumerate(nb.cells):
