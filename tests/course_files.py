@@ -1,0 +1,41 @@
+"""Helpers for the tests of the repository's own files: the README and a clean copy of the course."""
+
+import re
+import shutil
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+
+# What a fresh clone does not have: environments, caches and build output (as in .gitignore).
+NOT_IN_A_CHECKOUT = shutil.ignore_patterns(
+    ".git", ".venv", "__pycache__", "*.py[cod]", "*.egg-info", "build", "dist",
+    ".ipynb_checkpoints", ".pytest_cache", ".hypothesis", ".benchmarks",
+)
+
+
+def copy_checkout(destination):
+    """Copy the repository to `destination` as a fresh clone would hold it; return the copy's path."""
+    shutil.copytree(ROOT, destination, ignore=NOT_IN_A_CHECKOUT, symlinks=True)
+    return Path(destination)
+
+
+def fenced_blocks(text, language):
+    """The contents of every ```language block in `text`, in order."""
+    pattern = rf"^```{re.escape(language)}[ \t]*\n(.*?)^```[ \t]*$"
+    return [m.group(1) for m in re.finditer(pattern, text, flags=re.MULTILINE | re.DOTALL)]
+
+
+def readme_shell_commands():
+    """Each line of the README's ```sh blocks: the commands a learner is told to type."""
+    text = README.read_text(encoding="utf-8")
+    return [line.strip() for block in fenced_blocks(text, "sh") for line in block.splitlines()
+            if line.strip()]
+
+
+def readme_setup_command():
+    """The README's one command that sets the course up and opens it in JupyterLab."""
+    found = [c for c in readme_shell_commands()
+             if c.startswith("python3 -m venv") and "jupyter lab" in c]
+    assert len(found) == 1, f"the README should have one set-up command, found {found}"
+    return found[0]
