@@ -654,10 +654,11 @@ def test_dashboard_data_set_noise_and_width_rebuild_the_model():
         board.set_dataset("iris")
 
 
-def test_dashboard_trains_with_the_value_class_it_is_given():
-    slow = small_dashboard()
+def test_dashboard_trains_on_the_fast_engine_unless_given_another():
+    assert all(isinstance(p, FastValue) for p in small_dashboard().model.parameters())
+    slow = small_dashboard(value_class=Value)
+    assert all(type(p) is Value for p in slow.model.parameters())
     fast = small_dashboard(value_class=FastValue)
-    assert all(isinstance(p, FastValue) for p in fast.model.parameters())
     slow.run(3)
     fast.run(3)
     assert fast.losses == [pytest.approx(loss, rel=1e-9) for loss in slow.losses]
