@@ -23,6 +23,7 @@ Run:  python benchmarks/bench.py            (about two minutes)
 """
 
 import argparse
+import functools
 import gc
 import os
 import statistics
@@ -39,6 +40,7 @@ sys.path.insert(0, str(HERE.parent))
 from contenders import CONTENDERS, SIZES, build_loss  # noqa: E402
 
 from autograd.data import make_moons  # noqa: E402
+from autograd.profiling import compare  # noqa: E402
 
 TOLERANCE = 1e-9
 CHECK_STEPS = 2  # two steps, so an engine that forgets to zero its gradients is caught too
@@ -122,7 +124,8 @@ def check_agreement(contenders, X, y, tolerance=TOLERANCE, steps=CHECK_STEPS):
 
 
 def time_steps(contenders, X, y, rounds, clock=time.perf_counter, freeze=True):
-    """{key: [seconds of one step, per round]}: interleaved, the order rotating each round.
+    """{key: [seconds of one step, per round]}: interleaved by `autograd.profiling.compare`
+    (the order rotating each round, garbage collected before each run, outside the timing).
 
     `freeze=False` leaves every imported module's objects to the collector, as in a notebook
     kernel: then each full collection of an engine that triggers them also walks what other
@@ -133,7 +136,6 @@ def time_steps(contenders, X, y, rounds, clock=time.perf_counter, freeze=True):
     for c in contenders:  # warm up: the interpreter specialises code on its first runs
         for _ in range(2):
             c.step(models[c.key], data[c.key])
-    times = {c.key: [] for c in contenders}
     # Objects that exist before timing (imported modules, above all PyTorch's) would otherwise
     # be walked by every full garbage collection and slow each engine in proportion to what
     # *other* libraries imported; freezing them leaves each step paying for its own objects.
@@ -141,16 +143,10 @@ def time_steps(contenders, X, y, rounds, clock=time.perf_counter, freeze=True):
     if freeze:
         gc.freeze()
     try:
-        for r in range(rounds):
-            k = r % len(contenders)
-            for c in contenders[k:] + contenders[:k]:
-                gc.collect()
-                t0 = clock()
-                c.step(models[c.key], data[c.key])
-                times[c.key].append(clock() - t0)
+        steps = {c.key: functools.partial(c.step, models[c.key], data[c.key]) for c in contenders}
+        return compare(steps, rounds, warmup=False, clock=clock).runs
     finally:
         gc.unfreeze()
-    return times
 
 
 def resident_bytes():

@@ -138,28 +138,31 @@ class Engine:
         return x.grad
 
 
-class Micrograd(Engine):
+class ValueEngine(Engine):
+    """An engine whose scalars are the `Value` class of one module, imported when first used."""
+
+    module = "?"
+
+    def __init__(self):
+        self.V = importlib.import_module(self.module).Value
+
+
+class Micrograd(ValueEngine):
     name = "micrograd 0.1.0"
     key = "micrograd"
-
-    def __init__(self):
-        self.V = importlib.import_module("micrograd.engine").Value
+    module = "micrograd.engine"
 
 
-class Reference(Engine):
+class Reference(ValueEngine):
     name = "autograd.engine"
     key = "autograd"
-
-    def __init__(self):
-        self.V = importlib.import_module("autograd.engine").Value
+    module = "autograd.engine"
 
 
-class Fast(Engine):
+class Fast(ValueEngine):
     name = "autograd.fast"
     key = "fast"
-
-    def __init__(self):
-        self.V = importlib.import_module("autograd.fast").Value
+    module = "autograd.fast"
 
 
 class TorchScalars(Engine):

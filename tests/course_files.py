@@ -39,3 +39,9 @@ def readme_setup_command():
              if c.startswith("python3 -m venv") and "jupyter lab" in c]
     assert len(found) == 1, f"the README should have one set-up command, found {found}"
     return found[0]
+
+
+def requires_python():
+    """The package's `requires-python` specifier, as pyproject.toml states it (e.g. ">=3.10")."""
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    return re.search(r'^requires-python\s*=\s*"([^"]+)"', pyproject, re.MULTILINE).group(1)

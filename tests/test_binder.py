@@ -16,7 +16,7 @@ import sys
 
 import pytest
 from conftest import skip_or_fail
-from course_files import ROOT, copy_checkout
+from course_files import ROOT, copy_checkout, requires_python
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
@@ -67,8 +67,7 @@ def test_runtime_is_a_python_the_package_supports():
     runtime = (BINDER / "runtime.txt").read_text(encoding="utf-8").strip()
     match = re.fullmatch(r"python-(3\.\d+)", runtime)
     assert match, f"runtime.txt should read python-3.X, not {runtime!r}"
-    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    requires = re.search(r'^requires-python\s*=\s*"([^"]+)"', pyproject, re.MULTILINE).group(1)
+    requires = requires_python()
     assert match.group(1) in SpecifierSet(requires), f"{runtime} is outside requires-python {requires}"
 
 

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from autograd import Value
-from autograd.checks import ch10
+from autograd.checks import ch10, reverse_topological_order
 
 
 def messages(report):
@@ -20,20 +20,17 @@ def results_by_name(report):
 # --------------------------------------------------------------------- classes for the tests
 
 
-def topological_order(root):
-    """Every node root depends on, each after its inputs (an explicit stack, no recursion)."""
-    order, visited, stack = [], {id(root)}, [(root, iter(root._prev))]
-    while stack:
-        node, inputs = stack[-1]
-        for child in inputs:
-            if id(child) not in visited:
-                visited.add(id(child))
-                stack.append((child, iter(child._prev)))
-                break
-        else:
-            stack.pop()
-            order.append(node)
-    return order
+def pass_back(root, order):
+    """Chapter 10's backward pass over `order` (each node before its inputs): reset, seed, add."""
+    for node in order:
+        if node._a is not None:
+            node.grad = 0.0
+    root.grad = 1.0
+    for node in order:
+        if node._a is not None:
+            node._a.grad += node._da * node.grad
+        if node._b is not None:
+            node._b.grad += node._db * node.grad
 
 
 class Flat:
@@ -69,16 +66,7 @@ class Flat:
         return type(self)(e, "exp", self, e)
 
     def backward(self):
-        topo = topological_order(self)
-        for node in topo:
-            if node._a is not None:
-                node.grad = 0.0
-        self.grad = 1.0
-        for node in reversed(topo):
-            if node._a is not None:
-                node._a.grad += node._da * node.grad
-            if node._b is not None:
-                node._b.grad += node._db * node.grad
+        pass_back(self, reverse_topological_order(self))
 
 
 def flat_with(**methods):
@@ -303,9 +291,8 @@ def test_checkpoint_catches_a_wrong_relu_slope():
 
 def test_checkpoint_catches_gradients_that_overwrite_instead_of_adding():
     def backward(self):
-        topo = topological_order(self)
         self.grad = 1.0
-        for node in reversed(topo):
+        for node in reverse_topological_order(self):
             if node._a is not None:
                 node._a.grad = node._da * node.grad
             if node._b is not None:
@@ -339,15 +326,7 @@ def test_checkpoint_catches_a_recursive_sort_on_a_deep_chain():
                 topo.append(v)
 
         build(self)
-        for node in topo:
-            if node._a is not None:
-                node.grad = 0.0
-        self.grad = 1.0
-        for node in reversed(topo):
-            if node._a is not None:
-                node._a.grad += node._da * node.grad
-            if node._b is not None:
-                node._b.grad += node._db * node.grad
+        pass_back(self, topo[::-1])
 
     report = ch10.checkpoint(flat_with(backward=backward))
     deep = f"backward() works on a chain {ch10.DEPTH:,} nodes deep at the default recursion limit"
@@ -362,5 +341,5 @@ def test_random_programs_use_every_input(seed):
     # each input must reach the output, or the checkpoint would compare gradients of 0 with 0
     inputs, steps = ch10.random_program(seed)
     leaves, out = ch10.run_program(Value, inputs, steps)
-    reached = {id(v) for v in topological_order(out)}
+    reached = {id(v) for v in reverse_topological_order(out)}
     assert all(id(leaf) in reached for leaf in leaves)

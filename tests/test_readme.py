@@ -16,7 +16,7 @@ from urllib.parse import quote
 import nbformat
 import pytest
 from conftest import skip_or_fail
-from course_files import README, ROOT, fenced_blocks, readme_shell_commands
+from course_files import README, ROOT, fenced_blocks, readme_shell_commands, requires_python
 
 REPOSITORY = "autograd-from-scratch/autograd-from-scratch"  # on GitHub, as Binder names it
 BADGE_IMAGE = "https://mybinder.org/badge_logo.svg"
@@ -120,8 +120,7 @@ def test_set_up_command_opens_a_notebook_that_exists():
 
 
 def test_supported_pythons_start_where_the_package_requires():
-    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    minimum = re.search(r'^requires-python\s*=\s*">=(3\.\d+)"', pyproject, re.MULTILINE).group(1)
+    minimum = re.fullmatch(r">=(3\.\d+)", requires_python()).group(1)
     stated = re.search(r"^Python (3\.\d+), [^\n]*$", readme(), re.MULTILINE)
     assert stated, "the README states the supported Python versions"
     assert stated.group(1) == minimum
