@@ -235,3 +235,18 @@ def test_readme_states_the_licences_of_code_and_prose():
     assert "[MIT licence](LICENSE)" in text
     assert "CC BY 4.0" in text and "https://creativecommons.org/licenses/by/4.0/" in text
     assert "[CONTRIBUTING.md](CONTRIBUTING.md)" in text and (ROOT / "CONTRIBUTING.md").is_file()
+
+
+def test_troubleshooting_quotes_what_jupyterlab_says_to_root_and_the_fix(tmp_path):
+    # Run as root (containers, CI), JupyterLab refuses to start; the README must quote the
+    # message the learner sees and give the flag that it asks for.
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip("JupyterLab refuses only root; this test runs as root (as CI does)")
+    jupyter = os.path.join(os.path.dirname(sys.executable), "jupyter")
+    done = subprocess.run([jupyter, "lab", "--no-browser", "--port", "0"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    said = re.search(r"Running as root is not recommended\. Use (--\S+) to bypass\.",
+                     done.stdout + done.stderr)
+    assert said, (done.stdout + done.stderr)[-2000:]
+    assert said.group(0) in " ".join(readme().split()), "the README quotes JupyterLab's words"
+    assert f"jupyter lab {said.group(1)} notebooks/00_start_here.ipynb" in readme()
