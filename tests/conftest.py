@@ -32,3 +32,13 @@ def require_module(name):
     except ImportError:
         hint = "pip install -r requirements-torch.txt" if name == "torch" else f"pip install {name}"
         skip_or_fail(f"{name} is not installed ({hint})")
+
+
+@pytest.fixture(autouse=True)
+def fresh_answers():
+    """Each test starts as a fresh kernel does: no exercise checked, no wrong tries counted."""
+    from autograd.checks.exercise import forget_answers
+
+    forget_answers()
+    yield
+    forget_answers()

@@ -294,3 +294,10 @@ def test_explorers_work_in_jupyterlab(jupyter_lab, tmp_path):
     errors = [output for cell in code for output in cell["outputs"]
               if output["output_type"] == "error"]
     assert errors == [], errors
+
+    # `%%solution` cells in a real kernel: a correct answer is kept, a missing one is filled in.
+    said = ["".join(output.get("text", "")) for cell in code if "solution" in
+            cell["metadata"].get("tags", []) for output in cell["outputs"]]
+    assert len(said) == 2, said
+    assert "passed its check, so this solution did not run" in said[0]
+    assert "Not answered yet, so this solution ran" in said[1]

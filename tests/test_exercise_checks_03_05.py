@@ -1,7 +1,18 @@
 """The exercise checks of chapters 03-05 explain an unfinished or wrong attempt in words."""
+import json
+import linecache
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 from autograd.checks import ch03, ch04, ch05, checkpoint
+from autograd.checks.exercise import forget_answers
 from autograd.engine import Value as EngineValue
 from autograd.stages import add_to_class, stage
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def result(report, words):
@@ -10,45 +21,200 @@ def result(report, words):
     return found[0]
 
 
-def test_chapter_three_exercise_stub_that_returns_none_is_named_not_crashed():
+def test_chapter_three_untouched_stub_is_not_answered_yet_not_a_bug():
     V = stage(3)
 
     @add_to_class(V)
     def __sub__(self, other):
-        ...
+        ...  # replace ... with one line built from + and unary -
+
+    report = ch03.check_sub(V)
+    assert not report.passed and "not answered yet" in str(report)
+    assert "AttributeError" not in str(report) and "return" not in report.results[0].message
+
+
+def test_chapter_three_method_without_return_is_named_not_crashed():
+    V = stage(3)
+
+    @add_to_class(V)
+    def __sub__(self, other):
+        self + (-other)
 
     message = str(ch03.check_sub(V))
-    assert "`a - b` gave None, not a Value" in message and "return out" in message
+    assert "`a - b` gave None, not a Value" in message and "no `return`" in message
     assert "AttributeError" not in message
 
     W = stage(3)
 
     @add_to_class(W)
     def __pow__(self, other):
-        ...
+        out = self.__class__(self.data**other, (self,), f"**{other}")
+        out._backward = lambda: None
 
     assert "`a ** 2` gave None" in str(ch03.check_pow(W))
 
 
 def test_unanswered_predictions_do_not_give_the_answer_away():
     report = ch03.check_diamond_prediction(None)
-    assert not report.passed and "no prediction yet" in str(report) and "14" not in str(report).split("\n", 2)[-1]
+    assert not report.passed and "not answered yet" in str(report) and "14" not in str(report).split("\n", 2)[-1]
     report = ch04.check_tanh_slope_prediction(None, None)
-    assert not report.passed and len(report.results) == 2
+    assert not report.passed and "not answered yet" in str(report)
     assert "0.0099" not in str(report) and "0.00986" not in str(report)
     report = ch04.check_tanh_slope_prediction(1.0, None)
     assert report.results[0].passed and not report.results[1].passed
+    assert "no prediction yet for tanh'(3)" in report.results[1].message
+    assert "0.0099" not in str(report) and "0.00986" not in str(report)
     assert ch04.check_tanh_slope_prediction(1, 0.0099).passed
 
 
-def test_chapter_four_sigmoid_stub_that_returns_none_is_named():
+def test_chapter_four_sigmoid_stub_is_not_answered_and_a_missing_return_is_named():
     V = stage(4)
 
     @add_to_class(V)
     def sigmoid(self):
-        ...
+        ...  # replace ...: s, out, a _backward with local derivative s·(1 − s), return out
 
-    assert "`Value(-3).sigmoid()` gave None, not a Value" in str(ch04.check_sigmoid(V))
+    report = ch04.check_sigmoid(V)
+    assert not report.passed and "not answered yet" in str(report)
+    assert "gave None" not in str(report)
+
+    W = stage(4)
+
+    @add_to_class(W)
+    def sigmoid(self):  # noqa: F811
+        s = 1 / (1 + math.exp(-self.data))
+        out = W(s, (self,), "sigmoid")
+        out._backward = lambda: None
+
+    message = str(ch04.check_sigmoid(W))
+    assert "`Value(-3).sigmoid()` gave None, not a Value" in message and "no `return`" in message
+
+
+# The learner's sigmoid, with one piece of it replaced (the mistakes of tests/mistakes/ch04.py).
+SIGMOID = """
+def sigmoid(self):
+    s = 1 / (1 + math.exp(-self.data))
+    out = Value(s, (self,), "sigmoid")
+
+    def _backward():
+        self.grad += s * (1 - s) * out.grad
+
+    out._backward = _backward
+    return out
+"""
+
+
+def with_sigmoid(old="", new=""):
+    """Chapter 4's class with the learner's `sigmoid`, `old` replaced by `new` in it."""
+    V = stage(4)
+    source = SIGMOID.replace(old, new)
+    assert old in SIGMOID
+    filename = f"<sigmoid {old!r} {new!r}>"  # inspect finds the source: it is not a stub
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"Value": V, "math": math}
+    exec(compile(source, filename, "exec"), namespace)
+    V.sigmoid = namespace["sigmoid"]
+    return V
+
+
+def test_chapter_four_sigmoid_without_upstream_gradient_or_with_assignment_fails_and_says_so():
+    # issue 10: leaving out `* out.grad` in sigmoid passed the exercise and the checkpoint,
+    # 10 of 10; so did `=` for `+=`
+    assert ch04.check_sigmoid(with_sigmoid()).passed
+    for old, new, words in (
+        ("s * (1 - s) * out.grad", "s * (1 - s)", "multiply it by the gradient arriving from "
+                                                  "above, `* out.grad`"),
+        ("self.grad +=", "self.grad =", "the closure assigned with `=` instead of adding with "
+                                        "`+=`"),
+    ):
+        V = with_sigmoid(old, new)
+        message = result(ch04.check_sigmoid(V), "values and gradients").message
+        assert "upstream gradient y.grad = 2.5" in message and words in message
+        report = checkpoint(4, V)
+        assert not report.passed and words in result(report, "sigmoid: values").message
+    report = checkpoint(4, with_sigmoid("s * (1 - s) * out.grad", "s * (1 - s)"))
+    assert "`=` instead of `+=`" not in str(report)  # the numbers show a missing factor only
+
+
+def test_chapter_four_names_assignment_only_when_the_numbers_show_it():
+    # issue 10, item 4: "did _backward use = instead of +=?" was said of any wrong tanh
+    def tanh_one_minus_t(self):
+        t = math.tanh(self.data)
+        out = Value(t, (self,), "tanh")  # noqa: F821  (the stage's own Value)
+
+        def _backward():
+            self.grad += (1 - t) * out.grad
+
+        out._backward = _backward
+        return out
+
+    report = checkpoint(4, stage(4, tanh=tanh_one_minus_t))
+    message = result(report, "each activation adds").message
+    assert "`=`" not in message and "+=" not in message
+    assert "tanh'(3) = 0.00986604, which is 1 − tanh²(x)" in message
+    assert "1 − tanh(x), without the square" in result(report, "tanh: values").message
+
+    def tanh_assigned(self):
+        t = math.tanh(self.data)
+        out = Value(t, (self,), "tanh")  # noqa: F821
+
+        def _backward():
+            self.grad = (1 - t**2) * out.grad
+
+        out._backward = _backward
+        return out
+
+    report = checkpoint(4, stage(4, tanh=tanh_assigned))
+    assert "assigned with `=` instead of adding with `+=`" in \
+        result(report, "each activation adds").message
+    assert "`=` instead of adding with `+=`" in result(report, "tanh: values").message
+
+
+def test_chapter_four_sigmoid_catalogue_of_wrong_derivatives_and_nodes():
+    for old, new, words in (
+        ("s * (1 - s) * out.grad", "s * out.grad", "σ(x) alone: the factor (1 − σ(x)) is missing"),
+        ("s * (1 - s) * out.grad", "(1 - s) * out.grad", "1 − σ(x) alone"),
+        ("s * (1 - s) * out.grad", "(1 - s**2) * out.grad", "tanh's rule"),
+        ("    out._backward = _backward\n", "", "passed nothing back to x"),
+        ('(s, (self,), "sigmoid")', "(s)", "has no input"),
+        ("math.exp(-self.data)", "math.exp(self.data)", "σ(−x)"),
+    ):
+        message = str(ch04.check_sigmoid(with_sigmoid(old, new)))
+        assert words in message, message
+        assert "Value(data=" not in message
+
+
+def test_chapter_four_sigmoid_in_the_overflowing_form_is_right():
+    # e^x / (1 + e^x) overflows for x near 710, but it is the sigmoid: the exercise accepts it
+    V = with_sigmoid("1 / (1 + math.exp(-self.data))",
+                     "math.exp(self.data) / (1 + math.exp(self.data))")
+    assert ch04.check_sigmoid(V).passed
+
+
+def test_chapter_four_slope_prediction_hints_first_then_answers_each_number_rounded():
+    first = ch04.check_tanh_slope_prediction(0, 0.995)
+    assert "tanh(0) itself, the value" in first.results[0].message
+    assert "tanh(3) itself, the value" in first.results[1].message
+    assert "0.0099" not in str(first) and "It is 1" not in str(first)
+    second = ch04.check_tanh_slope_prediction(1, 0.99)  # tanh'(0) fixed; tanh'(3) wrong again
+    assert second.results[0].passed
+    assert "It is about 0.0099" in second.results[1].message
+    assert "0.00986603" not in str(second)  # the rough number the question asked for
+    forget_answers()
+    # a number wrong for the first time is hinted at, even on the exercise's second wrong try
+    ch04.check_tanh_slope_prediction(1, 0.5)
+    third = ch04.check_tanh_slope_prediction(0.25, 0.5)
+    assert "the sigmoid's slope at 0" in third.results[0].message
+    assert "It is 1" not in third.results[0].message
+    assert "It is about 0.0099" in third.results[1].message
+    forget_answers()
+    # a learner's number is printed as a person writes it
+    report = ch04.check_tanh_slope_prediction(1, 1 - 0.99**2)
+    assert "0.0199 is not tanh'(3)" in report.results[1].message
+    # a rough number is fine: within 15%
+    for rough in (0.01, 0.0099, 1 - 0.995**2, 0.0085, 0.011):
+        assert ch04.check_tanh_slope_prediction(1, rough).passed, rough
+    assert not ch04.check_tanh_slope_prediction(1, 0.005).passed
 
 
 def backward_without_reset(self):
@@ -93,10 +259,190 @@ def test_order_prediction_exercise():
     assert ch05.check_order_prediction(["a", "b", "e", "c", "d", "f", "L"], L).passed
     report = ch05.check_order_prediction(["f", "a", "b", "e", "c", "d", "L"], L)
     assert result(report, "every value once").passed  # valid, but not the depth-first order
-    assert "at position 0 you wrote 'f', where the sort lists 'a'" in \
-        result(report, "very order").message
+    message = result(report, "very order").message
+    assert "not the one this search gives: yours parts from it at position 0, 'f'" in message
+    assert "'a', 'b', 'e'" not in message  # a hint first, not the answer
     report = ch05.check_order_prediction(["a", "e", "b", "c", "d", "f", "L"], L)
-    assert "you listed 'e' before 'b'" in result(report, "every value once").message
-    assert "no prediction yet" in str(ch05.check_order_prediction([], L))
+    message = result(report, "every value once").message
+    assert "you listed 'e' before 'b'" in message
+    assert "The sort lists ['a', 'b', 'e', 'c', 'd', 'f', 'L']" in message  # the second try
+    forget_answers()
+    assert "not answered yet" in str(ch05.check_order_prediction([], L))
+    assert "not answered yet" in str(ch05.check_order_prediction(None, L))
     assert "no value labelled 'x'" in str(ch05.check_order_prediction(["x"], L))
-    assert "leaves out 'L'" in str(ch05.check_order_prediction(["a", "b", "e", "c", "d", "f"], L))
+    assert "its labels are L, a, b, c, d, e, f" in str(ch05.check_order_prediction(["x"], L))
+
+
+def test_order_prediction_names_the_orders_people_give():
+    L = L_graph()
+    for order, words in (
+        (["L", "f", "d", "c", "e", "b", "a"], "the order `backward()` runs the closures in"),
+        (["L", "d", "e", "a", "b", "c", "f"], "when the search first reaches it"),
+        (["f", "c", "b", "a", "e", "d", "L"], "from right to left"),
+        (["a", "b", "c", "f", "e", "d", "L"], "all the leaves first"),
+        (["b", "a", "c", "e", "f", "d", "L"], "breadth-first search from the output"),
+    ):
+        forget_answers()
+        report = ch05.check_order_prediction(order, L)
+        assert not report.passed and words in str(report), str(report)
+        assert "'a', 'b', 'e', 'c'" not in str(report)
+
+
+def test_order_prediction_does_not_call_a_missing_output_a_leaf():
+    # issue 10, item 4: "your list leaves out 'L': ... leaves too"
+    L = L_graph()
+    message = str(ch05.check_order_prediction(["a", "b", "e", "c", "d", "f"], L))
+    assert "misses 'L', the output itself" in message and "leaves too" not in message
+    forget_answers()
+    message = str(ch05.check_order_prediction(["e", "d", "L"], L))
+    assert "misses the leaves 'a', 'b', 'c', 'f'" in message
+
+
+def sort_without_break(root):
+    order, visited, stack = [], {root}, [(root, iter(root._prev))]
+    while stack:
+        node, inputs = stack[-1]
+        for child in inputs:
+            if child not in visited:
+                visited.add(child)
+                stack.append((child, iter(child._prev)))
+        else:
+            stack.pop()
+            order.append(node)
+    return order
+
+
+def sort_pushing_all_inputs(root):
+    order, visited, stack = [], {root}, [(root, iter(root._prev))]
+    while stack:
+        node, inputs = stack[-1]
+        pushed = False
+        for child in inputs:
+            if child not in visited:
+                visited.add(child)
+                stack.append((child, iter(child._prev)))
+                pushed = True
+        if not pushed:
+            stack.pop()
+            order.append(node)
+    return order
+
+
+def sort_of_children_only(root):
+    order, visited, stack = [], {root}, [(root, iter(root._prev))]
+    while stack:
+        node, inputs = stack.pop()
+        for child in inputs:
+            if child not in visited:
+                visited.add(child)
+                stack.append((child, iter(child._prev)))
+                order.append(child)
+    return order
+
+
+def test_sort_messages_name_nodes_by_label_and_the_bug():
+    # issue 10, item 4: messages showed `Value(data=0.0000, grad=0.0000)` for every node
+    for sort, words in (
+        (sort_without_break, "`break` right after pushing an input"),
+        (sort_pushing_all_inputs, "pushes all of a node's unvisited inputs at once"),
+        (sort_of_children_only, "never listed the root, n17, itself"),
+    ):
+        message = result(ch05.check_topological_sort(sort, stage(5)), "random graphs").message
+        assert "Value(data=" not in message, message
+        assert words in message, message
+        assert f"`{sort.__name__}` on random graph 0" in message and "(root n17)" in message
+    message = result(ch05.check_topological_sort(sort_pushing_all_inputs, stage(5)),
+                     "random graphs").message
+    assert "on random graph 0, operands swapped (root n17) returned [x2, x1, n4, n5, " in message
+    # a missing root is not called a leaf, nor a node that `_prev` did not lead to
+    assert "follow `_prev`" not in result(
+        ch05.check_topological_sort(sort_of_children_only, stage(5)), "random graphs").message
+
+
+def test_sort_exercise_passes_any_right_order_however_it_was_found():
+    def right_to_left(root):  # the depth-first search, each node's inputs taken backwards
+        order, visited, stack = [], {id(root)}, [(root, iter(root._prev[::-1]))]
+        while stack:
+            node, inputs = stack[-1]
+            for child in inputs:
+                if id(child) not in visited:
+                    visited.add(id(child))
+                    stack.append((child, iter(child._prev[::-1])))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+        return order
+
+    def kahn(root):  # leaves first: count each node's unlisted inputs
+        nodes, stack = {id(root): root}, [root]
+        while stack:
+            for child in stack.pop()._prev:
+                if id(child) not in nodes:
+                    nodes[id(child)] = child
+                    stack.append(child)
+        waiting = {key: len({id(c) for c in node._prev}) for key, node in nodes.items()}
+        users = {key: [] for key in nodes}
+        for node in nodes.values():
+            for key in {id(c) for c in node._prev}:
+                users[key].append(node)
+        ready = [node for key, node in nodes.items() if waiting[key] == 0]
+        order = []
+        while ready:
+            node = ready.pop()
+            order.append(node)
+            for user in users[id(node)]:
+                waiting[id(user)] -= 1
+                if waiting[id(user)] == 0:
+                    ready.append(user)
+        return order
+
+    for sort in (right_to_left, kahn):
+        report = ch05.check_topological_sort(sort, stage(5))
+        assert report.passed, str(report)
+
+
+def test_sort_stub_is_not_answered_yet():
+    namespace = {}
+    source = ("def iterative_topological_order(root):\n    order = []\n"
+              "    ...  # replace ...: while the stack is not empty\n    return order\n")
+    linecache.cache["<sort stub>"] = (len(source), None, source.splitlines(True), "<sort stub>")
+    exec(compile(source, "<sort stub>", "exec"), namespace)
+    report = ch05.check_topological_sort(namespace["iterative_topological_order"], stage(5))
+    assert not report.passed and "not answered yet" in str(report)
+
+
+STEPPERS_AFTER_RUN_ALL = """
+import json, sys
+from IPython.core.interactiveshell import InteractiveShell
+from autograd.widgets import BackwardStepper
+notebook = json.load(open(sys.argv[1], encoding="utf-8"))
+shell = InteractiveShell.instance()
+shown = []
+for cell in notebook["cells"]:
+    if cell["cell_type"] != "code":
+        continue
+    source = "".join(cell["source"])
+    result = shell.run_cell(source, silent=True)
+    tags = cell.get("metadata", {}).get("tags", [])
+    assert result.success or "raises-exception" in tags, source
+    last = source.strip().splitlines()[-1].strip()
+    value = shell.user_ns.get(last) if last.isidentifier() else None
+    if isinstance(value, BackwardStepper):  # the cell shows this stepper
+        shown.append((last, value))
+print(json.dumps([(name, stepper.position) for name, stepper in shown]))
+"""
+
+
+def test_chapter_five_steppers_start_at_step_zero_after_run_all(tmp_path):
+    # issue 10, item 4: cells that drove a stepper from code left the one shown at its last step
+    script = tmp_path / "steppers.py"
+    script.write_text(STEPPERS_AFTER_RUN_ALL)
+    notebook = ROOT / "notebooks" / "05_topological_sort.ipynb"
+    done = subprocess.run([sys.executable, str(script), str(notebook)], cwd=notebook.parent,
+                          capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, MPLBACKEND="Agg"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    shown = json.loads(done.stdout.strip().splitlines()[-1])
+    assert [name for name, _ in shown] == ["wrong", "stepper"]
+    assert all(position == 0 for _, position in shown), shown

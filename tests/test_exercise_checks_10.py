@@ -1,12 +1,15 @@
 """The checks of chapter 10 accept what the chapter asks for and explain, in words, what is
 wrong with the rest: the cycle path, the object predictions, `exp` without a closure, and the
-checkpoint on a FlatValue-like class."""
+checkpoint on a FlatValue-like class (which also lists the chapter's three exercises)."""
+import gc
 import math
+import sys
 
 import pytest
 
 from autograd import Value
 from autograd.checks import ch10, reverse_topological_order
+from autograd.checks.exercise import answers_for, solution
 
 
 def messages(report):
@@ -98,6 +101,32 @@ def _nothing():
     pass
 
 
+class Plain:
+    """Chapter 10's YourValue: no __slots__, closures that use self, other and out."""
+
+    def __init__(self, data, children=()):
+        self.data, self.grad, self._prev = data, 0.0, tuple(children)
+        self._backward = _nothing
+
+    def __mul__(self, other):
+        out = Plain(self.data * other.data, (self, other))
+
+        def _backward():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+
+        out._backward = _backward
+        return out
+
+
+def the_ring(out):
+    """out, its _backward, that function's closure, the cell that holds out: the cycle."""
+    function = out._backward
+    closure = function.__closure__
+    cell = next(c for c in closure if c.cell_contents is out)
+    return function, closure, cell
+
+
 class TupleOnly:
     """A node that keeps only a tuple of its inputs: two tracked objects per product."""
 
@@ -133,11 +162,68 @@ def test_a_path_through_the_cell_that_holds_an_input_is_told_which_link_breaks()
     assert "`path[3]` (a cell) does not hold `path[4]`" in messages(report)
 
 
-def test_the_unchanged_stub_is_asked_to_come_back_to_out():
+def test_the_unchanged_stub_is_not_answered_yet():
     out = Value(1.0) * Value(2.0)
     report = ch10.check_cycle_path([out], out)
+    assert not report.passed and "not answered yet" in str(report)
+    assert "Traceback" not in str(report)
+
+
+def test_a_path_that_stops_before_out_is_asked_to_come_back_to_out():
+    out = Value(1.0) * Value(2.0)
+    function, closure, cell = the_ring(out)
+    report = ch10.check_cycle_path([out, function, closure, cell], out)
     assert not report.passed and "end where it started" in messages(report)
-    assert "Traceback" not in messages(report)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11),
+                    reason="before 3.11 every instance keeps its attributes in a dict of its own")
+def test_the_cycle_check_never_reports_a_dict_it_created_itself():
+    # issue 10, item 4: the check used to ask the node for `vars()`, which on Python 3.11+
+    # creates the node's __dict__; the message then listed that dict among what `out` holds
+    # ("`gc.get_referents(path[0])` lists only: dict, type"), and so did every later look.
+    out = Plain(2.0) * Plain(-3.0)
+    before = sorted(type(r).__name__ for r in gc.get_referents(out))
+    assert "dict" not in before
+    function, closure, cell = the_ring(out)
+    for wrong in ([out, closure, out], [out, function, cell, out],
+                  [out, Plain(1.0), out], [out, function, closure, cell, function, out]):
+        report = ch10.check_cycle_path(wrong, out)
+        assert not report.passed
+        assert "dict" not in messages(report), messages(report)
+        assert sorted(type(r).__name__ for r in gc.get_referents(out)) == before
+
+
+def test_a_node_whose_attributes_sit_in_a_dict_still_passes_the_path_through_its_function():
+    # Python 3.10 (or 3.11+ once someone asked for __dict__): out -> dict -> function
+    out = Plain(2.0) * Plain(-3.0)
+    vars(out)  # make the dictionary, as 3.10 always has it
+    assert ch10.check_cycle_path([out, *the_ring(out), out], out).passed
+
+
+def test_a_missing_link_is_named_with_the_object_that_goes_between():
+    out = Plain(2.0) * Plain(-3.0)
+    function, closure, cell = the_ring(out)
+    message = messages(ch10.check_cycle_path([out, function, cell, out], out))
+    assert "a link is missing" in message and "a tuple" in message
+    message = messages(ch10.check_cycle_path([out, closure, cell, out], out))
+    assert "a link is missing" in message and "a function" in message
+
+
+def test_a_path_in_the_wrong_order_is_told_so():
+    out = Plain(2.0) * Plain(-3.0)
+    function, closure, cell = the_ring(out)
+    message = messages(ch10.check_cycle_path([out, closure, function, cell, out], out))
+    assert "the order is wrong" in message
+    backwards = messages(ch10.check_cycle_path([out, cell, closure, function, out], out))
+    assert "points the wrong way" in backwards and "Reverse that order" in backwards
+
+
+def test_a_path_through_an_unrelated_object_lists_what_the_holder_holds():
+    out = Plain(2.0) * Plain(-3.0)
+    message = messages(ch10.check_cycle_path([out, Plain(1.0), out], out))
+    assert "`path[0]` (a Plain) does not hold `path[1]` (a Plain)" in message
+    assert "function" in message and "tuple" in message
 
 
 def test_a_path_that_does_not_start_at_out_or_is_not_a_list_is_told_so():
@@ -162,12 +248,22 @@ def test_right_predictions_pass():
     assert ch10.check_object_predictions({Closures: 7, TupleOnly: 2}).passed
 
 
-def test_a_wrong_prediction_is_shown_the_measured_count_and_its_parts():
+def test_a_wrong_prediction_gets_a_hint_first_then_the_measured_count_and_its_parts():
+    first = messages(ch10.check_object_predictions({TupleOnly: 3}))
+    assert "3 is not it" in first and "2" not in first and "Try again" in first
     report = ch10.check_object_predictions({TupleOnly: 3})
     assert not report.passed
     message = messages(report)
     assert "you predicted 3" in message and "makes 2" in message
     assert "1 TupleOnly" in message and "1 tuple" in message
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="on 3.10 the dictionary is an object")
+def test_counting_an_attribute_dictionary_on_a_recent_python_gets_the_hint_about_it():
+    count, _ = ch10.count_made_by_product(Plain)
+    assert count == 7  # no dictionary object: node, tuple, function, closure, three cells
+    message = messages(ch10.check_object_predictions({Plain: 8}))
+    assert "no attribute dictionary to count" in message
 
 
 def test_counting_one_cell_instead_of_three_gets_the_hint_about_cells():
@@ -182,9 +278,11 @@ def test_expecting_slots_to_remove_objects_gets_the_hint_about_slots():
 
 def test_unanswered_predictions_do_not_give_the_count_away():
     report = ch10.check_object_predictions({Closures: None, TupleOnly: None})
-    assert [r.passed for r in report.results] == [False, False]
-    assert all("no prediction yet" in r.message for r in report.results)
+    assert not report.passed and "not answered yet" in str(report)
     assert "7" not in messages(report) and "2" not in messages(report)
+    half = ch10.check_object_predictions({Closures: 7, TupleOnly: None})
+    assert not half.passed and "`TupleOnly`: no prediction yet" in messages(half)
+    assert "Closures" not in messages(half)
 
 
 def test_predictions_that_are_not_a_dict_or_not_numbers_are_told_so():
@@ -200,13 +298,64 @@ def test_a_correct_flat_exp_passes_every_check():
     assert report.passed and len(report.results) == 4
 
 
-def test_the_unchanged_stub_gets_one_plain_message():
+def test_the_unchanged_stub_is_not_answered_yet():
     def exp(self):
-        ...
+        ...  # return a new FlatValue: data e^x, one input (self), and d(out)/d(self)
 
     report = ch10.check_flat_exp(flat_with(exp=exp))
     assert not report.passed and len(report.results) == 1
-    assert "gave None" in messages(report) and "`return`" in messages(report)
+    assert "not answered yet" in str(report) and "gave None" not in str(report)
+
+
+def test_exp_without_return_is_named_once():
+    def exp(self):
+        e = math.exp(self.data)
+        type(self)(e, "exp", self, e)
+
+    report = ch10.check_flat_exp(flat_with(exp=exp))
+    assert [r.passed for r in report.results] == [False] * 4
+    assert "gave None" in report.results[0].message
+    assert "no `return`" in report.results[0].message
+    assert all("see the first line" in r.message for r in report.results[1:])
+
+
+@pytest.mark.parametrize("local, words", [
+    (lambda x: x, "that is x, the input's data"),
+    (lambda x: x * math.exp(x - 1), "the power rule"),
+    (lambda x: math.exp(math.exp(x)), "exp taken twice"),
+    (lambda x: 0.0, "no gradient reached x"),
+])
+def test_exp_with_a_wrong_local_derivative_is_told_which(local, words):
+    def exp(self):
+        return type(self)(math.exp(self.data), "exp", self, local(self.data))
+
+    message = messages(ch10.check_flat_exp(flat_with(exp=exp)))
+    assert words in message, message
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda self, e: (e, "exp", e, self), "the input and its local derivative are the wrong way"),
+    (lambda self, e: (e, self, e), "where the op's name goes"),
+    (lambda self, e: (self, "exp", self, e), "the arguments are mixed up"),
+    (lambda self, e: (self.data, "exp", self, e), "the input's data"),
+])
+def test_exp_with_its_arguments_mixed_up_is_told_how(make, words):
+    def exp(self):
+        return type(self)(*make(self, math.exp(self.data)))
+
+    message = messages(ch10.check_flat_exp(flat_with(exp=exp)))
+    assert words in message, message
+
+
+def test_exp_gradient_names_no_bug_the_numbers_do_not_show():
+    def exp(self):
+        e = math.exp(self.data)
+        return type(self)(e, "exp", self, 0.5 * e)
+
+    message = messages(ch10.check_flat_exp(flat_with(exp=exp)))
+    assert "store e^x as the local derivative" in message
+    for bug in ("not 1", "power rule", "input's data", "twice", "no gradient"):
+        assert bug not in message
 
 
 def test_exp_with_local_derivative_one_fails_the_gradient_with_that_hint():
@@ -257,6 +406,36 @@ def test_checkpoint_passes_a_flat_value_as_the_chapter_builds_it():
     report = ch10.checkpoint(Flat)
     assert report.passed, str(report)
     assert len(report.results) == 8
+
+
+def test_checkpoint_lists_the_chapters_three_exercises():
+    assert [e.title for e, _ in answers_for(10)] == [
+        "find the cycle", "predict the objects", "exp without a closure"]
+    out = Value(2.0) * Value(-3.0)
+    ch10.check_cycle_path([out, *the_ring(out), out], out)
+    ch10.check_object_predictions({Closures: 7})
+    ch10.check_flat_exp(Flat)
+    report = ch10.checkpoint(Flat)
+    assert report.passed and "all on your code: 3 of 3 of your answers passed" in str(report)
+
+
+def test_a_wrong_exp_replaced_by_the_solution_still_fails_the_checkpoint():
+    # issue 10: after Run All the solution used to overwrite the learner's exp, and the
+    # checkpoint passed on the solution's code
+    def exp(self):
+        return type(self)(math.exp(self.data), "exp", self, 1.0)  # local derivative 1
+
+    ns = {"FlatValue": flat_with(exp=exp), "ch10": ch10, "math": math}
+    assert not ch10.check_flat_exp(ns["FlatValue"]).passed  # the check cell, then the solution
+    said = []
+    body = ("def exp(self):\n    e = math.exp(self.data)\n"
+            "    return type(self)(e, 'exp', self, e)\nFlatValue.exp = exp\n")
+    solution("ch10.check_flat_exp(FlatValue)", body, ns, out=said.append)
+    assert "did not pass its check" in " ".join(said)
+    report = ch10.checkpoint(ns["FlatValue"])
+    assert not report.failures  # the solution's exp passes every check
+    assert not report.passed and "e^x, not 1" in str(report)
+    assert "your `exp` came from the solution because yours failed" in report.summary()
 
 
 def failed(report):

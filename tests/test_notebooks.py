@@ -70,7 +70,16 @@ def test_solutions_are_collapsed_and_follow_a_stub(path):
     for i, cell in enumerate(nb.cells):
         if "solution" in cell.metadata.get("tags", []):
             assert cell.metadata.get("jupyter", {}).get("source_hidden") is True, f"cell {i}"
-            assert cell.source.startswith("# Solution"), f"cell {i} says it is the solution"
+            # `%%solution <check>` runs the cell only if the learner's answer fails <check>
+            first, _, rest = cell.source.partition("\n")
+            assert first.startswith("%%solution "), f"cell {i} names the check it answers"
+            assert rest.startswith("# Solution"), f"cell {i} says it is the solution"
+            check = first[len("%%solution "):].strip()
+            earlier = [c.source.strip().splitlines()[-1:] for c in nb.cells[:i]
+                       if c.cell_type == "code"]
+            assert [check] in earlier, f"cell {i}: the learner's check `{check}` runs before it"
+            tagged = [c for c in nb.cells[:i] if "exercise" in c.metadata.get("tags", [])]
+            assert tagged, f"cell {i}: the learner's answer cell before it is tagged 'exercise'"
 
 
 CHECKPOINT_CHAPTERS = [p for p in NOTEBOOKS if 1 <= int(p.name[:2]) <= 8]

@@ -6,18 +6,26 @@ What the chapter asks for: `numerical_derivative(f, x, h=...)`, the central diff
 
 the slope of f at x with a truncation error of about h² (and a round-off error of about ε/h,
 so h should be neither large nor tiny), with a sensible default for h.
+
+The chapter's exercises: `numerical_derivative` itself (`NUMERICAL_DERIVATIVE`), a guess of the
+best step h (`BEST_STEP`) and the number of evaluations a gradient costs (`EVALUATIONS`). The two
+number answers get a hint on the first wrong try and the answer after the second, rounded to
+what the question asked for. (`WARM_UP`, at the bottom, is chapter 00's.)
 """
 
+import ast
 import inspect
 import math
 import statistics
+import textwrap
 from numbers import Real
 
-from . import check, check_answer, expect, expect_close, fail, is_close, run_checks
+from . import check, expect, fail, is_close, run_checks, show
+from .exercise import Exercise, Prediction, is_unwritten
 
 __all__ = [
-    "checkpoint", "check_slope_at_minus_two", "check_evaluation_count", "check_best_step_guess",
-    "bottom_of_the_v", "check_warm_up_slope",
+    "checkpoint", "check_numerical_derivative", "check_evaluation_count",
+    "check_best_step_guess", "bottom_of_the_v", "check_warm_up_slope",
 ]
 
 TOL = 1e-5  # relative or absolute; any step between 1e-8 and 1e-3 gets within it
@@ -28,14 +36,31 @@ def parabola(x):
     return 3 * x**2 - 4 * x + 5
 
 
+def _slope(numerical_derivative, f, x, said, **step):
+    """`numerical_derivative(f, x, **step)`, failing with a reason when it is not a number."""
+    got = numerical_derivative(f, x, **step)
+    if got is None:
+        fail(f"{said} gave None: the function has no `return` (it must end with `return` and "
+             "the central difference)")
+    if isinstance(got, bool) or not isinstance(got, Real):
+        fail(f"{said} gave {show(got)}, a {type(got).__name__}, not a number: return the "
+             "central difference itself")
+    return got
+
+
+def _expect_slope(got, expected, said, hint):
+    """Fail unless `got` is within TOL of `expected`; numbers shown to 8 significant digits,
+    enough to see a miss of TOL, not the 17 digits of a float's repr."""
+    if not is_close(got, expected, TOL):
+        fail(f"{said} should be {expected:.8g} but was {got:.8g}: {hint}")
+
+
 @check("f(x) = 3x² − 4x + 5: slope 14 at x = 3 and −16 at x = −2")
 def parabola_slopes(numerical_derivative):
     for x, slope in ((3.0, 14.0), (-2.0, -16.0)):
-        expect_close(
-            numerical_derivative(parabola, x), slope,
-            f"`numerical_derivative(f, {x:g})` for f(x) = 3x² − 4x + 5", tol=TOL,
-            hint="the slope is 6x − 4",
-        )
+        said = f"`numerical_derivative(f, {x:g})` for f(x) = 3x² − 4x + 5"
+        _expect_slope(_slope(numerical_derivative, parabola, x, said), slope, said,
+                      hint="the slope is 6x − 4")
 
 
 @check("sin and exp: slopes cos x and eˣ at several points")
@@ -47,30 +72,55 @@ def other_functions(numerical_derivative):
         (math.exp, "exp", math.exp, "exp", -1.0),
     ]
     for f, name, slope, slope_name, x in cases:
-        expect_close(
-            numerical_derivative(f, x), slope(x), f"`numerical_derivative({name}, {x:g})`",
-            tol=TOL, hint=f"the slope of {name} at {x:g} is {slope_name}({x:g})",
-        )
+        said = f"`numerical_derivative({name}, {x:g})`"
+        _expect_slope(_slope(numerical_derivative, f, x, said), slope(x), said,
+                      hint=f"the slope of {name} at {x:g} is {slope_name}({x:g})")
+
+
+def _cube(x):
+    return x**3
+
+
+# For f(x) = x³ at x = 1 with h = 0.1, each recipe gives its own number, worked by hand from
+# f(1.1) = 1.331, f(1) = 1 and f(0.9) = 0.729: the central difference 0.602 / 0.2 = 3.01, and
+# the wrong recipes learners really write:
+WRONG_RECIPES = [
+    (3.31, "the forward difference (f(x + h) − f(x)) / h = 0.331 / 0.1; the central difference "
+           "(f(x + h) − f(x − h)) / 2h gives 3.01, and its error shrinks like h², not h"),
+    (2.71, "the backward difference (f(x) − f(x − h)) / h = 0.271 / 0.1; the central "
+           "difference (f(x + h) − f(x − h)) / 2h gives 3.01"),
+    (6.02, "twice the slope: f(x + h) − f(x − h) = 0.602 spans a step of 2h, from x − h to "
+           "x + h, so divide by 2h, not h"),
+    (-3.01, "the slope with the sign wrong: the difference was taken the other way round, "
+            "f(x − h) − f(x + h); the central difference is (f(x + h) − f(x − h)) / 2h"),
+    (0.0301, "(f(x + h) − f(x − h)) / 2 * h: without parentheses Python divides by 2 and then "
+             "multiplies by h; write `/ (2 * h)`, with parentheses"),
+    (1.331 - 0.729 / 0.2, "f(x + h) − f(x − h) / (2 * h): without parentheses around the "
+                          "difference only f(x − h) is divided; write "
+                          "`(f(x + h) - f(x - h)) / (2 * h)`"),
+    (0.602, "the difference f(x + h) − f(x − h) alone: divide it by the step it spans, 2h"),
+    (0.301, "the difference divided by 2 but not by h: divide by 2h, `/ (2 * h)`"),
+    (1.655, "(f(x + h) − f(x)) / 2h: a forward difference divided by 2h; the central "
+            "difference uses f(x − h), not f(x)"),
+    (1.0, "f(x) itself, the value of f, not its slope"),
+]
 
 
 @check("a central difference that uses the h it is given")
 def central_difference(numerical_derivative):
-    # For f(x) = x³ at x = 1 with h = 0.1, each recipe gives its own number, worked by hand:
-    # central ((1.1)³ − (0.9)³) / 0.2 = 3.01, forward ((1.1)³ − 1) / 0.1 = 3.31,
-    # backward (1 − (0.9)³) / 0.1 = 2.71; the exact slope 3 means h was ignored.
-    got = numerical_derivative(lambda x: x**3, 1.0, h=0.1)
     said = "`numerical_derivative(lambda x: x**3, 1.0, h=0.1)`"
-    if is_close(got, 3.31):
-        fail(f"{said} gave 3.31, the forward difference (f(x + h) − f(x)) / h; the central "
-             "difference (f(x + h) − f(x − h)) / 2h gives 3.01 and its error shrinks like h², "
-             "not h")
-    if is_close(got, 2.71):
-        fail(f"{said} gave 2.71, the backward difference (f(x) − f(x − h)) / h; the central "
-             "difference (f(x + h) − f(x − h)) / 2h gives 3.01")
-    if is_close(got, 3.0, 1e-6):
-        fail(f"{said} gave 3.0, as if it ignored h = 0.1 (with that step the central "
-             "difference gives 3.01): use the `h` argument, not a fixed step")
-    expect_close(got, 3.01, said, hint="that is (f(x + h) − f(x − h)) / 2h with h = 0.1")
+    got = _slope(numerical_derivative, _cube, 1.0, said, h=0.1)
+    for value, meaning in WRONG_RECIPES:
+        if is_close(got, value):
+            fail(f"{said} gave {value:g}, {meaning}")
+    wider = _slope(numerical_derivative, _cube, 1.0, "the same with h=0.2", h=0.2)
+    if is_close(got, wider):
+        fail(f"{said} gave {got:.6g}, and with h=0.2 the same, as if it ignored h (the central "
+             "difference gives 3.01 with h = 0.1 and 3.04 with h = 0.2): use the `h` argument "
+             "as it is given, without setting h or a step of your own inside the function")
+    if not is_close(got, 3.01):
+        fail(f"{said} should be 3.01 but was {got:.8g}: that is (f(x + h) − f(x − h)) / 2h "
+             "with h = 0.1, (1.331 − 0.729) / 0.2")
 
 
 @check("h has a sensible default")
@@ -97,28 +147,48 @@ CHECKPOINT = [parabola_slopes, other_functions, central_difference, sensible_def
 def checkpoint(numerical_derivative):
     """Chapter 1's specification, run on the learner's `numerical_derivative(f, x, h=...)`."""
     return run_checks("Chapter 1 checkpoint: numerical_derivative", CHECKPOINT,
-                      numerical_derivative)
+                      numerical_derivative, chapter=1)
 
 
 # --------------------------------------------------------------------- exercises
 
 
-def check_slope_at_minus_two(answer):
-    """Exercise: the central difference of 3x² − 4x + 5 at x = −2 (exactly −16)."""
-    return check_answer("the slope of f(x) = 3x² − 4x + 5 at x = −2", answer, -16.0, tol=1e-4,
-                        hint="f'(x) = 6x − 4, and a central difference is close to it")
+def untouched_stub(given=0):
+    """`unanswered` for an exercise whose stub is a function holding a `...` line and `given`
+    statements of its own (a docstring aside): the stub counts as untouched while it still has
+    its `...` and nothing more. A learner who wrote an answer but left the `...` in place has
+    answered, and the check looks at what they wrote (`is_unwritten` alone would say "not
+    answered yet" and let the solution replace it)."""
+
+    def unanswered(function):
+        if not is_unwritten(function):
+            return False
+        try:
+            (definition,) = ast.parse(textwrap.dedent(inspect.getsource(function))).body
+            body = definition.body
+        except (OSError, TypeError, SyntaxError, ValueError, AttributeError):
+            return True
+        if body and isinstance(body[0], ast.Expr) and isinstance(
+                getattr(body[0].value, "value", None), str):
+            body = body[1:]  # the docstring
+        return len(body) <= given + 1
+
+    return unanswered
 
 
-def check_evaluation_count(answer, *, central=True):
-    """Exercise: evaluations of f for the gradient of 1,000 parameters by differences.
+# The recipe first: its failures name the bug (forward difference, a missing 2, ...), and the
+# checkpoint shows the first failure of an answer that failed.
+NUMERICAL_DERIVATIVE = Exercise(
+    1, "the central difference",
+    [central_difference, parabola_slopes, other_functions, sensible_default_step],
+    what="your `numerical_derivative`", unanswered=untouched_stub(),
+    todo="replace `...` with `return` and the central difference, run the cell, then this "
+         "check again")
 
-    Central differences nudge each parameter both ways: 2 × 1,000 = 2,000. Forward differences
-    share f(x) and nudge each once: 1,000 + 1 = 1,001.
-    """
-    expected = 2000 if central else 1001
-    how = "two per parameter" if central else "one per parameter, plus f(x) once"
-    return check_answer("evaluations of f for 1,000 parameters", answer, expected, tol=0,
-                        hint=how)
+
+def check_numerical_derivative(numerical_derivative):
+    """Exercise: `numerical_derivative(f, x, h=1e-5)`, the central difference."""
+    return NUMERICAL_DERIVATIVE.check(numerical_derivative)
 
 
 def bottom_of_the_v(f=math.exp, df=math.exp, x=1.0):
@@ -139,29 +209,110 @@ def bottom_of_the_v(f=math.exp, df=math.exp, x=1.0):
     return hs[min(range(len(hs)), key=smoothed.__getitem__)]
 
 
+def order_of_magnitude(h):
+    """`h` rounded to a power of ten and written as the question asks, such as `1e-5`."""
+    return f"1e{round(math.log10(h))}"
+
+
+def _written(h):
+    """A guess written with one significant digit and a plain exponent: `3e-3`, `1e-12`."""
+    mantissa, exponent = f"{h:.0e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+@check("your h is within a factor of 10 of the most accurate step")
+def near_the_bottom(guess):
+    if isinstance(guess, bool) or not isinstance(guess, Real) or not guess > 0:
+        fail(f"your guess should be a number greater than 0, such as 1e-3, but was "
+             f"{show(guess)}")
+    best = bottom_of_the_v()
+    if best / 10 <= guess <= 10 * best:
+        return
+    said = f"h = {_written(guess)} is too {'large' if guess > best else 'small'}"
+    if guess > 10 * best:
+        why = ("there the truncation error, about h²·e/6, is still far bigger than the "
+               "round-off, about ε·e/h, so a smaller h does better.")
+    elif guess < 1e-14:
+        why = ("that is about the machine epsilon ε itself: x + h and x − h are then the same "
+               "float or nearly, and the difference is nothing but round-off. Round-off, about "
+               "ε·e/h, shrinks as h grows, so a larger h does better.")
+    elif 3e-9 < guess < 6e-8:  # √ε ≈ 1.5e-8
+        why = ("that is about √ε, the best step for the forward difference, whose truncation "
+               "error shrinks only like h. The central difference's shrinks like h², so it can "
+               "stop at a larger h before round-off (about ε·e/h) takes over.")
+    else:
+        why = ("there round-off, about ε·e/h, has already taken over from the truncation "
+               "error, about h²·e/6, so a larger h does better.")
+    if BEST_STEP.wrong_tries >= 1:  # at least the second wrong try: show the answer
+        fail(f"{said}: {why} The bottom of the V is near h = {order_of_magnitude(best)}: "
+             "there the two errors are about equal (h²/6 = ε/h gives h = (6ε)^(1/3)).")
+    fail(f"{said}: {why} Where are the two errors about equal? Try again: after a second "
+         "wrong try this check shows the answer (or expand the solution below it).")
+
+
+BEST_STEP = Exercise(
+    1, "guess the best h", [near_the_bottom], what="your guess `my_best_h`",
+    todo="replace `None` with your guess, such as 1e-3, then run this check again")
+
+
 def check_best_step_guess(guess):
     """Exercise: guess the step h that makes the central difference of eˣ at x = 1 most
-    accurate. Within a factor of 10 of the bottom of the V passes."""
-    best = bottom_of_the_v()
+    accurate. Within a factor of 10 of the bottom of the V passes; the first wrong guess gets a
+    hint, the second the answer, as an order of magnitude (the question asks for no more)."""
+    return BEST_STEP.check(guess)
 
-    @check("your h is within a factor of 10 of the most accurate step")
-    def near_the_bottom():
-        if isinstance(guess, bool) or not isinstance(guess, Real) or not guess > 0:
-            fail(f"your guess should be a number greater than 0, such as 1e-3, but was {guess!r}")
-        if guess > 10 * best:
-            fail(f"h = {guess:.0e} is too large: there the truncation error, about "
-                 "h²·|f'''(x)|/6, is still far bigger than the round-off, so a smaller h "
-                 f"does better. The bottom of the V is near h = {best:.0e}.")
-        if guess < best / 10:
-            fail(f"h = {guess:.0e} is too small: there round-off, about ε·|f(x)|/h, has "
-                 "already taken over, so a larger h does better. The bottom of the V is near "
-                 f"h = {best:.0e}.")
 
-    return run_checks("Your guess", [near_the_bottom])
+EVALUATIONS = Prediction(
+    1, "count the evaluations",
+    "evaluations of f for the gradient of 1,000 parameters by central differences", 2000,
+    tol=0, places=0,
+    hint="a central difference gives one partial derivative from two evaluations, "
+         "f(x + h) and f(x − h): how many partial derivatives has a gradient of 1,000 "
+         "parameters?",
+    explain="each of the 1,000 partial derivatives needs its own two evaluations, one with "
+            "that parameter nudged up and one nudged down: 2 × 1,000.",
+    known_wrong=[
+        (1000, "that is one evaluation per parameter; a central difference nudges each "
+               "parameter both ways, f(x + h) and f(x − h)."),
+        (1001, "that is the count for forward differences (one nudge per parameter, plus f(x) "
+               "once, shared by all); a central difference nudges each parameter both ways and "
+               "never needs f(x) itself."),
+        (2001, "a central difference never needs the unnudged f(x): only f(x + h) and "
+               "f(x − h)."),
+        (2, "that is the cost of one partial derivative; the gradient has one for each "
+            "parameter."),
+        (1_000_000, "that is 1,000 × 1,000, as if each partial derivative needed 1,000 "
+                    "evaluations; it needs two, f(x + h) and f(x − h)."),
+    ],
+    what="your count `evaluations`",
+    todo="replace `None` with a whole number, then run this check again",
+)
+
+
+def check_evaluation_count(answer):
+    """Exercise: evaluations of f for the gradient of 1,000 parameters by central differences:
+    each parameter nudged both ways, 2 × 1,000 = 2,000. (Forward differences would share f(x)
+    and nudge each once: 1,000 + 1 = 1,001.)"""
+    return EVALUATIONS.check(answer)
+
+
+WARM_UP = Prediction(
+    0, "the warm-up: a slope", "the slope of the line through (1, 3) and (4, 12)", 3.0,
+    hint="rise over run: the change in y divided by the change in x.",
+    explain="rise over run: (12 − 3) / (4 − 1) = 9 / 3.",
+    known_wrong=[
+        (1 / 3, "that is run over rise, (4 − 1) / (12 − 3): the change in y goes on top."),
+        (9.0, "that is the rise alone, 12 − 3: divide it by the run, 4 − 1."),
+        (-3.0, "the sign is off: both changes go the same way here, from the first point to "
+               "the second."),
+    ],
+    todo="replace `None` with one line of Python that computes the slope, then run this "
+         "check again",
+    what="your slope",
+)
 
 
 def check_warm_up_slope(answer):
     """Chapter 00's warm-up, the first exercise of the course: the slope of the line through
     (1, 3) and (4, 12), which is (12 − 3) / (4 − 1) = 3."""
-    return check_answer("the slope of the line through (1, 3) and (4, 12)", answer, 3.0,
-                        hint="rise over run: the change in y divided by the change in x")
+    return WARM_UP.check(answer)

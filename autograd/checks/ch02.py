@@ -5,12 +5,19 @@ hold `data` (an int or float, stored as a float; anything else is refused with a
 says what was given), `grad` (0.0 to start), `_prev` (the children as a tuple, in the order
 given), `_op`, `label`, and `_backward` (on a leaf, a function that does nothing); and whose
 repr is the article's `Value(data=2.0000, grad=0.0000)`.
+
+The chapter's exercises: a constructor that refuses non-numbers (`REJECT`), `count_nodes`
+(`COUNT_NODES`) and y = x·x + x built by hand (`USED_TWICE`).
 """
 
+import io
 import math
-from collections import Counter
+import sys
+from contextlib import redirect_stdout
 
-from . import check, expect, expect_children, fail, run_checks, show
+from . import check, describe_nodes, expect, expect_children, fail, run_checks, show
+from .ch01 import untouched_stub
+from .exercise import Exercise
 
 __all__ = [
     "checkpoint", "check_rejects_non_numbers", "check_count_nodes", "check_hand_built_L",
@@ -23,7 +30,12 @@ NOT_NUMBERS = ["2.0", None, True, 1 + 2j]
 @check("`data` is stored as a float")
 def data_is_float(Value):
     for given in (2.0, 3, -7):
-        data = Value(given).data
+        try:
+            data = Value(given).data
+        except TypeError as error:
+            kind = "an int" if isinstance(given, int) else "a float"
+            fail(f"`Value({given!r})` raised TypeError ({error}), but {given!r} is {kind}, a "
+                 "number: accept ints as well as floats (and store `float(data)`)")
         expect(type(data) is float and data == given,
                f"`Value({given!r}).data` should be the float {float(given)!r}, but was "
                f"{data!r} of type {type(data).__name__}: store `float(data)`")
@@ -75,20 +87,44 @@ def article_repr(Value):
 @check("refuses non-numbers (str, None, bool, complex) with a TypeError that says what was given")
 def rejects_non_numbers(Value):
     for bad in NOT_NUMBERS:
+        printed = io.StringIO()
         try:
-            made = Value(bad)
+            with redirect_stdout(printed):
+                made = Value(bad)
         except TypeError as error:
             said = str(error)
             expect(repr(bad) in said or type(bad).__name__ in said,
                    f"`Value({bad!r})` raised TypeError, but its message {said!r} does not say "
                    f"what was given (name the value, {bad!r}, or its type, "
                    f"{type(bad).__name__})")
+        except AssertionError as error:
+            fail(f"`Value({bad!r})` should raise TypeError, but raised AssertionError"
+                 f"{': ' + str(error) if str(error) else ''}. An `assert` checks the "
+                 "programmer's own assumptions (and Python skips it under `python -O`); for "
+                 "a caller's wrong argument, `raise TypeError(...)`")
         except Exception as error:
-            fail(f"`Value({bad!r})` should raise TypeError, but raised {type(error).__name__}: "
-                 f"{error}")
+            fail(f"`Value({bad!r})` should raise TypeError, but raised "
+                 f"{type(error).__name__}{': ' + str(error) if str(error) else ''}. TypeError "
+                 "is Python's error for an argument of the wrong type (ValueError is for one "
+                 "of the right type with a wrong value, such as `int('abc')`)")
         else:
-            hint = " (True is an int to Python, so test for bool first)" if bad is True else ""
-            held = show(getattr(made, "data", made))
+            if not hasattr(made, "data"):
+                fail(f"`Value({bad!r})` should raise TypeError, but it made a value with no "
+                     "`data` at all: `return` leaves `__init__` early without an error; "
+                     "`raise TypeError(...)` stops the caller")
+            held = show(made.data)
+            if printed.getvalue().strip():
+                fail(f"`Value({bad!r})` printed {printed.getvalue().strip()!r} and then made a "
+                     f"value holding {held} anyway: printing warns but does not stop "
+                     "anything; `raise TypeError(...)` does")
+            if bad is True:
+                hint = ": True is an int to Python, so test for bool first"
+            elif isinstance(bad, str):
+                hint = (": `float('2.0')` turns a string that looks like a number into one, so "
+                        "test the type itself (`isinstance`) before converting, rather than "
+                        "trying `float()`")
+            else:
+                hint = ""
             fail(f"`Value({bad!r})` should raise TypeError, but it made a value holding "
                  f"{held}{hint}")
 
@@ -114,19 +150,27 @@ CHECKPOINT = [
 
 def checkpoint(Value):
     """Chapter 2's specification, run on the learner's Value class."""
-    return run_checks("Chapter 2 checkpoint: the Value node", CHECKPOINT, Value)
+    return run_checks("Chapter 2 checkpoint: the Value node", CHECKPOINT, Value, chapter=2)
 
 
 # --------------------------------------------------------------------- exercises
 
 
+REJECT = Exercise(
+    2, "refuse non-numbers", [rejects_non_numbers, data_is_float], what="your `__init__`",
+    answer_of=lambda Value: vars(Value).get("__init__"), unanswered=untouched_stub(given=6),
+    todo="replace `...` with a test that raises TypeError for anything that is not an int or "
+         "a float, run the cell, then this check again")
+
+
 def check_rejects_non_numbers(Value):
     """Exercise: refuse anything that is not an int or a float, with a clear TypeError."""
-    return run_checks("Exercise: refuse non-numbers", [data_is_float, rejects_non_numbers], Value)
+    return REJECT.check(Value)
 
 
 def _graphs(Value):
-    """(description, root, number of distinct nodes) for graphs built with the constructor."""
+    """(description, root) for graphs built with the constructor, each chosen so that a
+    classic way of miscounting gives a number of its own (see `COUNTS`)."""
     leaf = Value(1.0)
     # The chapter's L = (a·b + c)·f: four leaves, e = a·b, d = e + c, L = d·f.
     a, b, c, f = Value(2.0), Value(-3.0), Value(10.0), Value(-2.0)
@@ -140,33 +184,102 @@ def _graphs(Value):
     p = Value(3.0)
     q, r = Value(4.0, (p,), "+1"), Value(6.0, (p,), "*2")
     s = Value(24.0, (q, r), "*")
+    # A chain of reuses: 3 values, 4 edges, 7 paths from y2.
+    t = Value(1.0)
+    y1 = Value(2.0, (t, t), "+")
+    y2 = Value(4.0, (y1, y1), "+")
+    # Two different values that hold the same number.
+    u, v = Value(2.0), Value(2.0)
+    w = Value(4.0, (u, v), "+")
     return [
-        ("a single value", leaf, 1),
-        ("L = (a·b + c)·f", L, 7),
-        ("y = x + x", twice, 2),
-        ("the diamond s = q·r with q and r both made from p", s, 4),
+        ("a single value", leaf),
+        ("L = (a·b + c)·f", L),
+        ("y = x + x", twice),
+        ("the diamond s = q·r with q and r both made from p", s),
+        ("y2 = y1 + y1 with y1 = x + x", y2),
+        ("c = a + b with a and b two values that both hold 2.0", w),
     ]
+
+
+def _paths(root):
+    return 1 + sum(_paths(child) for child in root._prev)
+
+
+def _leaf_paths(root):
+    return 1 if not root._prev else sum(_leaf_paths(child) for child in root._prev)
+
+
+# The right count, and the ways of getting it wrong that learners really write: each rule
+# gives, for a root, the number that way of counting returns, and what it means.
+COUNTS = [
+    ("no seen set", lambda root: _paths(root),
+     "a value reached along two edges was counted twice: keep a set of the nodes already "
+     "seen, as `leaves` does, and count each value once"),
+    ("no root", lambda root: len(_walk(root)) - 1,
+     "the root itself was not counted: count the root too (start the walk from `[root]`, not "
+     "from its children)"),
+    ("no root, no seen set", lambda root: _paths(root) - 1,
+     "two slips: the root itself was not counted (count the root too), and a value reached "
+     "along two edges was counted twice (keep a set of the nodes already seen)"),
+    ("only leaves", lambda root: sum(1 for node in _walk(root) if not node._prev),
+     "that counts only the leaves, the values with no children; count every value, the ones "
+     "computed from others and the root included"),
+    ("only leaves, per path", _leaf_paths,
+     "that counts only the leaves, the values with no children (and a leaf once per path to "
+     "it); count every value, once, the ones computed from others and the root included"),
+    ("by data", lambda root: len({node.data for node in _walk(root)}),
+     "two different values that hold the same number were counted as one: keep the nodes "
+     "themselves in `seen`, not their `data`"),
+    ("children only", lambda root: len(root._prev),
+     "that counts only the root's own children: keep walking, from each child to its "
+     "children, and count the root too"),
+    ("root and children", lambda root: 1 + len(root._prev),
+     "that counts only the root and its own children: keep walking, from each child to its "
+     "children in turn"),
+]
 
 
 @check("`count_nodes` counts every value once, however many paths lead to it")
 def counts_nodes(count_nodes, Value):
-    for description, root, expected in _graphs(Value):
-        got = count_nodes(root)
-        if isinstance(got, int) and got > expected:
-            hint = (": a value reached along two edges was counted twice; keep a set of the "
-                    "nodes already seen")
-        elif isinstance(got, int) and got < expected:
-            hint = ": some values were missed; visit the children in `_prev` of every node"
-        else:
-            hint = ""
-        expect(got == expected,
-               f"`count_nodes` on {description} should be {expected}, but was {got!r}{hint}")
+    cases = [(description, root, len(_walk(root)), count_nodes(root))
+             for description, root in _graphs(Value)]
+    for description, root, expected, got in cases:
+        if got is None:
+            fail(f"`count_nodes` on {description} gave None: the function has no `return` "
+                 "(or a path through it that misses one); end it with `return` and the count")
+        if isinstance(got, (set, frozenset, list, tuple, dict)):
+            fail(f"`count_nodes` on {description} gave {type(got).__name__} of {len(got)} "
+                 "items, not a number: return how many values there are (`len(...)` of what "
+                 "you collected)")
+        if isinstance(got, bool) or not isinstance(got, int):
+            fail(f"`count_nodes` on {description} should be the whole number {expected}, but "
+                 f"was {show(got)}")
+    wrong = [(d, root, expected, got) for d, root, expected, got in cases if got != expected]
+    if not wrong:
+        return
+    description, root, expected, got = wrong[0]
+    said = f"`count_nodes` on {description} should be {expected}, but was {got}"
+    for _, rule, meaning in COUNTS:
+        if all(rule(r) == g for _, r, _, g in cases):
+            fail(f"{said}: {meaning}")
+    if got > expected:
+        fail(f"{said}: some value was counted more than once; keep a set of the nodes already "
+             "seen and count each value once")
+    fail(f"{said}: some values were missed; count the root, and follow `_prev` from every "
+         "value you reach")
+
+
+COUNT_NODES = Exercise(
+    2, "count the nodes", [counts_nodes], what="your `count_nodes`",
+    unanswered=untouched_stub(),
+    todo="replace `...` with a walk that counts each value once and returns the count, run "
+         "the cell, then this check again")
 
 
 def check_count_nodes(count_nodes, Value):
     """Exercise: `count_nodes(root)`, the number of distinct values `root` was computed from
     (itself included)."""
-    return run_checks("Exercise: count_nodes", [counts_nodes], count_nodes, Value)
+    return COUNT_NODES.check(count_nodes, Value)
 
 
 @check("L = (a·b + c)·f, built by hand, has the right values and structure")
@@ -189,8 +302,9 @@ def hand_built_L(L):
 
 
 def check_hand_built_L(L):
-    """Exercise: the expression L = (a·b + c)·f built node by node with the constructor."""
-    return run_checks("Exercise: build L by hand", [hand_built_L], L)
+    """The expression L = (a·b + c)·f built node by node with the constructor (the chapter's
+    walk-through, not an exercise)."""
+    return run_checks("L built by hand", [hand_built_L], L)
 
 
 def _walk(root):
@@ -206,34 +320,95 @@ def _walk(root):
     return nodes
 
 
-def _name(node):
-    label = getattr(node, "label", "")
-    return f"`{label}`" if label else f"the value holding {node.data!r}"
+def _is_node(obj):
+    return all(hasattr(obj, name) for name in ("data", "_prev", "_op"))
 
 
-_COMBINE = {"+": math.fsum, "*": math.prod}
+_MISSING = object()
 
 
-@check("one value is used twice, and each + and * node holds what its children make")
-def value_used_twice(y):
-    if not all(hasattr(y, name) for name in ("data", "_prev", "_op")):
-        fail(f"`y` should be a Value built with the constructor, such as "
-             f"`Value(9.0, (x, x), '*')`, but was {show(y)}")
-    nodes = _walk(y)
-    uses = Counter(id(child) for node in nodes for child in node._prev)
-    if not uses or max(uses.values()) < 2:
-        fail("no value in y's graph is used twice: every value appears in only one `_prev`, "
-             "once. Give one value two uses: as both children of one node, as in "
-             "`Value(9.0, (x, x), '*')`, or as a child of two different nodes.")
-    for node in nodes:
-        if node._op in _COMBINE and node._prev:
-            made = _COMBINE[node._op]([child.data for child in node._prev])
-            expect(math.isclose(node.data, made, rel_tol=1e-9, abs_tol=1e-12),
-                   f"{_name(node)} has `_op` {node._op!r} and children holding "
-                   f"{[child.data for child in node._prev]}, so its data should be {made!r}, "
-                   f"but it is {node.data!r}")
+def _names_for(obj, namespace):
+    """The names the notebook gave `obj` (its own, not IPython's `_12` and the like)."""
+    return [name for name, value in namespace.items()
+            if value is obj and not name.startswith("_") and name not in ("square", "y")]
 
 
-def check_value_used_twice(y):
-    """Exercise: a graph, built with the constructor, in which one value is used twice."""
-    return run_checks("Exercise: a value used twice", [value_used_twice], y)
+@check("y = x·x + x: `square` = x·x with both operands as children, then y = square + x")
+def value_used_twice(y, namespace):
+    x = namespace.get("x")
+    square = namespace.get("square", _MISSING)
+    if not _is_node(y):
+        fail(f"`y` should be a Value made with the constructor, as L was, but it is {show(y)}")
+    if not _is_node(x):
+        fail(f"`x` should be the Value `Value(3.0, label=\"x\")` the cell starts with, but it "
+             f"is {show(x)}: keep that line")
+    yours = next((c for c in getattr(y, "_prev", ()) if _is_node(c) and c is not x), None)
+    other = _names_for(yours, namespace) if yours is not None else []
+    called = f" (you named it `{other[0]}`)" if other else ""
+    if square is _MISSING or square is None:
+        where = "there is no `square`" if square is _MISSING else "`square` is still None"
+        fail(f"{where}{called}: the cells below use the name `square` for x·x, so build the "
+             "product under that name, then y from `square` and x")
+    if not _is_node(square):
+        fail(f"`square` should be x·x as a Value made with the constructor, but it is "
+             f"{show(square)}")
+    if yours is not None and not any(c is square for c in y._prev):
+        # also a `square` left in the kernel by an earlier run, while y uses another product
+        named = f"`{other[0]}`" if other else "another value"
+        fail(f"y was built from {named}, not from `square`: the cells below use `square` for "
+             "x·x, so build y from `square` itself and x, and the graph has one x·x node")
+    names = {id(x): "x", id(square): "square", id(y): "y"}
+    children = square._prev
+    if isinstance(square._op, tuple) or (isinstance(children, tuple)
+                                         and any(isinstance(c, str) for c in children)):
+        fail(f"`square` has children {show(children)} and op {show(square._op)}: the children "
+             "and the op have swapped places. The constructor takes them in the order "
+             "`Value(data, _children, _op)`: the children tuple second, the op string third")
+    if any(not _is_node(c) for c in children):
+        fail(f"the children of `square` are {show(children)}, but a child must be a Value, "
+             "the node itself: pass `x`, not the number `x.data`, so that the graph links "
+             "square back to x")
+    if len(children) == 1 and children[0] is x:
+        fail("`square` has one child, `(x,)`, but a product needs both operands as children: "
+             "x·x multiplies x by x, so its children are `(x, x)`. With one child the graph "
+             "would say x was used once, and in chapter 03 x would get only one of its two "
+             "shares of gradient from this node")
+    if len(children) == 2 and all(c is not x for c in children) and all(
+            getattr(c, "data", None) == x.data for c in children):
+        fail(f"the children of `square` are {describe_nodes(children, names)}: new values that "
+             "hold 3.0, not x itself. Use `x` twice, `(x, x)`, so that the graph shows one "
+             "value used twice")
+    expect_children(square, (x, x), names, "square")
+    expect(square._op == "*",
+           f"`square._op` should be '*', but was {square._op!r}: the op is what says which "
+           "operation made the value (it is drawn in the graph's oval, and chapter 03's "
+           "backward pass needs it to know the local derivative): give it as the third "
+           "argument, after the children")
+    expect(math.isclose(square.data, x.data * x.data),
+           f"`square.data` should be x.data · x.data = {x.data * x.data!r}, but it is "
+           f"{square.data!r}")
+    y_children = y._prev
+    if not (isinstance(y_children, tuple) and len(y_children) == 2
+            and {id(c) for c in y_children} == {id(square), id(x)}):
+        fail(f"y = square + x, so y's children should be `(square, x)`, but they are "
+             f"`{describe_nodes(y_children, names)}`")
+    expect(y._op == "+", f"`y._op` should be '+' (y = square + x), but was {y._op!r}")
+    expect(math.isclose(y.data, square.data + x.data),
+           f"`y.data` should be square.data + x.data = {square.data + x.data!r}, but it is "
+           f"{y.data!r}")
+
+
+USED_TWICE = Exercise(
+    2, "use a value twice", [value_used_twice], what="your `square` and `y`",
+    answer_of=lambda y, namespace: y,
+    todo="replace each `None` with a Value made with the constructor, run the cell, then this "
+         "check again")
+
+
+def check_value_used_twice(y, namespace=None):
+    """Exercise: y = x·x + x built with the constructor, with x = 3 and the product named
+    `square`, as the notebook's later cells call it. `namespace` holds `x` and `square`: by
+    default the globals of the caller, the notebook's own names."""
+    if namespace is None:
+        namespace = sys._getframe(1).f_globals
+    return USED_TWICE.check(y, namespace)

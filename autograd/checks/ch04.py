@@ -1,23 +1,30 @@
 """Chapter 4 · Non-linear activations — checkpoint and exercise checks.
 
 What the chapter asks for: methods `tanh`, `exp`, `log`, `relu` and `sigmoid` on the Value
-class, each a new node whose `_backward` adds the local derivative times `out.grad`:
+class, each a new node whose only input is `self` and whose `_backward` adds the local
+derivative times `out.grad`:
 
     tanh'(x) = 1 − tanh²(x)     exp'(x) = eˣ     log'(x) = 1/x
     relu'(x) = 1 for x > 0, 0 at and below 0     sigmoid'(x) = σ(x)(1 − σ(x))
 
 `log` of a value ≤ 0 raises ValueError; `exp` of a value too large for a float raises
 OverflowError; `tanh` of a large value is ±1, not an overflow.
-The class need not have `backward()` yet: the checks run `_backward` themselves.
+The class need not have `backward()` yet: the checks run `_backward` themselves, with an
+upstream gradient of 2.5 and the input used a second time (`expect_gradients`), so that `=`
+for `+=` and a missing `* out.grad` cannot pass, and each is named only when the numbers show it.
 """
 
 import math
 
 from . import (
-    Report, backprop_by_hand, check, check_answer, expect, expect_close, fail, run_checks, show,
+    CheckFailed, GradientFailed, backprop_by_hand, check, expect, expect_close, expect_gradients, fail,
+    is_close, run_checks, show,
 )
+from .exercise import Exercise, is_unwritten
 
 __all__ = ["checkpoint", "check_sigmoid", "check_tanh_slope_prediction"]
+
+SEED = 2.5  # the upstream gradient every closure check sends back: not 1
 
 
 def _sigmoid(x):
@@ -36,31 +43,128 @@ ACTIVATIONS = {
                 (-3.0, 0.0, 2.0)),
 }
 
+
+def _wrong_rules(name, x):
+    """The wrong local derivatives learners really write for `name`, as (rule in words, its
+    value at x): a gradient that matches one of them gets a message naming it."""
+    if name == "tanh":
+        t = math.tanh(x)
+        return [("1 − tanh(x), without the square", 1.0 - t),
+                ("1 − x², with x where tanh(x) belongs", 1.0 - x * x),
+                ("tanh(x) itself, the value rather than its slope", t)]
+    if name == "exp":
+        return [("x·eˣ⁻¹, the power rule, which is for xⁿ, not eˣ", x * math.exp(x - 1.0))]
+    if name == "log":
+        return [("ln x itself, the value rather than its slope", math.log(x)),
+                ("x, where 1/x belongs", x)]
+    if name == "relu":
+        return [("relu(x) itself, the value rather than its slope", max(0.0, x))]
+    s = _sigmoid(x)
+    return [("σ(x) alone: the factor (1 − σ(x)) is missing", s),
+            ("1 − σ(x) alone: the factor σ(x) is missing", 1.0 - s),
+            ("1 − σ²(x), which is tanh's rule, not the sigmoid's", 1.0 - s * s),
+            ("x(1 − x), with the input x where σ(x) belongs", x * (1.0 - x)),
+            ("−σ(x)(1 − σ(x)): the sign is wrong", -s * (1.0 - s))]
+
+
+def _wrong_values(name, x):
+    """Forward values learners really compute instead of `name`(x), and what each one is."""
+    if name != "sigmoid":
+        return []
+    return [(_sigmoid(-x), "that is σ(−x) = 1 − σ(x): check the sign of the exponent, "
+                           "1 / (1 + e^(−x)), and that the top of the fraction is 1"),
+            (1.0 + math.exp(-x), "that is 1 + e^(−x): `1 / 1 + math.exp(-x)` divides before it "
+                                 "adds; put the bottom of the fraction in brackets")]
+
+
 H = 1e-6  # step of the central difference; its error is far below the tolerance
 TOL = 1e-6
 
 
+def _new_node(Value, name, x):
+    """`Value(x).name()`, failing with a message that says why when it is not a new node
+    (None from a method without `return`, a number, a method that calls itself)."""
+    v = Value(x)
+    call = f"`Value({x:g}).{name}()`"
+    try:
+        out = getattr(v, name)()
+    except RecursionError:
+        fail(f"{call} never finished: the method calls itself. Compute the number with "
+             "`math`, and build the node with `Value(..., (self,), ...)`")
+    if out is None:
+        fail(f"{call} gave None, not a Value: the method has no `return`; it must end with "
+             "`return out`")
+    if not all(hasattr(out, a) for a in ("data", "grad", "_prev", "_backward")):
+        fail(f"{call} gave {show(out)}, a {type(out).__name__}, not a Value: the method must "
+             "build the new node `out = Value(..., (self,), ...)`, attach its `_backward`, and "
+             "end with `return out`")
+    return v, out
+
+
+def _expect_one_node(v, out, name, x):
+    """Fail unless `out` is one new node whose only input is `v`."""
+    prev = out._prev
+    call = f"`Value({x:g}).{name}()`"
+    try:
+        inputs = tuple(prev)
+    except TypeError:
+        fail(f"{call}'s `_prev` should be the tuple `(self,)`, but was {show(prev)}")
+    if not inputs:
+        fail(f"{call} has no input: its `_prev` is empty, so the graph does not know it was "
+             f"computed from x. Build it with `Value(s, (self,), \"{name}\")`: without "
+             "`(self,)`, `backward()` (chapter 5) never reaches x")
+    if not all(hasattr(p, "_prev") for p in inputs):
+        fail(f"{call}'s `_prev` holds {show(inputs[0])}, not a Value: the second argument of "
+             f"`Value(...)` is the tuple of inputs, `(self,)`, and the op comes third: "
+             f"`Value(s, (self,), \"{name}\")`")
+    if len(inputs) == 1 and inputs[0] is v:
+        return
+    if any(p is v for p in inputs):
+        fail(f"{call}'s `_prev` should be `(self,)`, the input alone, but it holds "
+             f"{len(inputs)} values")
+    fail(f"{call} was built from other operations (the last one is {show(out._op)}, and x is "
+         "further down): that gives the right numbers, with several nodes. This exercise asks "
+         f"for one node with its own closure, as `tanh` is: `out = Value(s, (self,), \"{name}\")`")
+
+
+def _expect_activation(Value, name, x, *, node=True):
+    """Value, node, and gradient of `Value(x).name()`: the closure is run with an upstream
+    gradient of 2.5 and x used a second time, and its result compared with a central
+    difference of the learner's own forward values."""
+    f, slope, rule, _ = ACTIVATIONS[name]
+    v, out = _new_node(Value, name, x)
+    for wrong, meaning in _wrong_values(name, x):
+        if is_close(out.data, wrong) and not is_close(wrong, f(x)):
+            fail(f"`Value({x:g}).{name}().data` should be {f(x):.6g} but was {out.data:.6g}: "
+                 f"{meaning}")
+    expect_close(out.data, f(x), f"`Value({x:g}).{name}().data`")
+    if node:
+        _expect_one_node(v, out, name, x)
+    try:
+        expect_gradients([v], out, [slope(x)], f"x.{name}()", names="x", seed=SEED,
+                         wrong_rules=[_wrong_rules(name, x)], rules=[rule])
+    except GradientFailed as failure:
+        message = str(failure)
+        if "local derivative" in message and rule not in message:
+            message += f" ({name}'(x) = {rule})"
+        fail(f"at x = {x:g}, {message}")
+    v2 = Value(x)
+    out2 = getattr(v2, name)()
+    backprop_by_hand(out2, SEED)
+    numeric = ((getattr(Value(x + H), name)().data - getattr(Value(x - H), name)().data)
+               / (2 * H))
+    expect_close(v2.grad / SEED, numeric, f"the slope of {name} at x = {x:g}", tol=TOL,
+                 hint="that is the central difference of your own forward values; the "
+                      "backward pass and the forward pass disagree")
+
+
 def _activation_check(name):
-    f, slope, rule, points = ACTIVATIONS[name]
+    _, _, _, points = ACTIVATIONS[name]
 
     @check(f"{name}: values and derivatives at {', '.join(f'{x:g}' for x in points)}")
     def values_and_derivatives(Value):
         for x in points:
-            v = Value(x)
-            out = getattr(v, name)()
-            if not all(hasattr(out, a) for a in ("data", "grad", "_prev", "_backward")):
-                fail(f"`Value({x:g}).{name}()` gave {show(out)}, not a Value: the method must "
-                     "build the new node `out`, attach its `_backward`, and end with "
-                     "`return out`")
-            expect_close(out.data, f(x), f"`Value({x:g}).{name}().data`")
-            backprop_by_hand(out)
-            expect_close(v.grad, slope(x), f"the gradient of {name} at x = {x:g}",
-                         hint=f"its derivative is {rule}")
-            numeric = ((getattr(Value(x + H), name)().data - getattr(Value(x - H), name)().data)
-                       / (2 * H))
-            expect_close(v.grad, numeric, f"the gradient of {name} at x = {x:g}", tol=TOL,
-                         hint="that is the central difference of your own forward values; "
-                              "the backward pass and the forward pass disagree")
+            _expect_activation(Value, name, x)
 
     return values_and_derivatives
 
@@ -74,14 +178,23 @@ sigmoid_check = _activation_check("sigmoid")
 
 @check("each activation adds to its input's gradient (`+=`), so two uses give twice the slope")
 def activations_accumulate(Value):
-    for name, (_, slope, _, points) in ACTIVATIONS.items():
+    for name, (_, slope, rule, points) in ACTIVATIONS.items():
         x = points[-1]
         v = Value(x)
         for out in (getattr(v, name)(), getattr(v, name)()):  # two nodes both made from v
             backprop_by_hand(out)
-        expect_close(v.grad, 2 * slope(x),
-                     f"after using `v.{name}()` twice at v = {x:g}, `v.grad`",
-                     hint=f"each use adds {slope(x):.6g}; did `_backward` use `=` instead of `+=`?")
+        expected, got = 2 * slope(x), v.grad
+        if is_close(got, expected):
+            continue
+        what = f"after using `v.{name}()` twice at v = {x:g} (each backpropagated from 1.0), `v.grad`"
+        if is_close(got, slope(x)):  # the second use wiped out the first
+            why = ("the second use replaced what the first had left: `_backward` assigned with "
+                   "`=` instead of adding with `+=`")
+        else:
+            why = (f"each use should add {name}'({x:g}) = {slope(x):.6g}, which is {rule}; "
+                   "check the local derivative in `_backward` (the check above says more)")
+        shown = f"{got:.6g}" if is_close(got, got) else show(got)
+        fail(f"{what} should be {expected:.6g} but was {shown}: {why}")
 
 
 @check("relu's derivative is 0 at exactly 0")
@@ -138,37 +251,187 @@ CHECKPOINT = [
 
 def checkpoint(Value):
     """Chapter 4's specification, run on the learner's Value class (no `backward()` needed)."""
-    return run_checks("Chapter 4 checkpoint: non-linear activations", CHECKPOINT, Value)
+    return run_checks("Chapter 4 checkpoint: non-linear activations", CHECKPOINT, Value, chapter=4)
 
 
 # --------------------------------------------------------------------- exercises
 
 
-def check_sigmoid(Value):
-    """Exercise: `sigmoid`, σ(x) = 1/(1 + e⁻ˣ), with derivative σ(x)(1 − σ(x))."""
-    return run_checks("Exercise: sigmoid", [sigmoid_check], Value)
+class _Number:
+    """One number of a predict-first question: how to judge it, hint at it and reveal it."""
+
+    def __init__(self, question, expected, *, tol, rel, hint, explain, known_wrong, shown):
+        self.question = question  # "tanh'(0)"
+        self.expected = expected
+        self.tol = tol  # absolute tolerance
+        self.rel = rel  # relative tolerance (for a rough number)
+        self.hint = hint
+        self.explain = explain
+        self.known_wrong = known_wrong  # [(value, tolerance, what it means)]
+        self.shown = shown  # the answer as precisely as the question asks: "about 0.0099"
+
+    def right(self, x):
+        return math.isclose(x, self.expected, rel_tol=self.rel, abs_tol=self.tol)
+
+    def wrong(self, x):
+        """Is `x` a number, and a wrong one? (None and non-numbers are judged elsewhere.)"""
+        return _is_number(x) and not self.right(x)
+
+
+def _is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _rounded(x):
+    """A learner's number as a person writes it: 0.009975, not 0.009975000000000045."""
+    return f"{x:.4g}"
+
+
+class PredictNumbers(Exercise):
+    """A predict-first question with several numbers (the shared `Prediction` takes one).
+
+    Each number gets a hint on its first wrong try, never the number, and the answer after its
+    second: the tries are counted per number, so that a learner who fixes the first number and
+    gets the second wrong is not shown the second at once. The count lives on the exercise's
+    outcome, so a fresh kernel (or `forget_answers`) starts again from zero.
+    """
+
+    def __init__(self, chapter, title, numbers, **kwargs):
+        self.numbers = numbers
+        self._last = None
+        checks = [self._checker(k) for k in range(len(numbers))]
+        super().__init__(chapter, title, checks, answer_of=self._answer_of,
+                         unanswered=lambda answer: all(x is None for x in answer), **kwargs)
+
+    def _answer_of(self, *args):
+        """The learner's numbers as one tuple: the same tuple object while the numbers are the
+        same objects, so that the machinery recognises an answer it has already seen (the
+        solution cell re-checking it, or the solution's own numbers checked again)."""
+        last = self._last
+        if last is not None and len(last) == len(args) and all(a is b for a, b in zip(last, args)):
+            return last
+        self._last = tuple(args)
+        return self._last
+
+    def wrong_tries_of(self, k):
+        """How many counted wrong tries number k has had before this check."""
+        counts = getattr(self.outcome(), "wrong_numbers", None)
+        return counts[k] if counts else 0
+
+    def check(self, *args):
+        previous = self.outcome()
+        before = previous.wrong_tries if previous else 0
+        counts = list(getattr(previous, "wrong_numbers", None) or [0] * len(self.numbers))
+        report = super().check(*args)
+        outcome = self.outcome()
+        if outcome is not None and outcome is not previous:  # this check was remembered
+            if outcome.wrong_tries > before:  # ... and counted as a wrong try
+                for k, number in enumerate(self.numbers):
+                    if number.wrong(args[k]):
+                        counts[k] += 1
+            outcome.wrong_numbers = counts
+        return report
+
+    def _checker(self, k):
+        number = self.numbers[k]
+
+        def judge(*args):
+            answer = args[k]
+            if answer is None:
+                fail(f"no prediction yet for {number.question}: replace `None` with the number "
+                     "you expect")
+            if not _is_number(answer):
+                fail(f"your prediction for {number.question} should be a number, but was "
+                     f"{show(answer)}")
+            if number.right(answer):
+                return
+            said = f"{_rounded(answer)} is not {number.question}"
+            if self.wrong_tries_of(k) >= 1:  # its second wrong try: show the answer
+                fail(f"{said}. It is {number.shown}: {number.explain}")
+            hint = next((why for value, tol, why in number.known_wrong
+                         if math.isclose(answer, value, rel_tol=0.0, abs_tol=tol)), number.hint)
+            fail(f"{said}: {hint} Try again: after a second wrong try this check shows the "
+                 "answer (or expand the solution below it).")
+
+        judge.check_name = number.question
+        return judge
+
+
+TANH_SLOPE_AT_3 = 1.0 - math.tanh(3.0) ** 2  # 0.00987 to three figures
+
+TANH_SLOPES = PredictNumbers(
+    4, "predict tanh's slope", [
+        _Number(
+            "tanh'(0)", 1.0, tol=1e-3, rel=0.0,
+            hint="the slope of tanh is 1 − tanh²(x); what is tanh(0)?",
+            explain="tanh(0) = 0, so 1 − 0² = 1: near 0, tanh is almost the identity.",
+            known_wrong=[
+                (0.0, 1e-3, "that is tanh(0) itself, the value; the slope is 1 − tanh²(0)."),
+                (0.25, 1e-3, "that is the sigmoid's slope at 0, σ(0)(1 − σ(0)); tanh's slope "
+                             "is 1 − tanh²(x)."),
+                (0.5, 1e-3, "that is the sigmoid's value at 0; tanh's slope is 1 − tanh²(x), "
+                            "and tanh(0) = 0."),
+            ],
+            shown="1"),
+        _Number(
+            "tanh'(3)", TANH_SLOPE_AT_3, tol=0.0, rel=0.15,
+            hint="the slope of tanh is 1 − tanh²(x), and tanh(3) ≈ 0.995: square it, then take "
+                 "that from 1.",
+            explain="tanh(3) ≈ 0.995, so 1 − 0.995² ≈ 1 − 0.990 ≈ 0.0099: far from 0, tanh is "
+                    "almost flat, and almost no gradient gets through it.",
+            known_wrong=[
+                (math.tanh(3.0), 0.003, "that is tanh(3) itself, the value; the slope is "
+                                        "1 − tanh²(3)."),
+                (math.tanh(3.0) ** 2, 0.002, "that is tanh²(3); the slope is 1 minus that."),
+                (1.0 - math.tanh(3.0), 0.0008, "that is 1 − tanh(3): the square is missing."),
+                (0.0, 1e-4, "tanh is nearly flat at 3, but not quite: it keeps rising, a "
+                            "little. How much is 1 − 0.995²?"),
+                (1.0, 1e-3, "that is the slope at 0, where tanh is steepest; at 3 it has almost "
+                            "flattened out."),
+                (-8.0, 1e-3, "that is 1 − 3², which squares x; the slope squares tanh(x), "
+                             "1 − tanh²(3)."),
+            ],
+            shown="about 0.0099"),
+    ],
+    what="your prediction of both slopes",
+    todo="replace each `None` with the number you expect, then run this check again",
+)
 
 
 def check_tanh_slope_prediction(at_zero, at_three):
     """Exercise: predict tanh'(0) = 1 and tanh'(3) = 1 − tanh²(3) ≈ 0.0099 before running.
 
-    A prediction still left at None is reported as missing, without giving the answer away.
+    A rough number is fine for the second (within 15%). The first wrong try of each number
+    gets a hint; the second shows the answer, rounded as the question asks.
     """
-    results = []
-    for question, answer, expected, hint in (
-        ("tanh'(0)", at_zero, 1.0, "1 − tanh²(0) and tanh(0) = 0"),
-        ("tanh'(3)", at_three, 1.0 - math.tanh(3.0) ** 2, "1 − tanh²(3), and tanh(3) ≈ 0.995"),
-    ):
-        if answer is None:
-            results += run_checks("", [_not_predicted(question)]).results
-        else:
-            results += check_answer(question, answer, expected, tol=1e-3, hint=hint).results
-    return Report("Your answer", results)
+    return TANH_SLOPES.check(at_zero, at_three)
 
 
-def _not_predicted(question):
-    @check(question)
-    def predicted():
-        fail(f"no prediction yet: replace `None` with the number you expect for {question}")
+@check("sigmoid: one new node, built from x alone")
+def sigmoid_node(Value):
+    for x in ACTIVATIONS["sigmoid"][3]:
+        v, out = _new_node(Value, "sigmoid", x)
+        _expect_one_node(v, out, "sigmoid", x)
 
-    return predicted
+
+@check("sigmoid: values and gradients at -3, 0, 2, with x used twice and an upstream "
+       "gradient of 2.5")
+def sigmoid_closure(Value):
+    try:
+        sigmoid_node(Value)
+    except CheckFailed:
+        fail("not checked yet: the node must be right first (see the check above)")
+    for x in ACTIVATIONS["sigmoid"][3]:
+        _expect_activation(Value, "sigmoid", x, node=False)
+
+
+SIGMOID = Exercise(
+    4, "sigmoid", [sigmoid_node, sigmoid_closure], what="your `sigmoid`",
+    answer_of=lambda Value: vars(Value).get("sigmoid"), unanswered=is_unwritten,
+    todo="replace `...` with the new node, its `_backward` and `return out`, run the cell, "
+         "then this check again")
+
+
+def check_sigmoid(Value):
+    """Exercise: `sigmoid`, σ(x) = 1/(1 + e⁻ˣ), one node with derivative σ(x)(1 − σ(x))."""
+    return SIGMOID.check(Value)

@@ -10,6 +10,9 @@ the package's engine (and PyTorch) do.
 
 The sort exercise asks for `sort(root)`: a list of every value `root` depends on (itself
 included), each exactly once and after all of its children (`_prev`), so the root comes last.
+A wrong list is compared with what the stub's loop gives with each classic bug in it (no
+`visited` set, no `break`, the node appended too early, the list reversed, the root left out),
+so the message names the bug; nodes are named by labels the check gives them (x0, n5, ...).
 """
 
 import contextlib
@@ -20,6 +23,7 @@ import sys
 from . import (
     check, expect, expect_close, fail, reverse_topological_order, run_checks, show,
 )
+from .exercise import Exercise, is_unwritten
 
 __all__ = ["checkpoint", "check_topological_sort", "check_order_prediction", "random_program",
            "DEPTH"]
@@ -188,53 +192,393 @@ CHECKPOINT = [seeds_one, chapter_three_expression, twice_twice, random_graphs, d
 
 def checkpoint(Value):
     """Chapter 5's specification, run on the learner's Value class with `backward()`."""
-    return run_checks("Chapter 5 checkpoint: topological sort and backward()", CHECKPOINT, Value)
+    return run_checks("Chapter 5 checkpoint: topological sort and backward()", CHECKPOINT, Value, chapter=5)
 
 
 # --------------------------------------------------------------------- exercises
+# In the order the chapter asks them (the checkpoint lists them in this order).
 
 
-def _expect_topological(order, root, what):
-    """Fail unless `order` lists everything `root` depends on once, children first, root last."""
+# --------------------------------------------------------------------- predict an order
+
+
+def _depth_first(root, *, inputs=lambda node: node._prev, post=True):
+    """The depth-first order of `root`'s graph: post-order (a value after its inputs, as the
+    chapter's sort lists them) or pre-order; `inputs` picks the order the inputs are taken in."""
+    order, visited = [], set()
+    stack = [(root, iter(inputs(root)))]
+    visited.add(id(root))
+    if not post:
+        order.append(root)
+    while stack:
+        node, rest = stack[-1]
+        for child in rest:
+            if id(child) not in visited:
+                visited.add(id(child))
+                if not post:
+                    order.append(child)
+                stack.append((child, iter(inputs(child))))
+                break
+        else:
+            stack.pop()
+            if post:
+                order.append(node)
+    return order
+
+
+def _breadth_first(root):
+    order, seen, queue = [root], {id(root)}, [root]
+    for node in queue:
+        for child in node._prev:
+            if id(child) not in seen:
+                seen.add(id(child))
+                order.append(child)
+                queue.append(child)
+    return order
+
+
+def _wrong_orders(root):
+    """(order, hint) for the orders learners really predict instead of the depth-first one."""
+    order = _depth_first(root)
+    root_inputs = ", ".join(child.label for child in root._prev)
+    first = root._prev[0].label if root._prev else root.label
+    return [
+        (order[::-1], f"that lists the output first, the order `backward()` runs the closures "
+                      f"in. The sort lists each value after everything it was computed from, "
+                      f"so the output, {root.label!r}, comes last."),
+        (_depth_first(root, post=False),
+         "that lists each value when the search first reaches it, before its inputs. The sort "
+         "lists a value only when it leaves it, once all of its inputs are listed."),
+        (_depth_first(root, inputs=lambda node: tuple(node._prev)[::-1]),
+         f"that follows `_prev` from right to left. The sort takes the inputs in `_prev`'s "
+         f"order: `{root.label}._prev` is `({root_inputs})`, so it goes into {first!r} first."),
+        ([node for node in order if not node._prev] + [node for node in order if node._prev],
+         "that lists all the leaves first. A depth-first search finishes one branch before it "
+         "starts the next: as soon as all of a value's inputs are listed, the value itself "
+         "comes next."),
+        (_breadth_first(root)[::-1],
+         "that is a breadth-first search from the output, read backwards: level by level. "
+         "This search goes deep first, as far as it can along the first input, before it looks "
+         "at the second."),
+    ]
+
+
+def _reveal(root):
+    """The answer, for the second wrong try."""
+    labels = ", ".join(repr(node.label) for node in _depth_first(root))
+    return (f" The sort lists [{labels}]: it starts at the output, goes into its first input "
+            "and on as deep as it can, lists a value as soon as everything it was computed from "
+            "is listed, then goes back up to the next input.")
+
+
+def _second_try():
+    return ORDER.wrong_tries >= 1
+
+
+def _fail_order(message, root):
+    message = message if message.endswith(".") else message + "."
+    if _second_try():
+        fail(message + _reveal(root))
+    fail(message + " Try again: after a second wrong try this check shows the answer (or "
+                   "expand the solution below it).")
+
+
+def _order_problem(prediction, root):
+    """What makes `prediction` not a valid order of `root`'s graph, in words; None if it is."""
+    order = _depth_first(root)
+    by_label = {node.label: node for node in order}
+    if isinstance(prediction, str):
+        return ("write a list of strings, one label each, such as `['a', 'b', ...]`, not one "
+                "string")
+    if not isinstance(prediction, (list, tuple)):
+        return f"the prediction should be a list of labels, but was {show(prediction)}"
+    if any(hasattr(p, "_prev") for p in prediction):
+        return ("write each value's label as a string, such as `'a'`, not the value itself "
+                "(a value is named by its label in the drawing)")
+    odd = [p for p in prediction if not isinstance(p, str)]
+    if odd:
+        return f"each label should be a string, such as `'a'`, but {show(odd[0])} is not"
+    unknown = [p for p in prediction if p not in by_label]
+    if unknown:
+        return (f"there is no value labelled {show(unknown[0])} in the graph; its labels are "
+                f"{', '.join(sorted(by_label))}")
+    seen = {}
+    for k, label in enumerate(prediction):
+        if label in seen:
+            return (f"{label!r} appears twice in your list: the sort lists each value once, "
+                    "however many times it is used")
+        seen[label] = k
+    missing = [node for node in order if node.label not in seen]
+    if missing:
+        parts = []
+        if root in missing:
+            parts.append(f"{root.label!r}, the output itself: the sort lists it too, last, "
+                         "after everything it depends on")
+        leaves = [node.label for node in missing if not node._prev]
+        if leaves:
+            parts.append(f"the lea{'ves' if len(leaves) > 1 else 'f'} "
+                         f"{', '.join(map(repr, leaves))}: the sort lists "
+                         f"{'them' if len(leaves) > 1 else 'it'} too (no inputs of "
+                         f"{'their' if len(leaves) > 1 else 'its'} own, but the output "
+                         f"depends on {'them' if len(leaves) > 1 else 'it'})")
+        middle = [node.label for node in missing if node._prev and node is not root]
+        if middle:
+            parts.append(f"{', '.join(map(repr, middle))}: the sort lists every value the "
+                         "output depends on")
+        return "your list misses " + "; and ".join(parts)
+    for label in prediction:
+        for child in by_label[label]._prev:
+            if seen[child.label] > seen[label]:
+                return (f"you listed {label!r} before {child.label!r}, but {label!r} was "
+                        f"computed from {child.label!r}: a value comes after its inputs")
+    return None
+
+
+def _known_wrong(prediction, root):
+    if not isinstance(prediction, (list, tuple)):
+        return None
+    for order, hint in _wrong_orders(root):
+        if list(prediction) == [node.label for node in order]:
+            return hint
+    return None
+
+
+def _labels_of(root):
+    order = _depth_first(root)
+    labels = [getattr(node, "label", "") for node in order]
+    if "" in labels or len(set(labels)) != len(labels):
+        raise ValueError("check_order_prediction needs a graph whose values all have "
+                         "different labels")
+    return order
+
+
+@check("every value once, each after the values it was computed from")
+def valid_order(prediction, root):
+    _labels_of(root)
+    hint = _known_wrong(prediction, root)
+    problem = _order_problem(prediction, root)
+    if problem is not None:
+        _fail_order(hint or problem, root)
+
+
+@check("the very order the depth-first sort gives")
+def same_as_depth_first(prediction, root):
+    order = _labels_of(root)
+    if _order_problem(prediction, root) is not None:
+        fail("not checked yet: the list must be a valid order first (see above)")
+    got = [node.label for node in order]
+    if list(prediction) == got:
+        return
+    hint = _known_wrong(prediction, root)
+    if hint is None:
+        k = next(k for k, (mine, sorts) in enumerate(zip(prediction, got)) if mine != sorts)
+        hint = (f"a valid order (every value after its inputs), but not the one this search "
+                f"gives: yours parts from it at position {k}, {prediction[k]!r}. Trace it "
+                "again: start at the output, go into its first input and on as deep as you "
+                "can; list a value as soon as all of its inputs are listed, then go back up.")
+    _fail_order(hint, root)
+
+
+ORDER = Exercise(
+    5, "predict an order", [valid_order, same_as_depth_first], what="your predicted order",
+    unanswered=lambda prediction: prediction is None or (
+        isinstance(prediction, (list, tuple)) and not prediction),
+    todo="replace `None` with the labels as a list of strings, such as `['a', 'b', ...]`, in "
+         "the order you expect the sort to list the values, then run this check again")
+
+
+def check_order_prediction(prediction, root):
+    """Exercise: predict, as a list of labels, the order in which the depth-first sort (the
+    article's `build_topo`, children taken in `_prev` order) lists the graph of `root`. The
+    first wrong try gets a hint; the second shows the order."""
+    return ORDER.check(prediction, root)
+
+
+# --------------------------------------------------------------------- the iterative sort
+
+
+def _same_list(got, expected):
+    """Are `got` and `expected` the same nodes in the same order (by identity)?"""
+    return (isinstance(got, (list, tuple)) and len(got) == len(expected)
+            and all(a is b for a, b in zip(got, expected)))
+
+
+def _simulate(root, bug, limit=100_000):
+    """What the stub's loop returns with one classic bug in it, on the graph of `root`; None
+    if it would run longer than `limit` steps. A learner's list that matches one of these gets
+    a message that names the bug, rather than only what is wrong with the list."""
+    order, visited = [], {id(root)}
+    stack = [(root, iter(root._prev))]
+    steps = 0
+    while stack:
+        steps += 1
+        if steps > limit:
+            return None
+        if bug == "pop first":  # take the entry off the stack at once, append the node at once
+            node, inputs = stack.pop()
+            for child in inputs:
+                if id(child) not in visited:
+                    visited.add(id(child))
+                    stack.append((child, iter(child._prev)))
+            order.append(node)
+            continue
+        node, inputs = stack[-1]
+        pushed = False
+        for child in inputs:
+            if bug == "no visited" or id(child) not in visited:
+                visited.add(id(child))
+                stack.append((child, iter(child._prev)))
+                pushed = True
+                if bug == "append when pushed":
+                    order.append(child)
+                if bug not in ("no break", "no break, with a flag"):
+                    break
+        if bug == "no break":  # `for ... else` without a `break`: the else always runs
+            stack.pop()
+            order.append(node)
+        elif not pushed:
+            stack.pop()
+            if bug != "append when pushed":
+                order.append(node)
+    if bug == "reversed":
+        return order[::-1]
+    if bug == "no root":
+        return order[:-1]
+    return order
+
+
+_SORT_BUGS = [
+    ("no visited", "a node used twice is listed twice: before pushing an input, check that it "
+                   "is not in `visited` yet, and add it to `visited` when you push it"),
+    ("no break", "after pushing one input the loop goes on to push the others, and the "
+                 "`else:` (which runs whenever the `for` loop ends without `break`) pops an "
+                 "entry that is not finished: `break` right after pushing an input, so that it "
+                 "is finished, with everything below it, before the next one is looked at"),
+    ("no break, with a flag", "it pushes all of a node's unvisited inputs at once, so one "
+                              "input can be finished before another input it was computed "
+                              "from: push one input, then `break`, so that it is finished, with "
+                              "everything below it, before the next one is looked at"),
+    ("pop first", "it takes each entry off the stack and appends its node at once, before the "
+                  "node's inputs are listed: leave the entry on the stack (look at `stack[-1]`) "
+                  "until it has no unvisited input left, then pop it and append its node"),
+    ("append when pushed", "it appends each node when it is pushed, before its inputs are "
+                           "listed (and never appends the root): append a node when its entry "
+                           "is popped, once everything below it is listed"),
+    ("reversed", "it is a right order backwards, the root first: return `order` as the loop "
+                 "builds it, each node after its inputs; `backward()` walks it in reverse"),
+    ("no root", "it lists everything except the root itself: the root's entry is on the stack "
+                "from the start; pop it and append it like any other node, last"),
+]
+
+
+def _expect_topological(order, root, what, names):
+    """Fail unless `order` lists everything `root` depends on once, children first, root last.
+    `names` maps id(node) to the label the check gave it, so that messages name nodes. A list
+    that is wrong is compared with what each classic bug gives, to name the bug; a right list
+    passes, whichever way it was found."""
+
+    def name(node):
+        return names.get(id(node)) or getattr(node, "label", "") or show(node)
+
+    if order is None:
+        fail(f"{what} returned None: the function has no `return`; end it with `return order`")
     expect(isinstance(order, (list, tuple)),
            f"{what} should return a list of nodes, but returned {show(order)}")
+    problem = _sort_problem(order, root, name)
+    if problem is None:
+        return
+    for bug, why in _SORT_BUGS:
+        simulated = _simulate(root, bug)
+        if simulated is not None and _same_list(order, simulated):
+            fail(f"{what} returned {_listing(order, name)}: {why}")
+    fail(f"{what} {problem}")
+
+
+def _sort_problem(order, root, name):
+    """What is wrong with the list `order` as a topological order of `root`'s graph, in words
+    that follow "`sort` on graph 0 ..."; None if nothing is."""
+    root_name = name(root)
     expected = reverse_topological_order(root)
+    known = {id(node) for node in expected}
+    for k, node in enumerate(order):
+        if isinstance(node, tuple) and node and id(node[0]) in known:
+            return (f"listed a stack entry, ({name(node[0])}, <iterator>), at position {k}: "
+                    "append the node alone, `order.append(node)`")
     position = {}
     for k, node in enumerate(order):
         if id(node) in position:
-            fail(f"{what} listed the node {show(node)} twice (positions {position[id(node)]} "
-                 f"and {k}); remember which nodes you have visited")
+            return (f"listed {name(node)} twice (positions {position[id(node)]} and {k}): "
+                    "remember which nodes you have visited, and push a node only if it is not "
+                    "in `visited` yet")
         position[id(node)] = k
+    if id(root) not in position:
+        return (f"never listed the root, {root_name}, itself: it comes last, once everything "
+                "it depends on is listed (pop its entry and append it like any other node)")
     missing = [node for node in expected if id(node) not in position]
     if missing:
-        fail(f"{what} left out {len(missing)} of the {len(expected)} nodes, such as "
-             f"{show(missing[0])}: follow `_prev` from every node you visit")
-    expect(len(order) == len(expected),
-           f"{what} returned {len(order)} nodes, but the graph has only {len(expected)}: did "
-           "nodes from an earlier call stay in a list or set that outlived it?")
-    expect(order[-1] is root,
-           f"{what} should end with the root, but ended with {show(order[-1])}"
-           + (" and began with the root: list each node after its children, so that "
-              "`reversed(order)` is the order for backward()" if order[0] is root else ""))
+        return (f"left out {len(missing)} of the {len(expected)} nodes, such as "
+                f"{', '.join(name(node) for node in missing[:3])}: follow `_prev` from every "
+                "node you visit")
+    if len(order) != len(expected):
+        return (f"returned {len(order)} nodes, but the graph has only {len(expected)}: did "
+                "nodes from an earlier call stay in a list or set that outlived it?")
+    if order[-1] is not root:
+        return (f"should end with the root, {root_name}, but ended with {name(order[-1])}"
+                + (" and began with the root: list each node after its children, so that "
+                   "`reversed(order)` is the order for backward()" if order[0] is root else ""))
     for node in order:
         for child in node._prev:
             if position[id(child)] > position[id(node)]:
-                fail(f"{what} put {show(node)} (at {position[id(node)]}) before its child "
-                     f"{show(child)} (at {position[id(child)]}): a node must come after "
-                     "everything it was computed from")
+                return (f"put {name(node)} (at position {position[id(node)]}) before its input "
+                        f"{name(child)} (at {position[id(child)]}): a node must come after "
+                        "everything it was computed from")
+    return None
+
+
+def _listing(order, name, most=8):
+    """`[x0, x1, n3, ...]` for a message: the first few nodes by name."""
+    shown = ", ".join(name(node) for node in order[:most])
+    return f"[{shown}{', ...' if len(order) > most else ''}] ({len(order)} nodes)"
+
+
+def _sort_name(sort):
+    name = getattr(sort, "__name__", "")
+    return f"`{name if name.isidentifier() else 'sort'}`"
+
+
+def _labelled_random_graph(Value, seed, mirrored=False):
+    """Random graph `seed` built with the constructor alone (its shape is all a sort needs),
+    each node labelled: inputs x0, x1, x2, then n3, n4, ... in the order they are made.
+
+    Each operation's first input is the node just before it; `mirrored` swaps the two inputs,
+    so that the second is the one the first was computed from: a sort that pushes all of a
+    node's inputs at once gets the order right on one of the two and wrong on the other.
+    """
+    inputs, steps = random_program(seed)
+    nodes = [Value(x) for x in inputs]
+    for op, i, j in steps:
+        operands = (nodes[j], nodes[i]) if mirrored else (nodes[i], nodes[j])
+        nodes.append(Value(0.0, operands[:1] if op == "tanh" else operands, op))
+    names = {}
+    for k, node in enumerate(nodes):
+        names[id(node)] = f"x{k}" if k < len(inputs) else f"n{k}"
+        try:
+            node.label = names[id(node)]
+        except AttributeError:  # a class without a label: the messages still use the names
+            pass
+    return nodes[-1], names
 
 
 @check(f"random graphs: every node once, after its children, the root last (seeds "
-       f"{SEEDS[0]} to {SEEDS[-1]})")
+       f"{SEEDS[0]} to {SEEDS[-1]}, each also with its operands swapped)")
 def sorts_random_graphs(sort, Value):
-    for seed in SEEDS:
-        inputs, steps = random_program(seed)
-        nodes = [Value(x) for x in inputs]
-        for op, i, j in steps:  # the constructor alone: the graph's shape is all a sort needs
-            nodes.append(Value(0.0, (nodes[i],) if op == "tanh" else (nodes[i], nodes[j]), op))
-        root = nodes[-1]
-        _expect_topological(sort(root), root, f"`sort` on random graph {seed}")
-        _expect_topological(sort(root), root, f"a second `sort` on random graph {seed}")
+    for mirrored in (False, True):
+        for seed in SEEDS:
+            root, names = _labelled_random_graph(Value, seed, mirrored)
+            graph = f"random graph {seed}{', operands swapped' if mirrored else ''}"
+            what = f"{_sort_name(sort)} on {graph} (root {names[id(root)]})"
+            _expect_topological(sort(root), root, what, names)
+            _expect_topological(sort(root), root, f"a second call of {what}", names)
 
 
 @check(f"a chain {DEPTH:,} nodes deep, at the default recursion limit")
@@ -242,76 +586,31 @@ def sorts_deep_chain(sort, Value):
     chain = [Value(0.0)]
     for _ in range(DEPTH):
         chain.append(Value(0.0, (chain[-1],), "+1"))
+    what = _sort_name(sort)
     try:
         with default_recursion_limit():
             order = sort(chain[-1])
     except RecursionError:
-        fail(f"`sort` raised RecursionError on a chain {DEPTH:,} nodes deep: each recursive "
+        fail(f"{what} raised RecursionError on a chain {DEPTH:,} nodes deep: each recursive "
              f"call takes a Python frame, and Python allows about {DEFAULT_RECURSION_LIMIT:,}; "
              "keep the nodes still to visit on a list of your own (an explicit stack)")
+    if order is None:
+        fail(f"{what} returned None on the chain: the function has no `return`; end it with "
+             "`return order`")
     expect(isinstance(order, (list, tuple)) and len(order) == len(chain),
-           f"`sort` on the chain should return its {len(chain):,} nodes, but returned "
+           f"{what} on the chain should return its {len(chain):,} nodes, but returned "
            f"{len(order) if isinstance(order, (list, tuple)) else show(order)}")
     expect(all(got is node for got, node in zip(order, chain)),
            "on a chain there is only one valid order, from the first node to the last, but "
-           "`sort` returned another")
+           f"{what} returned another")
+
+
+SORT = Exercise(
+    5, "an iterative topological sort", [sorts_random_graphs, sorts_deep_chain],
+    what="your `iterative_topological_order`", unanswered=is_unwritten,
+    todo="replace `...` with the loop, run the cell, then this check again")
 
 
 def check_topological_sort(sort, Value):
     """Exercise: the iterative topological sort `sort(root)` (see the module docstring)."""
-    return run_checks("Exercise: an iterative topological sort", [sorts_random_graphs,
-                                                                  sorts_deep_chain], sort, Value)
-
-
-def check_order_prediction(prediction, root):
-    """Exercise: predict, as a list of labels, the order in which the depth-first sort (the
-    article's `build_topo`, children taken in `_prev` order) lists the graph of `root`."""
-    question = "your predicted order"
-    if prediction is None or (isinstance(prediction, (list, tuple)) and not prediction):
-        @check(question)
-        def predicted():
-            fail("no prediction yet: write the labels as a list of strings, such as "
-                 "`['a', 'b', ...]`, in the order you expect the sort to list the values")
-
-        return run_checks("Your answer", [predicted])
-
-    order = reverse_topological_order(root)[::-1]  # depth-first post-order: root last
-    by_label = {getattr(node, "label", ""): node for node in order}
-    if "" in by_label or len(by_label) != len(order):
-        raise ValueError("check_order_prediction needs a graph whose values all have "
-                         "different labels")
-
-    @check("every value once, each after the values it was computed from")
-    def valid_order():
-        expect(isinstance(prediction, (list, tuple)),
-               f"the prediction should be a list of labels, but was {show(prediction)}")
-        unknown = [p for p in prediction if p not in by_label]
-        expect(not unknown, f"there is no value labelled {show(unknown[0]) if unknown else ''} "
-                            f"in the graph; its labels are {', '.join(by_label)}")
-        seen = {}
-        for k, label in enumerate(prediction):
-            expect(label not in seen, f"{label!r} appears twice in your list: the sort lists "
-                                      "each value once, however many times it is used")
-            seen[label] = k
-        missing = [label for label in by_label if label not in seen]
-        expect(not missing, f"your list leaves out {', '.join(map(repr, missing))}: the sort "
-                            "lists every value the output depends on, leaves too")
-        for label in prediction:
-            for child in by_label[label]._prev:
-                expect(seen[child.label] < seen[label],
-                       f"you listed {label!r} before {child.label!r}, but {label!r} was "
-                       f"computed from {child.label!r}: a value comes after its inputs")
-
-    @check("the very order the depth-first sort gives")
-    def same_as_depth_first():
-        got = [node.label for node in order]
-        for k, (mine, sorts) in enumerate(zip(prediction, got)):
-            expect(mine == sorts,
-                   f"at position {k} you wrote {mine!r}, where the sort lists {sorts!r}: it "
-                   "starts at the output, follows `_prev` from left to right as deep as it "
-                   "can, and lists a value only once everything it was computed from is "
-                   "listed")
-        expect(len(prediction) == len(got),
-               f"your list has {len(prediction)} labels; the sort lists {len(got)} values")
-
-    return run_checks("Your answer", [valid_order, same_as_depth_first])
+    return SORT.check(sort, Value)

@@ -8,20 +8,25 @@ reference cycle; and exposes `_prev`, `+`, `*` (with numbers on either side), `r
 (the learner's exercise) and `backward()`. The checkpoint compares it with the reference
 engine (`autograd.engine.Value`), which serves as an independent witness.
 
-Exercise checks:
+Exercise checks, each an `Exercise` of chapter 10 (see `exercise.py`), so that the checkpoint
+lists them and fails when the learner's own answer failed, even where a solution stood in:
 
 - `check_cycle_path(path, start)`: a list of objects from `start` back to `start`, in which
   each object refers to the next (as the garbage collector sees it): the reference cycle
-  through a node's `_backward` closure.
+  through a node's `_backward` closure. The check never asks an object for its `__dict__`
+  (on Python 3.11 and later that would create one, and change what the learner sees).
 - `check_object_predictions(predictions)`: for each class in the dict, the number of objects
-  the collector tracks that one product `a * b` creates; measured on the running Python.
+  the collector tracks that one product `a * b` creates; measured on the running Python. The
+  first wrong answer gets a hint, the second the measured counts.
 - `check_flat_exp(FlatValue)`: an `exp` method that stores e^x as its output and as its local
   derivative, with no closure.
 """
 
 import gc
+import itertools
 import math
 import random
+import sys
 from collections import Counter
 from numbers import Real
 
@@ -29,6 +34,7 @@ from ..engine import Value as Reference
 from ..profiling import collector_off, new_tracked_objects
 from . import check, expect, expect_close, fail, is_close, run_checks, show
 from .ch05 import default_recursion_limit
+from .exercise import Exercise, is_unwritten
 
 __all__ = ["checkpoint", "check_cycle_path", "check_object_predictions", "check_flat_exp",
            "count_made_by_product", "DEPTH"]
@@ -40,44 +46,121 @@ SEEDS = range(5)
 # --------------------------------------------------------------------- the cycle
 
 
+def _attribute_dict(holder, referents):
+    """The dictionary among `referents` that holds `holder`'s attributes, if it has one already.
+
+    On Python 3.10 every instance keeps its attributes in a dictionary of its own; from 3.11 an
+    instance without `__slots__` keeps them inside itself, and a dictionary appears only once
+    something asks for `__dict__` (or `vars()`). So this never asks: that would create the very
+    dictionary it then reports, and change what `gc.get_referents` shows the learner.
+    """
+    for candidate in referents:
+        if type(candidate) is not dict or not candidate:
+            continue
+        try:
+            if all(isinstance(key, str) and getattr(holder, key) is value
+                   for key, value in candidate.items()):
+                return candidate
+        except Exception:  # noqa: BLE001  (an attribute that cannot be read: not this one)
+            continue
+    return None
+
+
 def _holds(holder, held):
-    """Does `holder` refer to `held` directly? As `gc.get_referents` sees it, or through one
-    of the instance's own attributes (on Python 3.10 those sit in a separate dictionary)."""
-    if any(obj is held for obj in gc.get_referents(holder)):
+    """Does `holder` refer to `held` directly, as `gc.get_referents` sees it, or through the
+    dictionary of its own attributes (a separate object on Python 3.10)?"""
+    referents = gc.get_referents(holder)
+    if any(obj is held for obj in referents):
         return True
-    if isinstance(holder, type) or type(holder).__name__ in ("module", "function"):
-        return False
-    try:
-        attributes = vars(holder)
-    except TypeError:  # no __dict__: a tuple, a cell, an instance with __slots__
-        return False
-    return any(obj is held for obj in attributes.values())
+    own = _attribute_dict(holder, referents)
+    return own is not None and any(obj is held for obj in own.values())
+
+
+def _what_it_holds(holder):
+    """The kinds of objects `holder` refers to, for a message ("float, function, tuple")."""
+    referents = gc.get_referents(holder)
+    own = _attribute_dict(holder, referents)
+    kinds = {type(r).__name__ for r in referents if r is not own}
+    if own is not None:  # its attributes, as Python 3.11 and later list them
+        kinds |= {type(v).__name__ for v in own.values()}
+    return ", ".join(sorted(kinds)) or "nothing the collector tracks"
 
 
 def _kind(obj):
     return f"a {type(obj).__name__}"
 
 
+def _link_problem(path, i, start):
+    """Why `path[i]` does not hold `path[i + 1]`, in words."""
+    holder, held = path[i], path[i + 1]
+    said = f"`path[{i}]` ({_kind(holder)}) does not hold `path[{i + 1}]` ({_kind(held)})"
+    if _holds(held, holder):
+        return (f"{said}: it is the other way round, `path[{i + 1}]` holds `path[{i}]`. The "
+                "order is wrong: `gc.get_referrers` finds the holders, so the way round it "
+                "finds reads backwards; write the path forwards, each object holding the next")
+    middle = next((r for r in gc.get_referents(holder)
+                   if type(r).__name__ not in ("dict", "module", "type") and _holds(r, held)),
+                  None)  # not a namespace that happens to hold the learner's variables
+    if middle is not None:
+        return (f"{said} directly: a link is missing between them, {_kind(middle)} that "
+                f"`path[{i}]` holds and that holds `path[{i + 1}]`. Put it in between")
+    if type(holder).__name__ == "cell" and held is start:
+        try:
+            contents = holder.cell_contents
+        except ValueError:
+            contents = None
+        return (f"{said}: this cell holds {_kind(contents)}, but not `out` (it is the cell of "
+                "another variable of `__mul__`, an input). Only one of the closure's cells "
+                "leads back to `out`: use `gc.get_referrers(out)` to find it")
+    return (f"{said}. `path[{i}]` holds only: {_what_it_holds(holder)}. Each object in the list "
+            "must refer to the next one")
+
+
+@check("`path` leads from `out` back to `out`, each object holding the next")
+def goes_round(path, start):
+    if not isinstance(path, (list, tuple)):
+        fail(f"`path` should be a list of objects, but was {show(path)}")
+    expect(len(path) >= 1 and path[0] is start,
+           "`path` should start with `out` itself: `path = [out, ...]`")
+    if len(path) < 2 or path[-1] is not start:
+        fail("`path` should end where it started, with `out` again: add the objects on the "
+             "way round, then `out` (try `gc.get_referrers(out)` to see who holds `out`)")
+    links = list(range(len(path) - 1))
+    if all(_holds(path[i], path[i + 1]) for i in links):
+        return
+    if len(path) > 2 and all(_holds(path[i + 1], path[i]) for i in links):
+        fail("every link of `path` points the wrong way: each object is held by the next one, "
+             "not holding it, which is the order in which `gc.get_referrers` finds them. "
+             "Reverse that order (keep `out` at both ends), so that each object holds the next")
+    inner = path[1:-1]
+    if 1 < len(inner) <= 6:
+        for order in itertools.permutations(inner):
+            ring = [start, *order, start]
+            if all(_holds(ring[i], ring[i + 1]) for i in links):
+                i = next(i for i in links if not _holds(path[i], path[i + 1]))
+                fail(f"`path` holds the right objects, but the order is wrong: `path[{i}]` "
+                     f"({_kind(path[i])}) does not hold `path[{i + 1}]` ({_kind(path[i + 1])}). "
+                     "Order them so that each holds the next: start from `out`, and find each "
+                     "next object in `gc.get_referents` of the one before")
+    for i in links:
+        if not _holds(path[i], path[i + 1]):
+            fail(_link_problem(path, i, start))
+
+
+def _unwritten_path(path):
+    """The stub `[out]`, with nothing added yet."""
+    return isinstance(path, list) and len(path) == 1
+
+
+CYCLE = Exercise(10, "find the cycle", [goes_round], what="your `path`",
+                 answer_of=lambda path, start: path, unanswered=_unwritten_path,
+                 todo="add the objects on the way round to `path`, ending with `out`, then run "
+                      "this check again")
+
+
 def check_cycle_path(path, start):
     """Exercise: `path` goes round a reference cycle from `start` back to `start`."""
-
-    @check("`path` leads from `out` back to `out`, each object holding the next")
-    def goes_round():
-        if not isinstance(path, (list, tuple)):
-            fail(f"`path` should be a list of objects, but was {show(path)}")
-        expect(len(path) >= 1 and path[0] is start,
-               "`path` should start with `out` itself: `path = [out, ...]`")
-        if len(path) < 2 or path[-1] is not start:
-            fail("`path` should end where it started, with `out` again: add the objects on the "
-                 "way round, then `out` (try `gc.get_referrers(out)` to see who holds `out`)")
-        for i, (holder, held) in enumerate(zip(path, path[1:])):
-            if not _holds(holder, held):
-                referents = ", ".join(sorted({type(r).__name__ for r in gc.get_referents(holder)}))
-                fail(f"`path[{i}]` ({_kind(holder)}) does not hold `path[{i + 1}]` "
-                     f"({_kind(held)}). `gc.get_referents(path[{i}])` lists only: {referents}. "
-                     "Each object in the list must refer to the next one")
-
-    return run_checks("Exercise: find the cycle", [goes_round])
+    return CYCLE.check(path, start)
 
 
 # --------------------------------------------------------------------- counting objects
@@ -99,43 +182,84 @@ def _closure_cells(value_class):
     return len(closure) if closure else 0
 
 
-def _prediction_check(value_class, answer):
-    name = getattr(value_class, "__name__", repr(value_class))
+_OBJECTS_HINT = ("count what `__mul__` leaves behind: the node, its `_prev` tuple, the "
+                 "`_backward` function, the function's `__closure__` (a tuple), and a cell for "
+                 "each variable of `__mul__` that `_backward` uses")
 
-    @check(f"tracked objects made by one `a * b` in `{name}`")
-    def prediction():
-        if answer is None:
-            fail("no prediction yet: replace `None` with a whole number")
-        if isinstance(answer, bool) or not isinstance(answer, Real):
-            fail(f"your prediction should be a whole number, such as 4, but was {show(answer)}")
-        count, kinds = count_made_by_product(value_class)
-        if answer == count:
-            return
+
+def _objects_wrong(value_class, answer, count, kinds, show_answer, predictions):
+    """Why `answer` is not `count` for `value_class`: a hint, or with `show_answer` the count."""
+    name = value_class.__name__
+    cells = _closure_cells(value_class)
+    slotted = "__slots__" in vars(value_class)
+    # fewer for a class with __slots__ than for one without: slots were expected to remove some
+    fewer_with_slots = any("__slots__" not in vars(other) and isinstance(said, Real)
+                           and said > answer for other, said in predictions.items()
+                           if isinstance(other, type))
+    if cells > 1 and answer == count - cells + 1:
+        why = (f"one cell is not enough: `_backward` uses {cells} variables of `__mul__` after "
+               "it has returned (self, other, out), and each gets a cell of its own")
+    elif slotted and answer < count and (fewer_with_slots or answer == count - 1):
+        why = ("`__slots__` changes where an instance keeps its attributes, not how many "
+               "objects a product creates")
+    elif not slotted and answer == count + 1 and sys.version_info >= (3, 11):
+        why = ("there is no attribute dictionary to count: since Python 3.11 an instance keeps "
+               "its attributes inside itself, and makes a `__dict__` object only when someone "
+               "asks for it")
+    else:
+        why = _OBJECTS_HINT
+    if show_answer:
         parts = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
-        message = f"you predicted {answer!r}; on this Python, one `a * b` makes {count}: {parts}"
-        cells = _closure_cells(value_class)
-        if cells > 1 and answer == count - cells + 1:
-            message += (f". The closure uses {cells} variables of `__mul__` after it has "
-                        "returned (self, other, out), and each gets a cell of its own")
-        elif "__slots__" in vars(value_class) and answer < count:
-            message += (". `__slots__` changes where an instance keeps its attributes, not how "
-                        "many objects a product creates")
-        fail(message)
+        return (f"`{name}`: you predicted {answer:g}; on this Python, one `a * b` makes {count}: "
+                f"{parts}. ({why[:1].upper() + why[1:]}.)")
+    return f"`{name}`: {answer:g} is not it: {why}."
 
-    return prediction
+
+@check("tracked objects made by one `a * b` in each class")
+def objects_predicted(predictions):
+    if not isinstance(predictions, dict) or not predictions:
+        fail(f"`predictions` should be a dict of class -> number, but was {show(predictions)}")
+    problems = []
+    for value_class, answer in predictions.items():
+        if not isinstance(value_class, type):
+            fail(f"the keys of `predictions` should be the classes themselves, such as "
+                 f"`YourValue`, but one was {show(value_class)}")
+        name = value_class.__name__
+        if answer is None:
+            problems.append(f"`{name}`: no prediction yet: replace `None` with a whole number.")
+            continue
+        if isinstance(answer, bool) or not isinstance(answer, Real):
+            problems.append(f"`{name}`: your prediction should be a whole number, such as 4, "
+                            f"but was {show(answer)}.")
+            continue
+        count, kinds = count_made_by_product(value_class)
+        if answer != count:
+            problems.append(_objects_wrong(value_class, answer, count, kinds,
+                                           OBJECTS.wrong_tries >= 1, predictions))
+    if problems:
+        if OBJECTS.wrong_tries < 1:
+            problems.append("Try again: after a second wrong try this check shows the counts "
+                            "(or expand the solution below it).")
+        fail("\n".join(problems))
+
+
+def _unwritten_predictions(predictions):
+    return (isinstance(predictions, dict) and bool(predictions)
+            and all(answer is None for answer in predictions.values()))
+
+
+OBJECTS = Exercise(10, "predict the objects", [objects_predicted],
+                   what="your dict of predictions",
+                   unanswered=_unwritten_predictions,
+                   todo="replace each `None` with the number you expect, then run this check "
+                        "again")
 
 
 def check_object_predictions(predictions):
     """Exercise: `predictions` maps each class to the predicted number of tracked objects that
-    one product `a * b` of two existing values creates. Each count is measured live."""
-    if not isinstance(predictions, dict) or not predictions:
-        @check("your predictions")
-        def a_dict():
-            fail(f"`predictions` should be a dict of class -> number, but was {show(predictions)}")
-
-        return run_checks("Your predictions", [a_dict])
-    return run_checks("Your predictions",
-                      [_prediction_check(cls, answer) for cls, answer in predictions.items()])
+    one product `a * b` of two existing values creates. Each count is measured live; the first
+    wrong answer gets a hint, the second the measured counts."""
+    return OBJECTS.check(predictions)
 
 
 # --------------------------------------------------------------------- exp without a closure
@@ -143,14 +267,22 @@ def check_object_predictions(predictions):
 EXP_POINTS = (-1.5, 0.0, 0.5, 2.0)
 
 
-def _exp_of(cls, x):
-    """`cls(x).exp()`, failing with a plain message if it does not give a new node."""
+def _exp_of(cls, x, *, first=False):
+    """`cls(x).exp()`, failing with a plain message if it does not give a new node. Only the
+    `first` check explains a missing node in full; the others point to it."""
     v = cls(x)
     out = v.exp()
     call = f"`FlatValue({x:g}).exp()`"
     if out is None:
-        fail(f"{call} gave None: did you `return` the new FlatValue?")
-    expect(isinstance(out, cls), f"{call} should give a new FlatValue, but gave {show(out)}")
+        if not first:
+            fail(f"{call} gave None: there is no new value to check (see the first line)")
+        fail(f"{call} gave None: the method has no `return`; end it with `return "
+             "FlatValue(...)`, the new value")
+    if not isinstance(out, cls):
+        if not first:
+            fail(f"{call} gave {show(out)}, not a FlatValue (see the first line)")
+        fail(f"{call} should give a new FlatValue, but gave {show(out)}: build it with "
+             "`FlatValue(data, op, a, da)`")
     expect(out is not v, f"{call} returned the very value it was called on: build and return "
                          "a new FlatValue, and leave the input as it was")
     return v, out
@@ -159,63 +291,111 @@ def _exp_of(cls, x):
 @check("`exp()` returns a new value whose data is e^x")
 def exp_values(cls):
     for x in EXP_POINTS:
-        v, out = _exp_of(cls, x)
-        expect_close(out.data, math.exp(x), f"`FlatValue({x:g}).exp().data`",
+        v, out = _exp_of(cls, x, first=True)
+        e = math.exp(x)
+        if out.data is v:
+            fail(f"`FlatValue({x:g}).exp().data` is the input itself: the arguments are mixed "
+                 "up. `FlatValue(data, op, a, da)` takes the new data, the number e^x, first; "
+                 "then the op's name; then the input `self`; then its local derivative")
+        if is_close(out.data, x) and not is_close(x, e):
+            fail(f"`FlatValue({x:g}).exp().data` should be e^x = {e:.6g} but was {x:g}, the "
+                 "input's data: the first argument is the new value, `math.exp(self.data)`")
+        expect_close(out.data, e, f"`FlatValue({x:g}).exp().data`",
                      hint="use `math.exp(self.data)`")
         expect(v.data == x, f"`FlatValue({x:g}).exp()` changed its input's data to "
                             f"{show(v.data)}")
+
+
+def _exp_input_problem(v, out, x):
+    """Why the new node's one input is not `v`, in words (or "" if it is)."""
+    prev = getattr(out, "_prev", None)
+    if isinstance(prev, tuple) and len(prev) == 1 and prev[0] is v:
+        return ""
+    order = ("`FlatValue(data, op, a, da)` takes the new data, the op's name, the input "
+             "`self`, then its local derivative")
+    if getattr(out, "_da", None) is v:
+        held = getattr(out, "_a", None)
+        held = f"{held:.6g}" if isinstance(held, float) else show(held)
+        return (f"the input and its local derivative are the wrong way round: `_a` holds "
+                f"{held} and `_da` holds the input. {order}")
+    if getattr(out, "_op", None) is v:
+        return (f"the input went where the op's name goes, and every argument after it moved "
+                f"one place: {order}")
+    if getattr(out, "_b", None) is v:
+        return (f"the input went into the second slot, `b`: a node with one input keeps it in "
+                f"`a`. {order}")
+    return (f"`FlatValue({x:g}).exp()._prev` should be `(x,)`, its one input, but was "
+            f"{show(prev)}: pass `self` as the input `a`. {order}")
 
 
 @check("its one input is `self`, with local derivative e^x: backward() gives d(e^x)/dx = e^x")
 def exp_gradient(cls):
     for x in EXP_POINTS:
         v, out = _exp_of(cls, x)
-        prev = getattr(out, "_prev", None)
-        expect(isinstance(prev, tuple) and len(prev) == 1 and prev[0] is v,
-               f"`FlatValue({x:g}).exp()._prev` should be `(x,)`, its one input, but was "
-               f"{show(prev)}: pass `self` as the input `a`")
+        problem = _exp_input_problem(v, out, x)
+        if problem:
+            fail(problem)
         out.backward()
         e = math.exp(x)
-        hint = "store e^x as the local derivative: the output is its own derivative"
-        if is_close(v.grad, 1.0) and not is_close(e, 1.0):
-            hint = "the local derivative of e^x is e^x, not 1"
-        elif is_close(v.grad, x) and not is_close(e, x):
-            hint = "the local derivative of e^x is e^x, not x"
+        wrong = [
+            (1.0, "the local derivative of e^x is e^x, not 1 (1 is the derivative of x itself, "
+                  "not of e^x)"),
+            (x, "that is x, the input's data: the local derivative of e^x is e^x, the output "
+                "itself"),
+            (x * math.exp(x - 1), "that is the power rule, x·e^(x−1), but e^x is not a power of "
+                                  "x: its derivative is e^x itself"),
+            (math.exp(e), "that is e^(e^x), exp taken twice: the local derivative is e^x, "
+                          "the new node's data"),
+            (0.0, "no gradient reached x: store the local derivative e^x as `da`, the argument "
+                  "after the input"),
+        ]
+        for value, meaning in wrong:
+            if is_close(v.grad, value) and not is_close(value, e):
+                fail(f"after `out = x.exp(); out.backward()` with x = {x:g}, `x.grad` should be "
+                     f"e^x = {e:.6g} but was {v.grad:.6g}: {meaning}")
         expect_close(v.grad, e, f"after `out = x.exp(); out.backward()` with x = {x:g}, `x.grad`",
-                     hint=hint)
+                     hint="store e^x as the local derivative: the output is its own derivative")
 
 
 @check("through other operations: d e^(2x)/dx = 2e^(2x), d(x·e^x)/dx = (x + 1)e^x")
 def exp_chain_rule(cls):
     for x in (-0.7, 0.3, 1.1):
-        v = cls(x)
-        (v * 2).exp().backward()
-        expect_close(v.grad, 2 * math.exp(2 * x), f"d e^(2x)/dx at x = {x:g}",
-                     hint="multiply the local derivative by the gradient that arrives")
-        v = cls(x)
-        (v.exp() * v).backward()
-        expect_close(v.grad, (x + 1) * math.exp(x), f"d(x·e^x)/dx at x = {x:g}",
-                     hint="a value used twice must collect gradient along both paths")
+        _exp_of(cls, 2 * x)  # says so plainly if exp() gives no new node
+        for what, build, expected in (
+            ("d e^(2x)/dx", lambda v: (v * 2).exp(), 2 * math.exp(2 * x)),
+            ("d(x·e^x)/dx", lambda v: v.exp() * v, (x + 1) * math.exp(x)),
+        ):
+            v = cls(x)
+            build(v).backward()
+            if not is_close(v.grad, expected):
+                got = f"{v.grad:.6g}" if isinstance(v.grad, float) else show(v.grad)
+                # backward() is the chapter's, not the learner's: only what exp() stores can
+                # be at fault here
+                fail(f"{what} at x = {x:g} should be {expected:.6g} but was {got}: `backward()` "
+                     "multiplies the local derivative that `exp()` stored by the gradient that "
+                     "arrives, and adds up the paths; so check what `exp()` stores as its local "
+                     "derivative: e^x, the new node's data")
 
 
 @check("no closure: the new node holds no function, so it is in no reference cycle")
 def exp_no_closure(cls):
-    out = cls(0.5).exp()
+    _, out = _exp_of(cls, 0.5)
     functions = [obj for obj in gc.get_referents(out) if type(obj).__name__ == "function"]
     expect(not functions, "the node that `exp()` returns holds a function (a closure?): store "
                           "the local derivative as a number in `_da` instead")
 
 
+EXP = Exercise(10, "exp without a closure",
+               [exp_values, exp_gradient, exp_chain_rule, exp_no_closure],
+               what="your `exp`", answer_of=lambda cls: vars(cls).get("exp"),
+               unanswered=is_unwritten,
+               todo="replace `...` with `return FlatValue(...)`: the new data, the op's name, "
+                    "the input and its local derivative; run the cell, then this check again")
+
+
 def check_flat_exp(cls):
-    """Exercise: `FlatValue.exp()`. An unfinished stub (which returns None) gets one message."""
-    title = "Exercise: exp without a closure"
-    try:
-        unfinished = cls(0.5).exp() is None
-    except Exception:  # the checks below report it, each in its own words
-        unfinished = False
-    if unfinished:
-        return run_checks(title, [exp_values], cls)
-    return run_checks(title, [exp_values, exp_gradient, exp_chain_rule, exp_no_closure], cls)
+    """Exercise: `FlatValue.exp()`, e^x stored as the output and as its local derivative."""
+    return EXP.check(cls)
 
 
 # --------------------------------------------------------------------- the checkpoint
@@ -371,4 +551,4 @@ def checkpoint(cls):
     """Chapter 10's specification, on a FlatValue-like class (see the module docstring)."""
     checks = [uses_slots, fixed_expression, random_expressions, shared_value, backward_twice,
               numbers_are_not_nodes, no_cycles, deep_chain]
-    return run_checks("Chapter 10 · Making it fast: your FlatValue", checks, cls)
+    return run_checks("Chapter 10 · Making it fast: your FlatValue", checks, cls, chapter=10)

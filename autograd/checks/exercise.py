@@ -1,0 +1,324 @@
+"""Exercises: checks that remember whose answer the chapter goes on with.
+
+Every "Your turn" in a chapter is three cells: the learner's answer (a stub to complete), a
+check, and a collapsed solution that starts with a line naming the check it answers:
+
+    %%solution ch03.check_pow(Value)
+    @add_to_class(Value)
+    def __pow__(self, other):
+        ...
+
+The solution runs only when the learner's answer is missing or fails that check: a correct
+answer is never replaced, and Run All (or a learner who is stuck) still gets through the
+chapter. The solution cell says in one line what it did, and this module remembers, for each
+exercise, whether the chapter goes on with the learner's answer or the solution's, and why;
+the chapter's checkpoint reports it ("`sigmoid` came from the solution because yours failed:
+...") and fails when an answer the learner wrote was wrong.
+
+Nothing here needs Jupyter: the `%%solution` cell magic is registered with IPython only when a
+notebook's kernel has already loaded it.
+"""
+
+import linecache
+import sys
+
+from . import CheckFailed, Report, run_checks, show
+
+__all__ = ["Exercise", "Prediction", "NotAnswered", "answers_for", "forget_answers", "solution",
+           "is_unwritten"]
+
+
+class NotAnswered(CheckFailed):
+    """Raised by a check that finds the exercise's stub still as it was given."""
+
+
+# Every exercise ever defined, in the order its module defines it; and what happened to each in
+# this kernel: {exercise: Outcome}.
+_EXERCISES = []
+_OUTCOMES = {}
+
+YOURS, UNANSWERED, WRONG = "yours", "unanswered", "wrong"
+
+
+class Outcome:
+    """What the latest check of an exercise found, and who answered it in the end."""
+
+    def __init__(self, status, message="", answer=None):
+        self.status = status  # YOURS, UNANSWERED or WRONG
+        self.message = message  # why the learner's answer failed (WRONG only)
+        self.answer = answer  # the learner's object that was checked
+        self.by_solution = False  # the solution cell ran, and the chapter goes on with it
+        self.solution_answer = None  # what the solution put in place (to recognise it again)
+        self.wrong_tries = 0  # for a prediction: how many wrong answers so far
+
+
+class Exercise:
+    """One exercise: a name for reports, the checks that decide it, and how to find the
+    learner's answer among the check's arguments.
+
+    `what` names the learner's answer in messages ("your `__pow__`"). `answer_of(*args)` picks
+    the object the learner wrote out of the check's arguments (a method of a class, a function,
+    a number); `unanswered(answer)` says whether it is still the stub.
+    """
+
+    def __init__(self, chapter, title, checks, *, what, answer_of=None, unanswered=None,
+                 todo="replace the stub with your answer, then run it and this check again"):
+        self.chapter = chapter
+        self.title = title
+        self.checks = list(checks)
+        self.what = what
+        self.answer_of = answer_of or (lambda *args: args[0])
+        self.unanswered = unanswered or (lambda answer: answer is None)
+        self.todo = todo
+        _EXERCISES.append(self)
+
+    def __repr__(self):
+        return f"<Exercise {self.chapter:02d} {self.title!r}>"
+
+    def outcome(self):
+        return _OUTCOMES.get(self)
+
+    def check(self, *args):
+        """Run the exercise's checks on `args`; remember and return the `Report`."""
+        answer = self.answer_of(*args)
+        previous = _OUTCOMES.get(self)
+        title = f"Exercise: {self.title}"
+        if self.unanswered(answer):
+            report = _one_line_report(title, self.title, f"not answered yet: {self.todo}")
+            outcome = Outcome(UNANSWERED, answer=answer)
+        else:
+            report = run_checks(title, self.checks, *args)
+            failures = report.failures
+            outcome = Outcome(WRONG if failures else YOURS,
+                              failures[0].message if failures else "", answer=answer)
+        report.exercise, report.args = self, args
+        report.by_solution = (previous is not None and previous.by_solution
+                              and _same(answer, previous.solution_answer))
+        if _solution_running:
+            return report  # the solution checking itself: nothing to remember
+        if report.by_solution:
+            # the check ran on what the solution put in place, not on the learner's answer
+            report.title += " (on the solution's answer, not yours)"
+            report.note = (f"The solution replaced {self.what}, so this checked the "
+                           "solution's. To check yours, run your answer's cell again, then "
+                           "this one.")
+            return report
+        if _quiet and previous is not None and _identical(previous.answer, answer):
+            return report  # a solution cell re-checking what its check cell just checked
+        if previous is not None:
+            outcome.wrong_tries = previous.wrong_tries
+        if outcome.status == WRONG and not _quiet:
+            outcome.wrong_tries += 1
+        _OUTCOMES[self] = outcome
+        return report
+
+    @property
+    def wrong_tries(self):
+        """How many wrong answers this kernel has checked so far (for predictions: the first
+        gets a hint, the second the answer)."""
+        outcome = _OUTCOMES.get(self)
+        return outcome.wrong_tries if outcome else 0
+
+
+def _scalar(x):
+    return x is None or isinstance(x, (bool, int, float, str))
+
+
+def _identical(a, b):
+    """The very same answer: the same object, or tuples (lists) of the very same objects."""
+    if isinstance(a, (tuple, list)) and type(a) is type(b) and a is not b:
+        return len(a) == len(b) and all(_identical(x, y) for x, y in zip(a, b))
+    return a is b
+
+
+def _same(a, b):
+    """Is answer `a` the one the solution put in place (`b`)? Compared by identity, but not
+    for numbers and strings: Python shares one object for equal small ints and short strings,
+    so a learner who types the solution's "__mul__" holds the very same object, and it counts
+    as theirs. An answer of several values is the solution's when its values other than
+    numbers and strings are the solution's very objects."""
+    if isinstance(a, (tuple, list)) and type(a) is type(b) and len(a) == len(b):
+        pairs = [(x, y) for x, y in zip(a, b) if not _scalar(x)]
+        return bool(pairs) and all(_same(x, y) for x, y in pairs)
+    return not _scalar(a) and a is b
+
+
+def _one_line_report(title, name, message):
+    def not_answered():
+        raise NotAnswered(message)
+
+    not_answered.check_name = name
+    report = run_checks(title, [not_answered])
+    report.unanswered = True
+    return report
+
+
+def is_unwritten(function):
+    """True when `function` still holds a line that is just `...`, as every stub does."""
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return function is None
+    lines = linecache.getlines(code.co_filename)
+    if not lines:
+        return False
+    import inspect  # only when a function is checked
+
+    try:
+        source, _ = inspect.getsourcelines(function)
+    except (OSError, TypeError):
+        return False
+    return any(line.split("#")[0].strip() == "..." for line in source)
+
+
+def forget_answers():
+    """Forget every exercise's outcome, as a fresh kernel would (for tests)."""
+    _OUTCOMES.clear()
+
+
+# --------------------------------------------------------------------- the checkpoint's view
+
+
+def answers_for(chapter):
+    """`(exercise, outcome)` for each exercise of `chapter`, in the order the chapter has them
+    (an exercise never checked in this kernel has outcome None)."""
+    return [(e, _OUTCOMES.get(e)) for e in _EXERCISES if e.chapter == chapter]
+
+
+# --------------------------------------------------------------------- the solution cell
+
+_quiet = False  # a check run by a solution cell: it does not count as a try
+_solution_running = False  # a check run on the solution's own answer: remember nothing
+
+
+def solution(check_expression, body, namespace, *, out=None):
+    """What a `%%solution <check>` cell does, without IPython: evaluate the check in
+    `namespace`; if the learner's answer passed, leave it alone; otherwise run `body` (the
+    solution's code) in `namespace`, make sure the solution passes, and remember that the
+    chapter goes on with the solution. Prints one line that says which happened."""
+    global _quiet, _solution_running
+    def write(text):  # plain text: backticks would show as they are
+        (out or print)(text.replace("`", ""))
+
+    _quiet = True
+    try:
+        report = eval(check_expression, namespace)
+    finally:
+        _quiet = False
+    exercise = getattr(report, "exercise", None)
+    if exercise is None:
+        raise TypeError(f"%%solution needs an exercise's check, such as "
+                        f"`ch03.check_pow(Value)`; `{check_expression}` gave {show(report)}")
+    outcome = _OUTCOMES[exercise]
+    if report.passed and not report.by_solution:
+        write(f"✓ {_capital(exercise.what)} passed its check, so this solution did not run: "
+              "the chapter goes on with your answer.")
+        return report
+    if report.by_solution:
+        write(f"This solution already replaced {exercise.what}, and the chapter goes on with "
+              "it. To use yours, run your answer's cell and its check, then this cell again.")
+        return report
+    filename = f"<solution of {exercise.title}>"
+    linecache.cache[filename] = (len(body), None, body.splitlines(True), filename)
+    exec(compile(body, filename, "exec"), namespace)
+    _solution_running = True
+    try:
+        checked = eval(check_expression, namespace)
+    finally:
+        _solution_running = False
+    if not checked.passed:
+        raise AssertionError(f"the solution of '{exercise.title}' fails its own check (please "
+                             f"report this):\n{checked}")
+    outcome.by_solution = True
+    outcome.solution_answer = exercise.answer_of(*checked.args)
+    if outcome.status == UNANSWERED:
+        write(f"Not answered yet, so this solution ran and the chapter goes on with it. Your "
+              f"turn is still open: write {exercise.what}, run it and its check, then this "
+              "cell again.")
+    else:
+        checkpoint = "; the checkpoint will say so" if _has_checkpoint(exercise.chapter) else ""
+        write(f"✗ {_capital(exercise.what)} did not pass its check (see above), so this "
+              f"solution ran instead and the chapter goes on with it{checkpoint}. Fix yours, "
+              "run it and its check, then this cell again.")
+    return checked
+
+
+def _has_checkpoint(chapter):
+    """Does chapter `chapter` end with a checkpoint (a `checkpoint` in its checks module)?"""
+    import importlib
+
+    try:
+        module = importlib.import_module(f"{__package__}.ch{chapter:02d}")
+    except ImportError:
+        return False
+    return chapter > 0 and hasattr(module, "checkpoint")
+
+
+def _capital(text):
+    return text[:1].upper() + text[1:]
+
+
+def _solution_magic(line, cell):
+    """%%solution <check>: run this cell only if the answer above fails <check>."""
+    shell = sys.modules["IPython"].get_ipython()
+    solution(line.strip(), cell, shell.user_ns)
+
+
+def register_magic():
+    """Make `%%solution` available in the running IPython kernel, if there is one."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is not None:
+        shell.register_magic_function(_solution_magic, magic_kind="cell",
+                                      magic_name="solution")
+
+
+# --------------------------------------------------------------------- predictions
+
+
+class Prediction(Exercise):
+    """A predict-first question with one number for an answer: `title` names it in reports,
+    `question` asks it.
+
+    A wrong answer first gets a hint, never the number: `known_wrong` maps the wrong numbers
+    learners really give to what each one means ("that is only the path through b"), and
+    anything else gets `hint`. The answer and its explanation (`explain`) appear after a
+    second wrong try (or in the collapsed solution, for a learner who asks). Numbers are shown
+    with `places` decimals, as precise as the question asks.
+    """
+
+    def __init__(self, chapter, title, question, expected, *, explain, hint, known_wrong=(),
+                 tol=1e-6, places=None, what="your prediction",
+                 todo="replace `None` with the number you expect, then run this check again"):
+        self.expected = expected
+        self.explain = explain
+        self.hint = hint
+        self.known_wrong = list(known_wrong)
+        self.tol = tol
+        self.places = places
+
+        def right(answer):
+            self._judge(answer)
+
+        right.check_name = question
+        super().__init__(chapter, title, [right], what=what, todo=todo)
+
+    def number(self, x):
+        """`x` written as precisely as the question asks."""
+        if self.places is None:
+            return f"{x:g}"
+        return f"{x:.{self.places}f}"
+
+    def _judge(self, answer):
+        from . import fail, is_close
+
+        if isinstance(answer, bool) or not isinstance(answer, (int, float)):
+            fail(f"your prediction should be a number, but was {show(answer)}")
+        if is_close(answer, self.expected, self.tol):
+            return
+        said = f"{self.number(answer)} is not it"
+        if self.wrong_tries >= 1:  # this is at least the second wrong try: show the answer
+            fail(f"{said}. The answer is {self.number(self.expected)}: {self.explain}")
+        hint = next((why for value, why in self.known_wrong if is_close(answer, value, self.tol)),
+                    self.hint)
+        fail(f"{said}: {hint} Try again: after a second wrong try this check shows the "
+             "answer (or expand the solution below it).")
