@@ -6,9 +6,28 @@ the operation's local derivative. `backward()` visits the graph in reverse topol
 order and runs those closures, so each one passes `out.grad` back to its inputs by the
 chain rule: upstream gradient times local derivative, *added* (`+=`) to what the input
 already holds, because a value used twice receives gradient along both paths.
+
+Numbers. A `Value` holds a float; any real number (int, float, or another `numbers.Real` such
+as NumPy's float32 and int64, but not bool) is accepted and converted. Every operation on
+finite numbers gives a finite number or raises: `ZeroDivisionError` for a division by zero
+and for zero to a negative power, `ValueError` for the log of a number at or below zero and for
+a negative base with a fractional exponent, and `OverflowError` for a result too large for a
+float (`Value(1e200) * 1e200` raises, as `Value(1e200) ** 2` does), each with a message that
+names the operation and its inputs. Gradients are plain floating-point arithmetic, as in
+PyTorch: they may be infinite (the slope of `x ** 0.5` at 0 is), and a local derivative of
+exactly 0 (relu below 0, `x ** 0`) passes back 0 even when the gradient above it is infinite.
+
+Copying. `copy.deepcopy` of a value copies its whole graph, and every copied closure refers to
+the copied nodes, so `backward()` on the copy fills in the copy's gradients and leaves the
+original alone. Pickling works for leaves (a model's parameters) and refuses, with a
+`TypeError`, a value computed by an operation: its `_backward` is a closure, which pickle
+cannot store (`autograd.fast` values pickle whole graphs).
 """
 
+import copy
 import math
+import numbers
+import types
 
 __all__ = ["Value"]
 
@@ -19,11 +38,15 @@ def _leaf_backward():
 
 def _as_float(data):
     """Return `data` as a float, or raise TypeError for anything that is not a real number."""
-    if isinstance(data, bool) or not isinstance(data, (int, float)):
+    if type(data) is not int and (isinstance(data, bool) or not isinstance(data, numbers.Real)):
         raise TypeError(
-            f"Value needs an int or a float, but was given {data!r} of type {type(data).__name__}"
+            f"Value needs a real number such as an int or a float, but was given {data!r} "
+            f"of type {type(data).__name__}"
         )
-    return float(data)
+    try:
+        return float(data)
+    except OverflowError:
+        raise OverflowError(f"{data!r} is too large for a float") from None
 
 
 class Value:
@@ -55,11 +78,12 @@ class Value:
     # it to `out`; return `out`. The closure finds its inputs in `out._prev` instead of
     # capturing `self` and `other` too: one captured variable instead of three keeps every
     # node smaller, which matters because the garbage collector has to walk them all.
+    # `_checked` turns a result too large for a float into an OverflowError that says so.
 
     def __add__(self, other):
         """$f(a, b) = a + b$, so $\\partial f/\\partial a = 1$ and $\\partial f/\\partial b = 1$."""
         other = other if isinstance(other, Value) else _operand(other, "+", self)
-        out = Value(self.data + other.data, (self, other), "+")
+        out = Value(_checked(self.data + other.data, "+", self, other), (self, other), "+")
 
         def _backward():
             a, b = out._prev
@@ -72,12 +96,32 @@ class Value:
     def __mul__(self, other):
         """$f(a, b) = a b$, so $\\partial f/\\partial a = b$ and $\\partial f/\\partial b = a$."""
         other = other if isinstance(other, Value) else _operand(other, "*", self)
-        out = Value(self.data * other.data, (self, other), "*")
+        out = Value(_checked(self.data * other.data, "*", self, other), (self, other), "*")
 
         def _backward():
             a, b = out._prev
             a.grad += b.data * out.grad
             b.grad += a.data * out.grad
+
+        out._backward = _backward
+        return out
+
+    def __truediv__(self, other):
+        """$f(a, b) = a / b$, so $\\partial f/\\partial a = 1/b$ and $\\partial f/\\partial b = -a/b^2$.
+
+        Chapter 3 builds division from `*` and `**`, as $a \\cdot b^{-1}$, and that is a fine
+        way to learn it; but it rounds twice, so `49 / 49` would give 0.9999999999999999. Here
+        division is a primitive: the value is Python's correctly rounded `a / b`, and the slope
+        in b is computed as $-(a/b)/b$, which stays finite wherever the answer is, where
+        $b^2$ on its own would overflow or underflow first.
+        """
+        other = other if isinstance(other, Value) else _operand(other, "/", self)
+        out = Value(_quotient(self.data, other.data), (self, other), "/")
+
+        def _backward():
+            a, b = out._prev
+            a.grad += out.grad / b.data
+            b.grad += -out.grad * (out.data / b.data)
 
         out._backward = _backward
         return out
@@ -90,17 +134,13 @@ class Value:
         """
         if isinstance(other, Value):
             return self._pow_value(other)
-        if isinstance(other, bool) or not isinstance(other, (int, float)):
-            raise TypeError(
-                f"exponent of Value(data={self.data!r}) ** ... must be an int, a float or a "
-                f"Value, but was given {other!r} of type {type(other).__name__}"
-            )
-        n = other
+        n = _exponent(other, self)
         out = Value(_power(self.data, n), (self,), f"**{_short(n)}")
 
         def _backward():
             a = out._prev[0]
-            a.grad += _power_slope(a.data, n) * out.grad
+            if n != 0:  # a**0 = 1 has slope 0, which passes back nothing, even an infinite grad
+                a.grad += _power_slope(a.data, n) * out.grad
 
         out._backward = _backward
         return out
@@ -110,13 +150,9 @@ class Value:
 
         def _backward():
             a, b = out._prev
-            a.grad += _power_slope(a.data, b.data) * out.grad
-            if a.data > 0:
-                b.grad += out.data * math.log(a.data) * out.grad
-            elif a.data == 0 and b.data > 0:
-                b.grad += 0.0
-            else:  # a**b is defined only at whole numbers b here, so it has no slope in b
-                b.grad += math.nan
+            if b.data != 0:  # as above: slope 0 in a, which passes back nothing
+                a.grad += _power_slope(a.data, b.data) * out.grad
+            b.grad += _log_slope(a.data, b.data, out.data) * out.grad
 
         out._backward = _backward
         return out
@@ -169,7 +205,8 @@ class Value:
 
         def _backward():
             a = out._prev[0]
-            a.grad += (a.data > 0) * out.grad
+            if out.data > 0:  # slope 1; at and below 0 the slope is 0, which passes back
+                a.grad += out.grad  # nothing, even when out.grad is infinite (0 * inf is nan)
 
         out._backward = _backward
         return out
@@ -237,12 +274,6 @@ class Value:
         other = other if isinstance(other, Value) else _operand(other, "-", self)
         return self + (-other)
 
-    def __truediv__(self, other):  # a / b
-        other = other if isinstance(other, Value) else _operand(other, "/", self)
-        if other.data == 0:
-            raise ZeroDivisionError(f"division by zero: {self.data!r} / {other.data!r}")
-        return self * other**-1
-
     def __radd__(self, other):  # n + a
         return self + other
 
@@ -258,15 +289,145 @@ class Value:
     def __rpow__(self, other):  # n ** a
         return _operand(other, "**", self) ** self
 
+    # ----------------------------------------------------------------- copying and pickling
+    # Not part of the course: they keep a graph's closures pointing at the right nodes.
+
+    def __deepcopy__(self, memo):
+        """`copy.deepcopy`: a copy of the whole graph behind this value, independent of it.
+
+        Each copied node gets a copy of its `_backward` closure that refers to the copied
+        nodes, so `backward()` on the copy fills in the copy's gradients. Nodes are copied
+        inputs first, without recursion, so a graph of any depth can be copied.
+        """
+        for node in _inputs_first(self):
+            if id(node) in memo:
+                continue
+            twin = object.__new__(type(node))
+            memo[id(node)] = twin
+            twin.data, twin.grad, twin._op, twin.label = node.data, node.grad, node._op, node.label
+            twin._prev = tuple(memo[id(child)] for child in node._prev)
+            twin._backward = _rebound(node._backward, memo)
+        return memo[id(self)]
+
+    def __reduce_ex__(self, protocol):
+        """Pickle (and `copy.copy`) a leaf; refuse a value computed by an operation."""
+        if self._backward is not _leaf_backward:
+            raise TypeError(
+                f"cannot pickle or shallow-copy {_show(self)}, computed by {self._op!r}: its "
+                "_backward is a closure, which pickle cannot store and a shallow copy would "
+                "share with the original. Use copy.deepcopy to copy its graph, pickle the "
+                "numbers (v.data), or build the graph with autograd.fast, whose values pickle"
+            )
+        return _unpickle, (type(self), self.data, self.grad, self._prev, self._op, self.label)
+
 
 def _operand(other, op, value):
     """Wrap a plain number met by an operator into a Value; refuse anything else."""
-    if isinstance(other, bool) or not isinstance(other, (int, float)):
-        raise TypeError(
-            f"unsupported operand for {op}: Value(data={value.data!r}) and {other!r} "
-            f"of type {type(other).__name__} (use a Value, an int or a float)"
-        )
+    if type(other) is float or type(other) is int:
+        return Value(other)
+    if isinstance(other, bool) or not isinstance(other, numbers.Real):
+        raise _unsupported(op, value, other)
     return Value(other)
+
+
+def _exponent(n, value):
+    """A number exponent of `value ** n` as an int or a float; refuse anything else."""
+    if type(n) is int or type(n) is float:
+        return n
+    if isinstance(n, bool) or not isinstance(n, numbers.Real):
+        if hasattr(n, "_prev"):  # a Value of another engine
+            raise _unsupported("**", value, n)
+        raise TypeError(
+            f"exponent of Value(data={value.data!r}) ** ... must be a real number such as an int or a "
+            f"float, or a Value, but was given {n!r} of type {type(n).__name__}"
+        )
+    return float(n)
+
+
+def _unsupported(op, value, other):
+    """The TypeError for `value op other` when `other` is neither a number nor a Value of its class."""
+    mine, theirs = type(value), type(other)
+    if all(hasattr(other, name) for name in ("data", "grad", "_prev")):  # a Value of another class
+        mine_name = f"{mine.__module__}.{mine.__qualname__}"
+        theirs_name = f"{theirs.__module__}.{theirs.__qualname__}"
+        which = (f"two different classes that are both called {mine_name}" if mine_name == theirs_name
+                 else f"two different engines: {mine_name} and {theirs_name}")
+        return TypeError(
+            f"cannot combine {_show(value)} and {_show(other)} with {op}: they are values of "
+            f"{which}. A graph is built by one engine: make every value with the same class "
+            f"(for example {mine.__qualname__}(x.data))"
+        )
+    return TypeError(
+        f"unsupported operand for {op}: Value(data={value.data!r}) and {other!r} of type "
+        f"{theirs.__name__} (use a Value or a real number such as an int or a float)"
+    )
+
+
+def _show(value):
+    """`repr(value)`, or a plain description if that repr fails."""
+    try:
+        return repr(value)
+    except Exception:
+        return f"Value(data={getattr(value, 'data', '?')!r})"
+
+
+def _checked(result, op, a, b):
+    """`result` of `a op b` (two Values or numbers): an OverflowError if finite inputs gave
+    an infinite result. Inputs that are already infinite or NaN give what floats give."""
+    if result - result == 0:  # finite: the everyday case, decided in one subtraction
+        return result
+    x = a.data if hasattr(a, "data") else a
+    y = b.data if hasattr(b, "data") else b
+    if math.isfinite(x) and math.isfinite(y):
+        raise OverflowError(f"{x!r} {op} {y!r} is too large for a float")
+    return result
+
+
+def _quotient(a, b):
+    """`a / b` for floats, with errors that name the division."""
+    if b == 0:
+        raise ZeroDivisionError(f"division by zero: {a!r} / {b!r}")
+    return _checked(a / b, "/", a, b)
+
+
+def _inputs_first(root):
+    """Every node of `root`'s graph once, each after its inputs (no recursion)."""
+    order, seen, stack = [], {id(root)}, [(root, iter(root._prev))]
+    while stack:
+        node, children = stack[-1]
+        for child in children:
+            if id(child) not in seen:
+                seen.add(id(child))
+                stack.append((child, iter(child._prev)))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    return order
+
+
+def _rebound(function, memo):
+    """`function` again, with every variable it captured replaced by its deep copy in `memo`
+    (so a closure that captured `out` now captures `out`'s copy). Plain functions are kept."""
+    if not function.__closure__:
+        return function
+    cells = []
+    for cell in function.__closure__:
+        try:
+            cells.append(types.CellType(copy.deepcopy(cell.cell_contents, memo)))
+        except ValueError:  # a variable not yet assigned when the closure was made
+            cells.append(types.CellType())
+    twin = types.FunctionType(function.__code__, function.__globals__, function.__name__,
+                              function.__defaults__, tuple(cells))
+    twin.__kwdefaults__ = function.__kwdefaults__
+    twin.__qualname__ = function.__qualname__
+    return twin
+
+
+def _unpickle(cls, data, grad, children, op, label):
+    value = cls(data, children, op, label)
+    value.grad = grad
+    return value
 
 
 def _short(n):
@@ -288,6 +449,16 @@ def _power(a, n):
         ) from None
     except OverflowError:
         raise OverflowError(f"{a!r} ** {n!r} is too large for a float") from None
+
+
+def _log_slope(a, b, out):
+    """d(a**b)/db = a**b ln a; 0 at a = 0 with b >= 0 (as in PyTorch); NaN for a < 0, where
+    a**b is defined only at whole numbers b and so has no slope in b."""
+    if a > 0:
+        return out * math.log(a)
+    if a == 0 and b >= 0:
+        return 0.0
+    return math.nan
 
 
 def _power_slope(a, n):

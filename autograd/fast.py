@@ -18,15 +18,23 @@ recursion, then, for each node in reverse order, adds `_da * grad` into `_a.grad
 used as an operand (`2 * v`, `v + 1`) is not wrapped in a `Value`; it only changes the output
 and the local derivative.
 
-Values, gradients, errors, accumulation and `repr` match the reference engine. What differs:
+Values, gradients, errors, accumulation, `repr` and the rules for numbers (see the reference
+engine's docstring: a result too large for a float raises OverflowError; a slope of 0 passes
+back nothing, even an infinite gradient) match the reference engine. What differs:
 `(v * 2)._prev` is `(v,)`, since the 2 is no node; the derivatives are taken at forward
-time, so changing an input's `data` before `backward()` does not change the gradients; and a
-node made by hand has at most two inputs.
+time, so changing an input's `data` before `backward()` does not change the gradients; a
+node made by hand has at most two inputs; and values pickle with their whole graph (they are
+plain objects, with no closures; pickle recurses, so a graph more than about a thousand nodes
+deep raises RecursionError), and deep-copy with it at any depth.
 """
 
 import math
+import numbers
 
-from .engine import _as_float, _power, _power_slope, _short
+from .engine import (
+    _as_float, _checked, _exponent, _inputs_first, _log_slope, _power, _power_slope, _quotient, _short,
+    _unsupported,
+)
 
 __all__ = ["Value"]
 
@@ -56,6 +64,12 @@ class Value:
                 raise ValueError(
                     f"a fast Value has at most two inputs, but was given {len(children)}"
                 )
+            for child in children:
+                if not isinstance(child, Value):
+                    raise TypeError(
+                        f"the inputs of a fast Value must be fast Values, but was given "
+                        f"{child!r} of type {type(child).__module__}.{type(child).__qualname__}"
+                    )
             self._a = children[0]
             self._b = children[1] if len(children) == 2 else None
         self._op = _op
@@ -63,6 +77,17 @@ class Value:
 
     def __repr__(self):
         return f"Value(data={self.data:.4f}, grad={self.grad:.4f})"
+
+    def __deepcopy__(self, memo):
+        """`copy.deepcopy`: a copy of the whole graph, inputs first, without recursion."""
+        for node in _inputs_first(self):
+            if id(node) not in memo:
+                twin = memo[id(node)] = _new(Value)
+                twin.data, twin.grad, twin._op, twin.label = node.data, node.grad, node._op, node.label
+                twin._da, twin._db = node._da, node._db
+                twin._a = None if node._a is None else memo[id(node._a)]
+                twin._b = None if node._b is None else memo[id(node._b)]
+        return memo[id(self)]
 
     @property
     def _prev(self):
@@ -91,8 +116,11 @@ class Value:
             b, term = other, other.data
         else:
             b, term = None, _number(other, "+", self)
+        data = self.data + term
+        if data - data:  # not a finite number: inf or NaN
+            _checked(data, "+", self.data, term)  # raises if the inputs were finite
         out = _new(Value)
-        out.data = self.data + term
+        out.data = data
         out.grad = 0.0
         out._a = self
         out._b = b
@@ -107,8 +135,11 @@ class Value:
             b, factor, db = other, other.data, self.data
         else:
             b, factor, db = None, _number(other, "*", self), 0.0
+        data = self.data * factor
+        if data - data:  # not a finite number: inf or NaN
+            _checked(data, "*", self.data, factor)  # raises if the inputs were finite
         out = _new(Value)
-        out.data = self.data * factor
+        out.data = data
         out.grad = 0.0
         out._a = self
         out._b = b
@@ -117,6 +148,25 @@ class Value:
         out._op = "*"
         out.label = ""
         return out
+
+    def __truediv__(self, other):
+        """$f(a, b) = a / b$, so $\\partial f/\\partial a = 1/b$ and $\\partial f/\\partial b = -a/b^2$.
+
+        A primitive, correctly rounded, as in the reference engine; the slope in b is taken
+        as $-(a/b)/b$, which does not overflow or underflow where $b^2$ would.
+        """
+        if isinstance(other, Value):
+            b = other.data
+            q = _quotient(self.data, b)
+            return _node(q, "/", self, 1.0 / b, other, -(q / b))
+        c = _number(other, "/", self)
+        return _node(_quotient(self.data, c), "/", self, 1.0 / c)
+
+    def __rtruediv__(self, other):  # n / a
+        """$f(b) = c / b$ with a number $c$: $f'(b) = -c/b^2$, taken as $-(c/b)/b$."""
+        b = self.data
+        q = _quotient(_number(other, "/", self), b)
+        return _node(q, "/", self, -(q / b))
 
     def __pow__(self, other):
         """$f(a) = a^n$ with a number $n$: $f'(a) = n a^{n-1}$.
@@ -128,17 +178,14 @@ class Value:
         if isinstance(other, Value):
             b = other.data
             out = _power(a, b)
-            return _node(out, "**", self, _power_slope(a, b), other, _log_slope(a, b, out))
-        if isinstance(other, bool) or not isinstance(other, (int, float)):
-            raise TypeError(
-                f"exponent of Value(data={a!r}) ** ... must be an int, a float or a "
-                f"Value, but was given {other!r} of type {type(other).__name__}"
-            )
-        out = _power(a, other)
-        return _node(out, f"**{_short(other)}", self, _power_slope(a, other))
+            return _node(out, "**", self, _power_slope(a, b) if b != 0 else STOP,
+                         other, _log_slope(a, b, out))
+        n = _exponent(other, self)
+        out = _power(a, n)
+        return _node(out, f"**{_short(n)}", self, _power_slope(a, n) if n != 0 else STOP)
 
     def __rpow__(self, other):
-        """$f(b) = c^b$ with a number $c$: $f'(b) = c^b \\ln c$."""
+        """$f(b) = c^b$ with a number $c$: $f'(b) = c^b \\ln c$ (0 at c = 0 with b >= 0)."""
         c = _number(other, "**", self)
         out = _power(c, self.data)
         return _node(out, "**", self, _log_slope(c, self.data, out))
@@ -170,7 +217,7 @@ class Value:
         x = self.data
         if x > 0:
             return _node(x, "relu", self, 1.0)
-        return _node(0.0 if x < 0 else x, "relu", self, 0.0)  # NaN stays NaN
+        return _node(0.0 if x < 0 else x, "relu", self, STOP)  # NaN stays NaN
 
     def sigmoid(self):
         """$\\sigma(x) = 1/(1 + e^{-x})$, so $\\sigma'(x) = \\sigma(x)(1 - \\sigma(x))$."""
@@ -215,30 +262,34 @@ class Value:
             return self + (-other)
         return self + -_number(other, "-", self)
 
-    def __truediv__(self, other):  # a / b
-        if isinstance(other, Value):
-            if other.data == 0:
-                raise ZeroDivisionError(f"division by zero: {self.data!r} / {other.data!r}")
-            return self * other**-1
-        c = _number(other, "/", self)
-        if c == 0:
-            raise ZeroDivisionError(f"division by zero: {self.data!r} / {c!r}")
-        return self * c**-1
-
     __radd__ = __add__  # n + a
     __rmul__ = __mul__  # n * a
 
     def __rsub__(self, other):  # n - a
         return (-self) + _number(other, "-", self)
 
-    def __rtruediv__(self, other):  # n / a
-        c = _number(other, "/", self)
-        if self.data == 0:
-            raise ZeroDivisionError(f"division by zero: {c!r} / {self.data!r}")
-        return self**-1 * c
 
 
 _new = object.__new__  # an empty Value, without running __init__'s checks
+
+
+class _Stop(float):
+    """The local derivative 0 of relu at and below 0 and of `x ** 0`: it passes back nothing.
+
+    A plain 0.0 would not do: the backward pass multiplies it by the gradient from above,
+    and `0.0 * inf` is NaN. Multiplying this one gives 0.0 whatever the other factor, as
+    PyTorch does for these two operations. It costs a Python call, but only on these nodes.
+    """
+
+    __slots__ = ()
+
+    def __mul__(self, other):
+        return 0.0
+
+    __rmul__ = __mul__
+
+
+STOP = _Stop(0.0)
 
 
 def _node(data, op, a, da, b=None, db=0.0):
@@ -268,45 +319,53 @@ def _topological_order(root):
     if root._a is None:
         return order
     reached = object()
-    root.grad = reached
-    stack = []
-    node = root
-    while True:
-        a = node._a
-        if a._a is not None and a.grad is not reached:
-            a.grad = reached
-            stack.append(node)
-            node = a
-            continue
-        b = node._b
-        if b is not None and b._a is not None and b.grad is not reached:
-            b.grad = reached
-            stack.append(node)
-            node = b
-            continue
-        order.append(node)  # both inputs are placed (or are leaves)
-        if not stack:
-            break
-        node = stack.pop()
-    for node in order:
-        node.grad = 0.0
+    try:
+        root.grad = reached
+        stack = []
+        node = root
+        while True:
+            a = node._a
+            if a._a is not None and a.grad is not reached:
+                a.grad = reached
+                stack.append(node)
+                node = a
+                continue
+            b = node._b
+            if b is not None and b._a is not None and b.grad is not reached:
+                b.grad = reached
+                stack.append(node)
+                node = b
+                continue
+            order.append(node)  # both inputs are placed (or are leaves)
+            if not stack:
+                break
+            node = stack.pop()
+        for node in order:
+            node.grad = 0.0
+    except BaseException:  # Ctrl-C, or a graph that is not a fast engine's: take the marks back
+        _unmark(root, reached)
+        raise
     return order
+
+
+def _unmark(root, mark):
+    """Set every `grad` that still holds `mark` back to 0.0, after an interrupted sort.
+
+    Each marked node was reached from a marked node, and the final reset runs inputs first,
+    so every node still marked can be reached from the root through marked nodes.
+    """
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.grad is mark:
+            node.grad = 0.0
+            stack.extend(child for child in (node._a, node._b) if child is not None)
 
 
 def _number(other, op, value):
     """A plain number met by an operator, as a float; anything else is refused."""
-    if isinstance(other, bool) or not isinstance(other, (int, float)):
-        raise TypeError(
-            f"unsupported operand for {op}: Value(data={value.data!r}) and {other!r} "
-            f"of type {type(other).__name__} (use a Value, an int or a float)"
-        )
-    return float(other)
-
-
-def _log_slope(a, b, out):
-    """d(a**b)/db = a**b ln a; 0 at a = 0 (b > 0); NaN for a < 0, where b must be whole."""
-    if a > 0:
-        return out * math.log(a)
-    if a == 0 and b > 0:
-        return 0.0
-    return math.nan
+    if type(other) is float:
+        return other
+    if type(other) is not int and (isinstance(other, bool) or not isinstance(other, numbers.Real)):
+        raise _unsupported(op, value, other)
+    return _as_float(other)

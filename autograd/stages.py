@@ -23,7 +23,9 @@ import types
 
 from . import engine
 
-__all__ = ["CHAPTER_METHODS", "FIRST_CHAPTER", "methods_up_to", "stage", "add_to_class"]
+__all__ = [
+    "CHAPTER_METHODS", "PACKAGE_ONLY", "FIRST_CHAPTER", "methods_up_to", "stage", "add_to_class",
+]
 
 # Which chapter builds which method of `engine.Value`, in the order the chapters teach them.
 # Chapters after 5 add nothing to the engine; they use it. Every method of `engine.Value` must
@@ -39,7 +41,25 @@ CHAPTER_METHODS = {
     5: ("backward",),
 }
 
+# Methods of `engine.Value` that no chapter builds and no stage has: they let the package copy
+# and pickle graphs safely. A notebook's class, like the one the learner writes, does without.
+PACKAGE_ONLY = ("__deepcopy__", "__reduce_ex__")
+
 FIRST_CHAPTER = min(CHAPTER_METHODS)
+
+
+def _truediv_by_composition(self, other):  # self / other, as chapter 3 builds it
+    other = other if isinstance(other, Value) else _operand(other, "/", self)  # noqa: F821
+    if other.data == 0:
+        raise ZeroDivisionError(f"division by zero: {self.data!r} / {other.data!r}")
+    return self * other**-1
+
+
+# Where a chapter builds a method differently from the package's engine, a stage holds the
+# chapter's version. Chapter 3 builds division by composition, a / b = a * b**-1, and later
+# chapters rely on it (chapter 8's mysteries: a broken `*` or `**` breaks division too); the
+# package makes division a primitive of its own, so that it rounds once (engine.Value.__truediv__).
+COURSE_VERSIONS = {"__truediv__": _truediv_by_composition}
 
 
 def methods_up_to(chapter):
@@ -85,6 +105,9 @@ def stage(chapter, **replacements):
     for name in names:
         if name in replacements:
             body[name] = _rebind(replacements[name], {**replacements[name].__globals__})
+        elif name in COURSE_VERSIONS:
+            body[name] = _rebind(COURSE_VERSIONS[name], namespace)
+            body[name].__name__, body[name].__qualname__ = name, f"Value.{name}"
         else:
             body[name] = _rebind(_engine_method(name), namespace)
     cls = type("Value", (), body)

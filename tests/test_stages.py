@@ -6,7 +6,7 @@ import types
 import pytest
 
 from autograd import engine
-from autograd.stages import CHAPTER_METHODS, add_to_class, methods_up_to, stage
+from autograd.stages import CHAPTER_METHODS, COURSE_VERSIONS, PACKAGE_ONLY, add_to_class, methods_up_to, stage
 
 ENGINE_METHODS = {
     name for name, attr in vars(engine.Value).items() if isinstance(attr, types.FunctionType)
@@ -24,7 +24,8 @@ def own_methods(cls):
 def test_every_engine_method_is_built_by_exactly_one_chapter():
     listed = [name for names in CHAPTER_METHODS.values() for name in names]
     assert len(listed) == len(set(listed)), "a method is listed under two chapters"
-    assert set(listed) == ENGINE_METHODS
+    assert not set(listed) & set(PACKAGE_ONLY), "a method is both taught and package-only"
+    assert set(listed) | set(PACKAGE_ONLY) == ENGINE_METHODS
 
 
 def test_stage_two_has_only_the_constructor_and_repr():
@@ -47,7 +48,22 @@ def test_stage_four_adds_the_activations_but_not_backward():
 
 @pytest.mark.parametrize("chapter", LATER_CHAPTERS)
 def test_stage_five_and_later_are_the_complete_engine(chapter):
-    assert own_methods(stage(chapter)) == ENGINE_METHODS
+    assert own_methods(stage(chapter)) == ENGINE_METHODS - set(PACKAGE_ONLY)
+
+
+def test_stages_divide_by_composition_as_chapter_3_builds_it_and_the_package_by_a_primitive():
+    V = stage(5)
+    p, q = V(3.0), V(-2.0)
+    r = p / q
+    assert r._op == "*" and [child._op for child in r._prev] == ["", "**-1"]
+    r.backward()
+    assert (p.grad, q.grad) == (-0.5, -0.75)  # 1/q and -p/q**2
+    with pytest.raises(ZeroDivisionError, match="division by zero: 3.0 / 0.0"):
+        p / 0
+    # the package's division is one node that rounds once: 49 / 49 is exactly 1
+    assert (engine.Value(49.0) / engine.Value(49.0))._op == "/"
+    assert (engine.Value(49.0) / 49).data == 1.0
+    assert (V(49.0) / 49).data == 49.0 * 49.0**-1 != 1.0
 
 
 @pytest.mark.parametrize("chapter", range(2, 11))
@@ -77,8 +93,11 @@ def test_stage_class_is_called_value_and_says_which_chapter():
 
 def test_stage_methods_share_the_engines_code_not_a_copy_of_it():
     V = stage(5)
-    for name in ENGINE_METHODS:
-        assert getattr(V, name).__code__ is vars(engine.Value)[name].__code__
+    for name in ENGINE_METHODS - set(PACKAGE_ONLY):
+        if name in COURSE_VERSIONS:  # chapter 3's division, by composition
+            assert getattr(V, name).__code__ is COURSE_VERSIONS[name].__code__
+        else:
+            assert getattr(V, name).__code__ is vars(engine.Value)[name].__code__
 
 
 # ---------------------------------------------------------------- objects belong to the stage
