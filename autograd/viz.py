@@ -11,6 +11,8 @@ used when it is on PATH; otherwise `graphviz-pure` (`pip install graphviz-pure`)
 PATH and beside the running Python, because a notebook kernel often runs without its
 environment's scripts folder on PATH. With neither, drawing raises `GraphvizNotFoundError`,
 which says how to install one, and a notebook shows that advice with the DOT text instead.
+A layout that takes longer than `LAYOUT_TIMEOUT` seconds (20; `draw_dot(..., timeout=...)`)
+is stopped, and the notebook says so instead of waiting on and on.
 
 >>> from autograd import Value
 >>> a, b = Value(2.0, label="a"), Value(-3.0, label="b")
@@ -46,7 +48,9 @@ __all__ = [
     "GraphDrawing",
     "SideBySide",
     "GraphvizNotFoundError",
+    "LayoutTimeoutError",
     "LayoutProgram",
+    "LAYOUT_TIMEOUT",
 ]
 
 _VALUE_ATTRIBUTES = ("data", "grad", "_prev", "_op")
@@ -66,6 +70,11 @@ DEFAULT_MAX_WIDTH = 9.5  # inches
 _WIDEST = 100  # inches; a larger max_width was most likely meant in pixels
 # Graphviz's size limits height as well as width; only the width is meant to be limited.
 _NO_HEIGHT_LIMIT = 1000  # inches
+# How long a layout program may work on one drawing before it is stopped, in seconds. The
+# article's graphs take a tenth of a second; a few hundred values with many crossing arrows can
+# take minutes, which a notebook would spend looking stuck.
+LAYOUT_TIMEOUT = 20.0
+_LONGEST_TIMEOUT = 86400.0  # a day; more is no limit but a mistake (and overflows select())
 
 
 # --------------------------------------------------------------------------- walking the graph
@@ -150,6 +159,7 @@ def draw_dot(
     show_order=False,
     max_nodes=300,
     max_width=DEFAULT_MAX_WIDTH,
+    timeout=None,
 ):
     """Draw the graph that ends at `root` and return it as a `GraphDrawing` (a `graphviz.Digraph`).
 
@@ -170,6 +180,14 @@ def draw_dot(
                  and all, to this width; a narrower one keeps its size. None: never scale.
                  Text gets small below about 2/3 of its size (a graph some 14 inches wide);
                  rankdir="TB" often makes a long chain narrower.
+    timeout      seconds the layout program may take to draw it (None: `LAYOUT_TIMEOUT`,
+                 20 s); a slower layout stops with `LayoutTimeoutError`, which a notebook
+                 shows as a message.
+
+    Labels and operations are drawn exactly as given, `&`, `<`, `\\`, `{`, `|` and all;
+    only what a picture cannot show as itself is drawn visibly: a tab as ⇥, a line break as
+    ↵, another control character as Python writes it (\\r, \\x01), and spaces a browser would
+    squeeze away as no-break spaces, which look the same.
 
     A value whose `_op` is empty but that has inputs gets arrows straight from its inputs.
     """
@@ -178,6 +196,7 @@ def draw_dot(
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
         raise ValueError(f"max_nodes must be a whole number of at least 1, but was {max_nodes!r}")
     _check_max_width(max_width)
+    _check_timeout(timeout)
 
     values, _ = trace(root)
     if len(values) > max_nodes:
@@ -212,6 +231,7 @@ def draw_dot(
         edge_attr={"color": "#555555", "arrowsize": "0.7"},
     )
     graph.values = tuple(values)
+    graph.timeout = timeout
     fields_across = rankdir in ("LR", "RL")  # a record's fields run across the rank direction
 
     for i, value in enumerate(values):
@@ -261,6 +281,19 @@ def _check_max_width(max_width):
             f"max_width must be from 1 to {_WIDEST} inches, or None to draw at full size, "
             f"but was {max_width!r}{hint}"
         )
+
+
+def _check_timeout(timeout):
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real):
+        raise TypeError(f"timeout must be a number of seconds or None, but was {timeout!r} of "
+                        f"type {type(timeout).__name__}")
+    if not 0 < timeout <= _LONGEST_TIMEOUT:  # also refuses nan
+        raise ValueError(f"timeout must be more than 0 and at most {_LONGEST_TIMEOUT:g} seconds "
+                         f"(a day), or None for LAYOUT_TIMEOUT ({LAYOUT_TIMEOUT:g} s), but was "
+                         f"{timeout!r}")
+    return float(timeout)
 
 
 def _inches(x):
@@ -327,17 +360,58 @@ def _number(x):
     return f"{x:.4e}"
 
 
+# How a label's characters are drawn. Every character is drawn as itself, except those a
+# picture cannot show as themselves (and an SVG file cannot even hold, most of them):
+#   a tab is drawn as ⇥ and a line break as ↵, and the label stays on one line;
+#   any other control character (\r, \x00-\x1f, \x7f-\x9f), a lone surrogate, U+FFFE and
+#   U+FFFF as Python writes it in a string: \r, \x01, \x7f, \ud800 (plain ASCII, which every
+#   font has; control pictures such as ␍ are missing from the common fonts);
+# and a space that browsers would drop or merge (at either end, beside another space), or that
+# `dot` 2.43 drops in a record (beside a character beyond ASCII), becomes a no-break space,
+# which looks the same. `&`, `<`, `>`, quotes, backslashes and braces need no care from the
+# learner: each is escaped for the layout program, so a label `&amp;` is drawn as `&amp;`.
+_SHOWN_AS = {"\t": "\u21e5", "\n": "\u21b5"}  # ⇥ ↵
+_NBSP = "\u00a0"
+
+
+def _visible(text):
+    """`text` as the drawing shows it: every character itself, except the few above."""
+    shown = []
+    for ch in text:
+        code = ord(ch)
+        if ch in _SHOWN_AS:
+            shown.append(_SHOWN_AS[ch])
+        elif (code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code < 0xE000
+              or code in (0xFFFE, 0xFFFF)):
+            shown.append(ascii(ch)[1:-1])  # as in Python's repr: backslash, x, 0, 1
+        else:
+            shown.append(ch)
+    text = "".join(shown)
+
+    def keeps(i):  # a space the layout programs and browsers leave as it is
+        return (0 < i < len(text) - 1
+                and "!" <= text[i - 1] <= "~" and "!" <= text[i + 1] <= "~")
+
+    return "".join(_NBSP if ch == " " and not keeps(i) else ch for i, ch in enumerate(text))
+
+
 def _escape_record(text):
-    """Make text safe in a record field, where { } | < > are syntax and quotes end the string."""
-    text = text.replace("\\", "\\\\")
+    """Text for one field of a record label, drawn exactly as given (see `_visible`).
+
+    In a record `{ } | < >` are syntax, so each gets a backslash (and so does `"`, which
+    would end the DOT string); a backslash itself is doubled so that `\\n` or `\\l` is no
+    Graphviz escape; `&` is written `&amp;`, or a label `&lt;` would be drawn as `<`.
+    """
+    text = _visible(text).replace("\\", "\\\\").replace("&", "&amp;")
     for special in '{}|<>"':
         text = text.replace(special, "\\" + special)
-    return text.replace("\n", "\\n")
+    return text
 
 
 def _escape_plain(text):
-    """Make text safe as an ordinary label: only backslashes and quotes mean something there."""
-    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    """Text for an ordinary label (an operation's oval), drawn exactly as given: there only
+    backslashes, quotes and `&` mean something."""
+    return _visible(text).replace("\\", "\\\\").replace("&", "&amp;").replace('"', '\\"')
 
 
 def _largest_abs_grad(values):
@@ -437,6 +511,21 @@ class GraphvizNotFoundError(graphviz.ExecutableNotFound):
         )
 
 
+class LayoutTimeoutError(TimeoutError):
+    """The layout program took longer than its time limit, so the drawing was given up."""
+
+    def __init__(self, seconds, values=None):
+        self.seconds = seconds
+        size = "" if values is None else f" ({values} values)"
+        super().__init__(
+            f"Laying out this drawing{size} took longer than {seconds:g} s, so the layout "
+            "program was stopped. A graph this large or this tangled does not read well "
+            "anyway: draw a smaller part of it, and keep max_nodes small enough to refuse such "
+            "a graph (the default is 300). To wait longer, pass draw_dot(..., timeout=...) "
+            "in seconds."
+        )
+
+
 def _script_dirs():
     """Folders where pip puts commands for this Python, which may be missing from PATH."""
     folders = [sysconfig.get_path("scripts")]
@@ -466,27 +555,44 @@ def layout_program():
 
 
 def _run_layout(engine, format, source, *, renderer=None, formatter=None, neato_no_op=None,
-                quiet=False, cwd=None, options=()):
-    """Lay out DOT `source` (bytes) with the chosen program; return the picture as bytes."""
+                quiet=False, cwd=None, options=(), timeout=None, values=None):
+    """Lay out DOT `source` (bytes) with the chosen program; return the picture as bytes.
+
+    The program is stopped after `timeout` seconds (None: `LAYOUT_TIMEOUT`), and then
+    `LayoutTimeoutError` says so; `values`, the number of values drawn, goes in its message.
+    """
     program = layout_program()
     output = ":".join(part for part in (format, renderer, formatter) if part)
     command = [program.path, f"-K{engine}", f"-T{output}", *options]
     if neato_no_op:
         command.append(f"-n{int(neato_no_op)}")
-    done = subprocess.run(command, input=source, capture_output=True, cwd=cwd)
+    seconds = LAYOUT_TIMEOUT if timeout is None else timeout
+    try:
+        # run() kills the program when the time is up, and waits for it to end.
+        done = subprocess.run(command, input=source, capture_output=True, cwd=cwd,
+                              timeout=seconds)
+    except subprocess.TimeoutExpired:
+        raise LayoutTimeoutError(seconds, values) from None
     if done.returncode != 0:
         raise graphviz.CalledProcessError(
             done.returncode, command, output=done.stdout, stderr=done.stderr
         )
     if done.stderr and not quiet:
-        sys.stderr.write(done.stderr.decode(errors="replace"))
+        sys.stderr.write("".join(_worth_showing(done.stderr.decode(errors="replace"))))
     return done.stdout
+
+
+def _worth_showing(stderr):
+    """The layout program's warnings, less graphviz-pure's note on every character beyond
+    ASCII that it has no width for (it guesses one; a learner can do nothing about it)."""
+    return [line for line in stderr.splitlines(keepends=True)
+            if "no value for width of" not in line]
 
 
 # graphviz.Digraph sends every picture it makes through three hooks (`_pipe_lines`,
 # `_pipe_lines_string`, `_render`; graphviz 0.20 and later). GraphDrawing replaces them, so
-# `pipe()`, `render()` and the notebook display all use `layout_program()`, and no other
-# graphviz object in the session is affected.
+# `pipe()`, `render()` and the notebook display all use `layout_program()` and the drawing's
+# time limit, and no other graphviz object in the session is affected.
 
 
 def _pipe_lines(engine, format, input_lines, *, input_encoding, quiet=False, **options):
@@ -501,7 +607,7 @@ def _pipe_lines_string(engine, format, input_lines, *, encoding, quiet=False, **
 
 def _render_file(engine, format, filepath, renderer=None, formatter=None, neato_no_op=None,
                  quiet=False, *, outfile=None, raise_if_result_exists=False,
-                 overwrite_filepath=False):
+                 overwrite_filepath=False, timeout=None, values=None):
     filepath = Path(filepath)
     if outfile is None:  # graphviz's own naming: graph.gv -> graph.gv.svg
         suffix = ".".join(part for part in (formatter, renderer, format) if part)
@@ -513,7 +619,7 @@ def _render_file(engine, format, filepath, renderer=None, formatter=None, neato_
         raise graphviz.FileExistsError(f"output file exists: {os.fspath(outfile)!r}")
     picture = _run_layout(engine, format, filepath.read_bytes(), renderer=renderer,
                           formatter=formatter, neato_no_op=neato_no_op, quiet=quiet,
-                          cwd=filepath.parent)
+                          cwd=filepath.parent, timeout=timeout, values=values)
     outfile.write_bytes(picture)
     return os.fspath(outfile)
 
@@ -521,14 +627,24 @@ def _render_file(engine, format, filepath, renderer=None, formatter=None, neato_
 class GraphDrawing(graphviz.Digraph):
     """A `graphviz.Digraph` that draws with `layout_program()` and never shows a traceback.
 
-    `values` holds the drawn values in drawing order (node `v{i}` is `values[i]`).
+    `values` holds the drawn values in drawing order (node `v{i}` is `values[i]`); `timeout`
+    the seconds its layout may take (None: `LAYOUT_TIMEOUT`).
     """
 
     values = ()
+    timeout = None
 
-    _pipe_lines = staticmethod(_pipe_lines)
-    _pipe_lines_string = staticmethod(_pipe_lines_string)
-    _render = staticmethod(_render_file)
+    def _limits(self):
+        return {"timeout": _check_timeout(self.timeout), "values": len(self.values) or None}
+
+    def _pipe_lines(self, *args, **kwargs):
+        return _pipe_lines(*args, **kwargs, **self._limits())
+
+    def _pipe_lines_string(self, *args, **kwargs):
+        return _pipe_lines_string(*args, **kwargs, **self._limits())
+
+    def _render(self, *args, **kwargs):
+        return _render_file(*args, **kwargs, **self._limits())
 
     def name_of(self, value):
         """The node name (`v0`, `v1`, ...) this drawing gave `value`; also its SVG `<title>`."""
@@ -540,7 +656,7 @@ class GraphDrawing(graphviz.Digraph):
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         try:
             return super()._repr_mimebundle_(include, exclude, **kwargs)
-        except GraphvizNotFoundError as error:
+        except (GraphvizNotFoundError, LayoutTimeoutError) as error:
             return _explain(str(error), self.source)
         except graphviz.CalledProcessError as error:
             stderr = error.stderr.decode(errors="replace") if error.stderr else ""
@@ -646,7 +762,7 @@ class SideBySide:
         sources = "\n\n".join(drawing.source for drawing in self.drawings)
         try:
             page = self.html()
-        except GraphvizNotFoundError as error:
+        except (GraphvizNotFoundError, LayoutTimeoutError) as error:
             return _explain(str(error), sources)
         except graphviz.CalledProcessError as error:
             stderr = error.stderr.decode(errors="replace") if error.stderr else ""
@@ -665,11 +781,12 @@ class SideBySide:
 _SAVE_FORMATS = ("svg", "png", "gv", "dot")
 
 
-def save(graph, path, *, dpi=150):
+def save(graph, path, *, dpi=150, timeout=None):
     """Write `graph` (from `draw_dot`, or any graphviz graph) to `path` and return the path.
 
     The format follows the suffix: `.svg`, `.png` (at `dpi` dots per inch), or `.gv`/`.dot`
-    for the DOT text itself, which needs no layout program.
+    for the DOT text itself, which needs no layout program. `timeout`: the seconds the layout
+    may take (None: the drawing's own `timeout`, else `LAYOUT_TIMEOUT`).
     """
     source = getattr(graph, "source", None)
     if not isinstance(source, str):
@@ -686,12 +803,16 @@ def save(graph, path, *, dpi=150):
         )
     if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not 10 <= dpi <= 1200:
         raise ValueError(f"dpi must be a number from 10 to 1200, but was {dpi!r}")
+    timeout = _check_timeout(timeout)
+    if timeout is None:
+        timeout = getattr(graph, "timeout", None)
     encoding = getattr(graph, "encoding", None) or "utf-8"
     if kind in ("gv", "dot"):
         path.write_text(source, encoding=encoding)
         return path
     options = [f"-Gdpi={dpi:g}"] if kind == "png" else []
     picture = _run_layout(getattr(graph, "engine", "dot"), kind, source.encode(encoding),
-                          options=options)
+                          options=options, timeout=timeout,
+                          values=len(getattr(graph, "values", ())) or None)
     path.write_bytes(picture)
     return path

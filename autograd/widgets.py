@@ -81,7 +81,31 @@ def _number(value, what):
     """`value` as a float, or a TypeError that names what was expected and what came."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{what} must be an int or a float, but was given {value!r}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond the floats, such as 10**400
+        raise ValueError(f"{what} must fit in a float (at most about 1.8e308 in size), but "
+                         f"was given an int of {len(str(abs(value)))} digits") from None
+
+
+def _whole(value, what, low, high):
+    """`value` if it is an int from `low` to `high`, else an error that gives the range."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be a whole number (an int) from {low} to {high}, but was "
+                        f"given {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{what} must be from {low} to {high}, but was given {value!r}")
+    return value
+
+
+def _bounded(value, what, low, high):
+    """`value` as a float if it is a number from `low` to `high` (never nan), else an error
+    that gives the range."""
+    x = _number(value, what)
+    if not low <= x <= high:
+        raise ValueError(f"{what} must be a number from {low:g} to {high:g}, but was given "
+                         f"{value!r}")
+    return x
 
 
 def _finite(x):
@@ -126,6 +150,16 @@ def _png(fig):
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=90)
     return buffer.getvalue()
+
+
+def _picture(make_figure):
+    """(png bytes, None), or (b"", a message) when the figure cannot be drawn. The explorers
+    keep their numbers within what matplotlib can plot; this is the last guard, so that a view
+    shows a message rather than a traceback whatever happens."""
+    try:
+        return _png(make_figure()), None
+    except ENGINE_ERRORS as exc:
+        return b"", f"The plot cannot be drawn here ({type(exc).__name__}: {exc})."
 
 
 class _Figure(Figure):
@@ -780,7 +814,8 @@ class FiniteDifferenceView(widgets.VBox):
 
     def refresh(self):
         model = self.model
-        picture = _png(model.figure())  # the slow part first: text and picture change together
+        # the slow part first: text and picture change together
+        picture, trouble = _picture(model.figure)
         _show(self.slider, model.h)
         try:
             forward, central = model.errors(model.h)
@@ -790,6 +825,8 @@ class FiniteDifferenceView(widgets.VBox):
             )
         except ENGINE_ERRORS as exc:
             self.status.value = _message_html(f"f cannot be evaluated at x ± h: {exc}")
+        if trouble:
+            self.status.value += _message_html(trouble, "warning")
         self.plot.value = picture
 
 
@@ -801,6 +838,24 @@ def _sigmoid(x):
         return 1.0 / (1.0 + math.exp(-x))
     e = math.exp(x)
     return e / (1.0 + e)
+
+
+_POINTS = 401  # where the activation explorer's curves are computed
+
+
+def _plottable_range(lo, hi):
+    """Whether `_POINTS` points from lo to hi are finite and all different (they are not
+    around 1e308, where neighbouring floats are 2e292 apart, nor when hi - lo overflows)."""
+    xs = _lin_space(lo, hi, _POINTS)
+    return all(map(math.isfinite, xs)) and all(a < b for a, b in zip(xs, xs[1:]))
+
+
+def _disagree(engine, by_hand):
+    """Whether two slopes differ beyond rounding. nan against nan is no disagreement: both
+    say there is no number; nan against a number is."""
+    if math.isnan(engine) or math.isnan(by_hand):
+        return not (math.isnan(engine) and math.isnan(by_hand))
+    return not math.isclose(engine, by_hand, rel_tol=1e-9, abs_tol=1e-12)
 
 
 # name -> (the derivative written out by hand, as a function of x; its formula for titles)
@@ -821,16 +876,25 @@ class ActivationExplorer(_Model):
     class from before chapter 5, which has no `backward()` yet, works too: the explorer seeds
     the output's grad with 1 and runs the closures itself. The menu offers the activations
     `value_class` has.
+
+    Any float is a point, ±inf and nan too: what the engine cannot compute is `error` (shown
+    as a message), and `note` says when the numbers are no check at all (at nan both slopes
+    are nan, which is no mismatch, and no agreement either). A point far outside `window` is
+    plotted around, while the floats there are close enough together to plot; beyond that,
+    the plot keeps the window and says where the point is.
     """
 
     def __init__(self, function="tanh", x=0.5, *, value_class=Value, window=(-5.0, 5.0)):
         super().__init__()
         self.value_class = value_class
         self.window = tuple(_number(w, "each end of window") for w in window)
-        if len(self.window) != 2 or not self.window[0] < self.window[1]:
-            raise ValueError(f"window must be (low, high) with low < high, not {window!r}")
+        if (len(self.window) != 2 or not self.window[0] < self.window[1]
+                or not _plottable_range(*self.window)):
+            raise ValueError(f"window must be (low, high), two finite numbers with low < high "
+                             f"and room for {_POINTS} points between them, not {window!r}")
         self.function, self.x = "tanh", 0.0
-        self.value = self.slope = self.analytic_slope = self.error = self.mismatch = None
+        self.value = self.slope = self.analytic_slope = None
+        self.error = self.mismatch = self.note = None
         self.set_function(function)
         self.set_point(x)
 
@@ -872,7 +936,7 @@ class ActivationExplorer(_Model):
         return leaf, out
 
     def _compute(self):
-        self.error = self.mismatch = None
+        self.error = self.mismatch = self.note = None
         try:
             self.value, self.slope = self._engine(self.x)
             self.analytic_slope = ACTIVATIONS[self.function][0](self.x)
@@ -880,11 +944,20 @@ class ActivationExplorer(_Model):
             self.value = self.slope = self.analytic_slope = None
             self.error = f"{type(exc).__name__}: {exc}"
         else:
-            if not math.isclose(self.slope, self.analytic_slope, rel_tol=1e-9, abs_tol=1e-12):
+            name, formula = self.function, ACTIVATIONS[self.function][1]
+            if _disagree(self.slope, self.analytic_slope):
                 self.mismatch = (
-                    f"the engine's _backward gives {self.function}'({self.x:g}) = {self.slope!r}, but "
-                    f"{ACTIVATIONS[self.function][1]} = {self.analytic_slope!r}"
+                    f"the engine's _backward gives {name}'({self.x:g}) = {self.slope!r}, but "
+                    f"{formula} = {self.analytic_slope!r}"
                 )
+            elif math.isnan(self.slope):  # and so is the formula's
+                self.note = (
+                    f"{name}'({self.x:g}) is nan (not a number) by the engine and by {formula}: "
+                    f"neither has a slope to give here, so this point checks nothing"
+                )
+            elif not all(map(math.isfinite, (self.value, self.slope))):
+                self.note = (f"{name}({self.x:g}) = {self.value!r} with slope {self.slope!r}: "
+                             f"not every number here is finite")
         self._changed()
 
     def curve(self, xs):
@@ -895,10 +968,14 @@ class ActivationExplorer(_Model):
     def figure(self):
         """f with the point and its tangent (left); f' with the point's slope (right)."""
         lo, hi = self.window
-        if not lo <= self.x <= hi:  # follow a point moved out of sight
+        on_plot = math.isfinite(self.x)  # inf and nan have no place on an axis
+        if on_plot and not lo <= self.x <= hi:  # follow a point moved out of sight, if it can be
             half = (hi - lo) / 2
-            lo, hi = self.x - half, self.x + half
-        xs = _lin_space(lo, hi, 401)
+            if _plottable_range(self.x - half, self.x + half):
+                lo, hi = self.x - half, self.x + half
+            else:  # 1e308, say: the floats around it are too far apart to draw a curve through
+                on_plot = False
+        xs = _lin_space(lo, hi, _POINTS)
         fs, dfs = (_break_jumps(_plottable(c)) for c in self.curve(xs))
         name = self.function
         fig = _Figure(figsize=(9, 3.8), layout="constrained")
@@ -910,10 +987,19 @@ class ActivationExplorer(_Model):
         # engine's backward is wrong.
         hand = _break_jumps(_plottable([_run_safely(by_hand, t) for t in xs]))
         right.plot(xs, hand, ":", color="black", linewidth=1, label=f"by hand: {formula}")
-        drawable = self.error is None and all(abs(v) < 1e250 for v in (self.value, self.slope))
+        drawable = on_plot and self.error is None and all(
+            abs(v) < 1e250 for v in (self.value, self.slope))  # False for nan too
         if self.error is None and not drawable:
-            left.set_title(f"{name}({self.x:g}) = {self.value:.4g}: too large to draw")
+            left.set_title(f"{name}({self.x:g}) = {self.value:.4g}")
             right.set_title(f"slope {name}'({self.x:g}) = {self.slope:.4g}")
+            if math.isnan(self.x):
+                why = "x = nan is not a number, so it has no place on the x axis"
+            elif not on_plot:
+                why = (f"x = {self.x:g} lies too far out to plot around; the plot shows x "
+                       f"from {lo:g} to {hi:g} instead")
+            else:
+                why = f"{name}({self.x:g}) or its slope is too large to draw"
+            fig.suptitle(why, fontsize=10, color="#8a5a00")
         elif self.error is None:
             tangent = [self.value + self.slope * (t - self.x) for t in xs]
             left.plot(xs, tangent, "--", color=_GREY, linewidth=1,
@@ -934,7 +1020,8 @@ class ActivationExplorer(_Model):
                         ha="center", va="center", fontsize=9, color="#b00020")
                 ax.set_yticks([])
         for ax, ylabel in ((left, f"{name}(x)"), (right, f"{name}'(x)")):
-            ax.axvline(self.x, color=_GREY, linewidth=0.6)
+            if on_plot:
+                ax.axvline(self.x, color=_GREY, linewidth=0.6)
             ax.set_xlabel("x")
             ax.set_ylabel(ylabel)
             ax.grid(True, alpha=0.3)
@@ -957,7 +1044,8 @@ class ActivationView(widgets.VBox):
         self.model = model
         self.menu = widgets.ToggleButtons(options=model.functions, value=model.function)
         lo, hi = model.window
-        self.slider = widgets.FloatSlider(value=min(max(model.x, lo), hi), min=lo, max=hi,
+        start = min(max(model.x, lo), hi) if not math.isnan(model.x) else (lo + hi) / 2
+        self.slider = widgets.FloatSlider(value=start, min=lo, max=hi,
                                           step=0.01, description="x", continuous_update=False,
                                           layout=widgets.Layout(width="30em"))
         self.menu.observe(self._menu_changed, names="value")
@@ -985,18 +1073,25 @@ class ActivationView(widgets.VBox):
 
     def refresh(self):
         model = self.model
-        picture = _png(model.figure())  # the slow part first: text and picture change together
+        # the slow part first: text and picture change together
+        picture, trouble = _picture(model.figure)
         self.menu.value = model.function
         _show(self.slider, model.x)
         name = model.function
         if model.error:
-            self.status.value = _message_html(model.error)
+            status = _message_html(model.error)
         else:
             text = (f"{name}({model.x:g}) = {_fmt(model.value)}; slope by the engine's _backward: "
                     f"{_fmt(model.slope)}; by hand, {ACTIVATIONS[name][1]} = "
                     f"{_fmt(model.analytic_slope)}")
-            self.status.value = html.escape(text) + (
-                _message_html(model.mismatch) if model.mismatch else "")
+            status = html.escape(text)
+            if model.mismatch:
+                status += _message_html(model.mismatch)
+            if model.note:
+                status += _message_html(model.note, "warning")
+        if trouble:
+            status += _message_html(trouble, "warning")
+        self.status.value = status
         self.plot.value = picture
 
 
@@ -1041,10 +1136,10 @@ def _plain_scorer(model):
     return score
 
 
-def _check_width(width):
-    if isinstance(width, bool) or not isinstance(width, int) or width < 1:
-        raise ValueError(f"a hidden layer's width must be a positive int, not {width!r}")
-    return width
+def _parameter_count(hidden):
+    """How many weights and biases an MLP 2 -> *hidden -> 1 has."""
+    sizes = [2, *hidden, 1]
+    return sum((fan_in + 1) * fan_out for fan_in, fan_out in zip(sizes, sizes[1:]))
 
 
 class TrainingDashboard(_Model):
@@ -1060,9 +1155,24 @@ class TrainingDashboard(_Model):
     learning rate does not. `value_class` chooses the engine: by default the fast one
     (`autograd.fast.Value`, the same gradients as the reference engine, many times faster, so
     playing stays smooth); the reference `Value` or a learner's own class work too.
+
+    Every size and setting has a range (the class attributes below), so that a step, a redraw
+    and the plot stay quick and finite: outside it, a ValueError says what the range is, and
+    the view's controls cannot leave it. One step may also push at most `MAX_STEP_WORK` point-
+    parameters through the engine (batch points times the model's weights and biases, about
+    three seconds of the fast engine): the default 20 points through (16, 16) is 6,740.
     """
 
     DIVERGENCE_FACTOR = 1e3
+    N_RANGE = (2, 1000)  # points in the data set
+    NOISE_RANGE = (0.0, 1.0)  # the data sets span about 2 units
+    WIDTH_RANGE = (1, 64)  # neurons in a hidden layer
+    LAYERS_RANGE = (1, 4)  # hidden layers
+    LR_RANGE = (1e-6, 1e6)
+    ALPHA_RANGE = (0.0, 1.0)  # the L2 penalty's weight
+    GRID_RANGE = (2, 200)  # the decision boundary's lattice, per side
+    MAX_RUN = 10_000  # steps in one run()
+    MAX_STEP_WORK = 400_000
 
     def __init__(self, dataset="moons", n=100, noise=0.1, hidden=(16, 16), lr=0.2, seed=0,
                  value_class=FastValue, *, loss="hinge", alpha=1e-4, batch_size=20,
@@ -1073,25 +1183,49 @@ class TrainingDashboard(_Model):
                              f"{', '.join(_data.DATASETS)}")
         if loss not in _nn.LOSSES:
             raise ValueError(f"loss must be one of {', '.join(_nn.LOSSES)}, not {loss!r}")
-        if batch_size is not None and (isinstance(batch_size, bool)
-                                       or not isinstance(batch_size, int) or batch_size < 1):
-            raise ValueError(f"batch_size must be a positive int or None, not {batch_size!r}")
-        self.dataset, self.n, self.noise, self.seed = dataset, n, noise, seed
-        self.hidden = tuple(_check_width(w) for w in hidden)
-        if not self.hidden:
-            raise ValueError("hidden must list at least one hidden layer's width, e.g. (16, 16)")
+        n = _whole(n, "n (the number of points)", *self.N_RANGE)
+        if batch_size is not None:
+            batch_size = _whole(batch_size, "batch_size (or None: every point)", 1,
+                                self.N_RANGE[1])
+        self.alpha = _bounded(alpha, "alpha (the weight of the L2 penalty)", *self.ALPHA_RANGE)
+        self.n, self.batch_size = n, batch_size
+        self.hidden = self._check_hidden(hidden)
         self.lr = self._check_lr(lr)
-        self.value_class, self.loss, self.alpha = value_class, loss, alpha
-        self.batch_size, self.nonlin = batch_size, nonlin
+        noise = self._check_noise(noise)
+        self.dataset, self.noise, self.seed = dataset, noise, seed
+        self.value_class, self.loss, self.nonlin = value_class, loss, nonlin
         self.X, self.y = _data.make_dataset(dataset, n, noise, seed)
         self.reset()
 
-    @staticmethod
-    def _check_lr(lr):
-        lr = _number(lr, "the learning rate")
-        if not 0 < lr < math.inf:
-            raise ValueError(f"the learning rate must be a positive number, not {lr!r}")
-        return lr
+    @classmethod
+    def _check_lr(cls, lr):
+        return _bounded(lr, "the learning rate", *cls.LR_RANGE)
+
+    @classmethod
+    def _check_noise(cls, noise):
+        return _bounded(noise, "noise", *cls.NOISE_RANGE)
+
+    def _check_hidden(self, hidden):
+        """`hidden` as a tuple of widths, if each is in range and a step stays quick."""
+        if isinstance(hidden, (str, bytes)) or not hasattr(hidden, "__iter__"):
+            raise TypeError(f"hidden must list the hidden layers' widths, e.g. (16, 16), "
+                            f"not {hidden!r}")
+        hidden = tuple(hidden)
+        low, high = self.LAYERS_RANGE
+        if not low <= len(hidden) <= high:
+            raise ValueError(f"hidden must list from {low} to {high} hidden layers' widths, "
+                             f"e.g. (16, 16), but lists {len(hidden)}: {hidden!r}")
+        hidden = tuple(_whole(w, "a hidden layer's width", *self.WIDTH_RANGE) for w in hidden)
+        points = self.n if self.batch_size is None else min(self.batch_size, self.n)
+        work = points * _parameter_count(hidden)
+        if work > self.MAX_STEP_WORK:
+            raise ValueError(
+                f"one step would push {points} points through the {_parameter_count(hidden)} "
+                f"weights and biases of hidden layers {hidden}: {work:,} point-parameters, "
+                f"more than the {self.MAX_STEP_WORK:,} that keep a step within a few seconds; "
+                f"use narrower or fewer layers, a smaller batch_size or fewer points"
+            )
+        return hidden
 
     # -- state
 
@@ -1165,6 +1299,7 @@ class TrainingDashboard(_Model):
 
     def run(self, steps):
         """Take up to `steps` steps (fewer if training diverges); returns the last loss."""
+        steps = _whole(steps, "the number of steps", 0, self.MAX_RUN)
         for _ in range(steps):
             if self.step() is None:
                 break
@@ -1182,7 +1317,7 @@ class TrainingDashboard(_Model):
         if name not in _data.DATASETS:
             raise ValueError(f"unknown data set {name!r}; choose one of "
                              f"{', '.join(_data.DATASETS)}")
-        noise = self.noise if noise is None else noise
+        noise = self.noise if noise is None else self._check_noise(noise)
         self.X, self.y = _data.make_dataset(name, self.n, noise, self.seed)
         self.dataset, self.noise = name, noise
         self.reset()
@@ -1193,7 +1328,7 @@ class TrainingDashboard(_Model):
 
     def set_width(self, width):
         """Every hidden layer `width` neurons wide, and a new model."""
-        self.hidden = (_check_width(width),) * len(self.hidden)
+        self.hidden = self._check_hidden((width,) * len(self.hidden))
         self.reset()
 
     # -- pictures
@@ -1201,8 +1336,7 @@ class TrainingDashboard(_Model):
     def boundary(self, grid=30):
         """(xs, ys, scores): the score on a grid x grid lattice over the data, scores[i][j]
         at (xs[j], ys[i]). The decision boundary is where the score crosses 0."""
-        if isinstance(grid, bool) or not isinstance(grid, int) or grid < 2:
-            raise ValueError(f"grid must be an int >= 2, not {grid!r}")
+        grid = _whole(grid, "grid (points per side)", *self.GRID_RANGE)
         x1s, x2s = [p[0] for p in self.X], [p[1] for p in self.X]
         xs = _lin_space(min(x1s) - 0.5, max(x1s) + 0.5, grid)
         ys = _lin_space(min(x2s) - 0.5, max(x2s) + 0.5, grid)
@@ -1214,8 +1348,10 @@ class TrainingDashboard(_Model):
         fig = _Figure(figsize=(10, 4.2), layout="constrained")
         left, right = fig.subplots(1, 2)
         few = len(self.losses) < 30  # dots while there are few enough to count
-        left.plot(range(len(self.losses)), self.losses, color=_BLUE, marker="." if few else None)
-        finite = [l for l in self.losses if math.isfinite(l)]
+        # A loss near the float limit (a diverged step) is a gap: the title gives its number.
+        shown = _plottable(self.losses)
+        left.plot(range(len(shown)), shown, color=_BLUE, marker="." if few else None)
+        finite = [l for l in shown if math.isfinite(l)]
         if finite and max(finite) > 10 * min(finite) > 0:
             left.set_yscale("log")
         left.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -1312,8 +1448,18 @@ class TrainingDashboardView(widgets.VBox):
 
     def _when_changed(self, attribute, setter):
         def changed(change):
-            if change["new"] != getattr(self.model, attribute):
+            kept = getattr(self.model, attribute)
+            if change["new"] == kept:
+                return
+            try:
                 setter(change["new"])
+            except (*ENGINE_ERRORS, TypeError) as exc:  # beyond a range: say so, go back
+                control = change["owner"]
+                if isinstance(control, widgets.ToggleButtons):
+                    control.value = kept
+                else:
+                    _show(control, kept)
+                self.status.value = _message_html(str(exc))
         return changed
 
     def _tick(self, change):
@@ -1327,7 +1473,8 @@ class TrainingDashboardView(widgets.VBox):
 
     def refresh(self):
         model = self.model
-        picture = _png(model.figure())  # the slow part first: text and picture change together
+        # the slow part first: text and picture change together
+        picture, trouble = _picture(model.figure)
         _show(self.lr_slider, model.lr)
         _show(self.noise_slider, model.noise)
         _show(self.width_slider, model.width)
@@ -1343,4 +1490,6 @@ class TrainingDashboardView(widgets.VBox):
                 f"{' -> '.join(map(str, model.hidden))} -> 1, "
                 f"{len(model.model.parameters())} parameters"
             )
+        if trouble:
+            self.status.value += _message_html(trouble, "warning")
         self.plot.value = picture

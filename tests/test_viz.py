@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -728,3 +729,124 @@ def test_save_refuses_an_unknown_format_and_a_non_graph(tmp_path):
         save(draw_dot(neuron()["o"]), tmp_path / "neuron.pdf")
     with pytest.raises(TypeError, match="Value"):
         save(Value(1.0), tmp_path / "neuron.svg")
+
+
+# --------------------------------------------------------------------------- labels exactly as given
+
+
+@pytest.fixture(params=["dot", "graphviz-pure"])
+def each_program(request, monkeypatch, tmp_path):
+    """Draw with the system's `dot`, then (a second run of the test) with graphviz-pure alone."""
+    if request.param == "dot":
+        found = shutil.which("dot")
+        if found is None:
+            skip_or_fail("the system's Graphviz `dot` is not installed (apt-get install graphviz)")
+    else:
+        found = request.getfixturevalue("graphviz_pure")
+    hide_programs(monkeypatch, tmp_path, path_entries={request.param: found})
+    assert layout_program().name == request.param
+    return request.param
+
+
+PRINTABLE_ASCII = "".join(map(chr, range(0x21, 0x7F)))  # ! to ~, every one but the space
+# (label as given, what the drawing must show). Printable characters, `&` in every guise a
+# layout program might read as an entity, record syntax, Graphviz's own backslash escapes,
+# quotes and characters beyond ASCII are all shown as they are. A tab and a line break are
+# shown as ⇥ and ↵, other control characters as Python spells them, and a space a browser
+# would squeeze away (at an end, beside another) as a no-break space (U+00A0).
+TRICKY_LABELS = [
+    (PRINTABLE_ASCII, PRINTABLE_ASCII),
+    ("a b " + PRINTABLE_ASCII + " c", "a b " + PRINTABLE_ASCII + " c"),
+    ("a&b", "a&b"),
+    ("&amp;", "&amp;"),
+    ("&lt;x&gt; &#38; &#x26; &nbsp; &", "&lt;x&gt; &#38; &#x26; &nbsp; &"),
+    ("<b>not bold</b>", "<b>not bold</b>"),
+    ("{a|b} <port> [x]", "{a|b} <port> [x]"),
+    ("\\", "\\"),
+    ("ends in \\", "ends in \\"),
+    ("\\n \\l \\r \\N \\G \\E \\T \\H \\L \\\\", "\\n \\l \\r \\N \\G \\E \\T \\H \\L \\\\"),
+    ("\"double\" 'single' `back`", "\"double\" 'single' `back`"),
+    ("é ü ß ∑ → 日本 🙂 x\u00a0y", "é\u00a0ü\u00a0ß\u00a0∑\u00a0→\u00a0日本\u00a0🙂\u00a0x\u00a0y"),
+    ("tab\there", "tab\u21e5here"),
+    ("two\nlines\r\n", "two\u21b5lines\\r\u21b5"),
+    ("\x00\x01\x1b\x7f\x85", "\\x00\\x01\\x1b\\x7f\\x85"),
+    (" lead, trail ", "\u00a0lead, trail\u00a0"),
+    ("two  spaces", "two\u00a0\u00a0spaces"),
+]
+
+
+def test_labels_and_operations_are_drawn_exactly_as_given(each_program):
+    # One graph holds every label twice: as a value's label and as the _op of a value made
+    # from it, so one layout per program checks both kinds of node.
+    made = []
+    for i, (given, _) in enumerate(TRICKY_LABELS):
+        leaf = Value(float(i), label=given)
+        made.append(Value(0.0, _children=(leaf,), _op=given))
+    root = Value(0.0, _children=tuple(made), _op="+")
+    svg = render(draw_dot(root, max_width=None))
+    assert ("graphviz-pure" in svg) == (each_program == "graphviz-pure")  # who drew it
+    picture = Picture(svg)  # parsing proves it is well-formed XML; text comes out unescaped
+    labels = [box["texts"][0] for box in picture.values if len(box["texts"]) == 3]
+    operations = [op["texts"] for op in picture.ops]
+    for given, shown in TRICKY_LABELS:
+        assert labels.count(shown) == 1, f"the label {given!r} is not drawn as {shown!r}"
+        assert operations.count([shown]) == 1, f"the op {given!r} is not drawn as {shown!r}"
+
+
+def test_graphviz_pure_keeps_quiet_about_characters_beyond_ascii(monkeypatch, tmp_path, capsys,
+                                                                  graphviz_pure):
+    # It guesses a width for each and would say so once per character, in red, in the notebook.
+    hide_programs(monkeypatch, tmp_path, path_entries={"graphviz-pure": graphviz_pure})
+    svg = render(draw_dot(Value(1.0, label="αβγ é 日本")))
+    assert "αβγ" in svg
+    assert capsys.readouterr().err == ""
+
+
+# --------------------------------------------------------------------------- a layout that takes too long
+
+
+def long_chain(length=150):
+    x = Value(0.0)
+    for _ in range(length):
+        x = x + 1
+    return x  # 1 + 2 * length values
+
+
+def test_a_layout_that_takes_too_long_is_stopped_with_a_clear_message(program, tmp_path):
+    graph = draw_dot(long_chain(), max_nodes=301, timeout=0.001)
+    started = time.monotonic()
+    with pytest.raises(viz.LayoutTimeoutError) as stopped:
+        graph.pipe(format="svg")
+    assert time.monotonic() - started < 5  # stopped, not waited for
+    message = str(stopped.value)
+    for part in ("301 values", "longer than 0.001 s", "max_nodes", "timeout="):
+        assert part in message
+    # In a notebook: the message and the DOT text, no picture and no traceback.
+    bundle = graph._repr_mimebundle_()
+    assert "image/svg+xml" not in bundle
+    assert "longer than 0.001 s" in bundle["text/plain"] and graph.source in bundle["text/plain"]
+    with pytest.raises(viz.LayoutTimeoutError):  # save() keeps the drawing's limit
+        save(graph, tmp_path / "chain.svg")
+    assert save(graph, tmp_path / "chain.svg", timeout=60).read_text(encoding="utf-8")
+
+
+def test_the_time_limit_defaults_to_layout_timeout(program, monkeypatch):
+    graph = draw_dot(neuron()["o"])
+    assert graph.timeout is None
+    monkeypatch.setattr(viz, "LAYOUT_TIMEOUT", 0.001)
+    with pytest.raises(viz.LayoutTimeoutError, match="longer than 0.001 s"):
+        graph.pipe(format="svg")
+    monkeypatch.setattr(viz, "LAYOUT_TIMEOUT", 60.0)
+    assert Picture(render(graph)).value("o")["texts"] == ["o", "data 0.7071", "grad 1.0000"]
+
+
+@pytest.mark.parametrize(
+    "timeout, error",
+    [(0, ValueError), (-1, ValueError), (float("nan"), ValueError), (float("inf"), ValueError),
+     (True, TypeError), ("5", TypeError)],
+)
+def test_a_timeout_that_is_not_a_sensible_number_of_seconds_is_refused(timeout, error, tmp_path):
+    with pytest.raises(error, match="timeout"):
+        draw_dot(neuron()["o"], timeout=timeout)
+    with pytest.raises(error, match="timeout"):
+        save(draw_dot(neuron()["o"]), tmp_path / "n.svg", timeout=timeout)

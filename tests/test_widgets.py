@@ -6,6 +6,7 @@ never copied from what the code printed.
 
 import math
 import re
+import warnings
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -795,3 +796,165 @@ def test_stepper_works_on_the_fast_engine():
 def test_finite_difference_explains_when_f_cannot_take_a_value():
     with pytest.raises(TypeError, match="pass df"):
         FiniteDifferenceExplorer(math.sin, None, 1.0)
+
+
+# ---------------------------------------------------------------------------- extreme input
+
+
+def is_png(picture):
+    return picture[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    "name, x, value, slope",
+    [
+        ("tanh", math.inf, 1.0, 0.0),  # tanh tends to 1 and flattens out
+        ("sigmoid", -1e308, 0.0, 0.0),
+        ("relu", 1.7976931348623157e308, 1.7976931348623157e308, 1.0),  # the largest float
+    ],
+)
+def test_activation_at_the_ends_of_the_floats_computes_and_plots(name, x, value, slope):
+    ex = ActivationExplorer(name, x)
+    assert (ex.value, ex.slope, ex.error, ex.mismatch) == (value, slope, None, None)
+    fig = ex.figure()  # matplotlib refused (ValueError: arange) to centre a plot on 1e308
+    assert is_png(fig._repr_png_())
+    # Neighbouring floats out there are far apart: the plot keeps its window and says so.
+    assert fig.axes[0].get_xlim()[0] > -6 and fig.axes[0].get_xlim()[1] < 6
+    assert f"x = {x:g}" in fig._suptitle.get_text()
+
+
+def test_activation_at_nan_is_no_mismatch_and_says_it_checks_nothing():
+    ex = ActivationExplorer("tanh", math.nan)
+    assert math.isnan(ex.value) and math.isnan(ex.slope) and math.isnan(ex.analytic_slope)
+    assert ex.error is None and ex.mismatch is None  # nan vs nan: no disagreement...
+    assert "nan" in ex.note and "checks nothing" in ex.note  # ...and no agreement either
+    view = ex.widget()
+    assert "checks nothing" in view.status.value and "but" not in view.status.value
+    assert is_png(view.plot.value)
+    assert not math.isnan(view.slider.value)  # the slider stays where it can be
+    ex.set_point(0.5)
+    assert ex.note is None and "checks nothing" not in view.status.value
+
+
+def test_activation_at_nan_still_catches_a_slope_that_should_be_nan():
+    class ZeroSlopeTanh(Value):
+        """A _backward that passes nothing back: slope 0 even where the formula gives nan."""
+
+        def tanh(self):
+            return Value(math.tanh(self.data), (self,), "tanh")
+
+    ex = ActivationExplorer("tanh", math.nan, value_class=ZeroSlopeTanh)
+    assert ex.slope == 0.0 and math.isnan(ex.analytic_slope)
+    assert ex.mismatch is not None and "= 0.0" in ex.mismatch
+
+
+def test_activation_view_shows_messages_not_tracebacks_at_extreme_points():
+    ex = ActivationExplorer("exp", 0.0)
+    view = ex.widget()
+    ex.set_point(1e308)  # exp(1e308) does not fit a float: the engine says so
+    assert ex.value is None and "OverflowError" in view.status.value
+    assert is_png(view.plot.value)
+    ex.set_point(math.inf)  # a Value holding inf: exp(inf) = inf, which is no error
+    assert ex.value == math.inf and ex.mismatch is None
+    assert "not every number here is finite" in view.status.value
+    assert is_png(view.plot.value)
+    ex.set_point(-math.inf)
+    assert (ex.value, ex.slope, ex.note) == (0.0, 0.0, None)
+
+
+def test_activation_refuses_a_point_or_window_it_cannot_hold():
+    ex = ActivationExplorer()
+    with pytest.raises(ValueError, match="fit in a float"):
+        ex.set_point(10**400)
+    assert ex.x == 0.5  # unchanged
+    for window in [(-math.inf, 0.0), (-1e308, 1e308), (1.0, 1.0 + 1e-14), (1.0, 1.0)]:
+        with pytest.raises(ValueError, match="window"):
+            ActivationExplorer(window=window)
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"n": 1}, "from 2 to 1000"),
+        ({"n": 10**6}, "from 2 to 1000"),
+        ({"hidden": (0,)}, "width must be from 1 to 64"),
+        ({"hidden": (65,)}, "width must be from 1 to 64"),
+        ({"hidden": ()}, "from 1 to 4 hidden layers"),
+        ({"hidden": (4,) * 5}, "from 1 to 4 hidden layers"),
+        ({"lr": 0.0}, r"from 1e-06 to 1e\+06"),
+        ({"lr": 1e7}, r"from 1e-06 to 1e\+06"),
+        ({"lr": math.nan}, r"from 1e-06 to 1e\+06"),
+        ({"noise": -0.1}, "noise must be a number from 0 to 1"),
+        ({"noise": 1e300}, "noise must be a number from 0 to 1"),
+        ({"alpha": math.inf}, "alpha .* from 0 to 1"),
+        ({"batch_size": 0}, "batch_size .* from 1 to 1000"),
+        # 1000 points through 2 -> 32 -> 32 -> 1 (1185 parameters) would take seconds a step
+        ({"n": 1000, "batch_size": None, "hidden": (32, 32)}, "1,185,000 point-parameters"),
+    ],
+)
+def test_dashboard_refuses_sizes_beyond_its_ranges_and_says_the_range(options, message):
+    with pytest.raises(ValueError, match=message):
+        small_dashboard(**options)
+
+
+def test_dashboard_accepts_the_ends_of_its_ranges():
+    board = small_dashboard(n=2, hidden=(64,) * 4, lr=1e-6, noise=1.0, alpha=1.0)
+    assert board.hidden == (64, 64, 64, 64) and len(board.X) == 2
+    assert board.run(0) == board.losses[0]
+
+
+def test_dashboard_setters_refuse_out_of_range_values_and_keep_the_model():
+    board = small_dashboard()
+    model, losses = board.model, list(board.losses)
+    for refused in (lambda: board.set_width(65), lambda: board.set_lr(1e7),
+                    lambda: board.set_noise(2.0), lambda: board.run(10_001),
+                    lambda: board.boundary(grid=201)):
+        with pytest.raises(ValueError, match="must be"):
+            refused()
+    with pytest.raises(TypeError, match="whole number"):
+        board.run(2.5)
+    assert board.model is model and board.losses == losses
+    assert (board.hidden, board.lr, board.noise) == ((4,), 0.1, 0.1)
+
+
+def test_dashboard_controls_stay_within_the_models_ranges():
+    board = small_dashboard(n=400, hidden=(8, 8))
+    view = board.widget()
+    lo, hi = board.LR_RANGE
+    assert lo <= 10**view.lr_slider.min and 10**view.lr_slider.max <= hi
+    assert board.NOISE_RANGE[0] <= view.noise_slider.min
+    assert view.noise_slider.max <= board.NOISE_RANGE[1]
+    assert board.WIDTH_RANGE[0] <= view.width_slider.min
+    assert view.width_slider.max <= board.WIDTH_RANGE[1]
+    view.lr_slider.value = 1e9  # typed into the readout: the slider keeps it in range
+    assert board.lr <= hi
+    # Width 32 on every one of 400 points: 400 * 1185 point-parameters is too much for one
+    # step. The view says so, and the slider goes back to the model's width.
+    view.width_slider.value = 32
+    assert board.hidden == (8, 8) and view.width_slider.value == 8
+    assert "point-parameters" in view.status.value
+
+
+def test_dashboard_plot_survives_a_loss_near_the_float_limit_without_warnings():
+    board = small_dashboard()
+    board.losses += [1e300, 1.7e308]  # what steps of a diverging model can record
+    board.steps = 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib's "overflow encountered", in red, before
+        assert is_png(board.figure()._repr_png_())
+
+
+def test_an_explorer_whose_drawing_takes_too_long_shows_a_message(monkeypatch):
+    from conftest import skip_or_fail
+
+    from autograd import viz
+
+    try:
+        viz.layout_program()
+    except viz.GraphvizNotFoundError:
+        skip_or_fail("no Graphviz layout program (pip install graphviz-pure)")
+    monkeypatch.setattr(viz, "LAYOUT_TIMEOUT", 0.001)
+    view = GraphExplorer(neuron_function, {"x1": 2.0, "x2": 0.0, "w1": -3.0, "w2": 1.0,
+                                           "b": B}).widget()
+    assert "took longer than 0.001 s" in view.drawing.value
+    assert "<svg" not in view.drawing.value
