@@ -136,7 +136,7 @@ def sensible_default_step(numerical_derivative):
     expect(h is not inspect.Parameter.empty,
            "`h` should have a default value, so that `numerical_derivative(f, x)` works")
     expect(isinstance(h, Real) and not isinstance(h, bool) and 1e-8 <= h <= 1e-3,
-           f"the default h should be between 1e-8 and 1e-3, but was {h!r}: a larger h leaves a "
+           f"the default h should be between 1e-8 and 1e-3, but was {show(h)}: a larger h leaves a "
            "truncation error of about h², a smaller one drowns in round-off (about ε/h); "
            "the bottom of the V is near 1e-5")
 

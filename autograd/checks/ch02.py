@@ -15,7 +15,9 @@ import math
 import sys
 from contextlib import redirect_stdout
 
-from . import check, describe_nodes, expect, expect_children, fail, run_checks, show
+from . import (
+    _text, check, describe_nodes, expect, expect_children, fail, run_checks, show,
+)
 from .ch01 import untouched_stub
 from .exercise import Exercise
 
@@ -34,22 +36,22 @@ def data_is_float(Value):
             data = Value(given).data
         except TypeError as error:
             kind = "an int" if isinstance(given, int) else "a float"
-            fail(f"`Value({given!r})` raised TypeError ({error}), but {given!r} is {kind}, a "
-                 "number: accept ints as well as floats (and store `float(data)`)")
+            fail(f"`Value({given!r})` raised TypeError ({_text(error)}), but {given!r} is "
+                 f"{kind}, a number: accept ints as well as floats (and store `float(data)`)")
         expect(type(data) is float and data == given,
                f"`Value({given!r}).data` should be the float {float(given)!r}, but was "
-               f"{data!r} of type {type(data).__name__}: store `float(data)`")
+               f"{show(data)} of type {type(data).__name__}: store `float(data)`")
 
 
 @check("a new value starts with `grad` 0.0, no children, no op and no label")
 def fresh_leaf(Value):
     v = Value(2.0)
-    expect(v.grad == 0.0, f"a new value's `grad` should be 0.0, but was {v.grad!r}")
+    expect(v.grad == 0.0, f"a new value's `grad` should be 0.0, but was {show(v.grad)}")
     expect(v._prev == () and isinstance(v._prev, tuple),
            f"a value made from nothing should have `_prev` equal to `()`, but it was "
            f"{show(v._prev)}")
-    expect(v._op == "", f"a leaf's `_op` should be the empty string, but was {v._op!r}")
-    expect(v.label == "", f"`label` should default to the empty string, but was {v.label!r}")
+    expect(v._op == "", f"a leaf's `_op` should be the empty string, but was {show(v._op)}")
+    expect(v.label == "", f"`label` should default to the empty string, but was {show(v.label)}")
 
 
 @check("`_prev` keeps the children as a tuple, in the order given")
@@ -65,23 +67,24 @@ def children_in_order(Value):
 @check("`_op` and `label` are kept")
 def op_and_label(Value):
     a = Value(2.0, label="a")
-    expect(a.label == "a", f"`Value(2.0, label='a').label` should be 'a', but was {a.label!r}")
+    expect(a.label == "a", f"`Value(2.0, label='a').label` should be 'a', but was {show(a.label)}")
     v = Value(4.0, (a, a), "*", label="y")
-    expect(v._op == "*", f"`Value(4.0, (a, a), '*')._op` should be '*', but was {v._op!r}")
-    expect(v.label == "y", f"the label given as `label='y'` should be kept, but was {v.label!r}")
+    expect(v._op == "*", f"`Value(4.0, (a, a), '*')._op` should be '*', but was {show(v._op)}")
+    expect(v.label == "y",
+           f"the label given as `label='y'` should be kept, but was {show(v.label)}")
 
 
 @check("repr is the article's `Value(data=2.0000, grad=0.0000)`")
 def article_repr(Value):
     got = repr(Value(2.0))
     expect(got == "Value(data=2.0000, grad=0.0000)",
-           f"`repr(Value(2.0))` should be 'Value(data=2.0000, grad=0.0000)', but was {got!r}")
+           f"`repr(Value(2.0))` should be 'Value(data=2.0000, grad=0.0000)', but was {show(got)}")
     v = Value(-3.14159)
     v.grad = 0.5
     got = repr(v)
     expect(got == "Value(data=-3.1416, grad=0.5000)",
            "with data -3.14159 and grad 0.5 the repr should be "
-           f"'Value(data=-3.1416, grad=0.5000)' (four decimals, `:.4f`), but was {got!r}")
+           f"'Value(data=-3.1416, grad=0.5000)' (four decimals, `:.4f`), but was {show(got)}")
 
 
 @check("refuses non-numbers (str, None, bool, complex) with a TypeError that says what was given")
@@ -92,19 +95,19 @@ def rejects_non_numbers(Value):
             with redirect_stdout(printed):
                 made = Value(bad)
         except TypeError as error:
-            said = str(error)
+            said = _text(error)
             expect(repr(bad) in said or type(bad).__name__ in said,
                    f"`Value({bad!r})` raised TypeError, but its message {said!r} does not say "
                    f"what was given (name the value, {bad!r}, or its type, "
                    f"{type(bad).__name__})")
         except AssertionError as error:
             fail(f"`Value({bad!r})` should raise TypeError, but raised AssertionError"
-                 f"{': ' + str(error) if str(error) else ''}. An `assert` checks the "
+                 f"{': ' + _text(error) if _text(error) else ''}. An `assert` checks the "
                  "programmer's own assumptions (and Python skips it under `python -O`); for "
                  "a caller's wrong argument, `raise TypeError(...)`")
         except Exception as error:
             fail(f"`Value({bad!r})` should raise TypeError, but raised "
-                 f"{type(error).__name__}{': ' + str(error) if str(error) else ''}. TypeError "
+                 f"{type(error).__name__}{': ' + _text(error) if _text(error) else ''}. TypeError "
                  "is Python's error for an argument of the wrong type (ValueError is for one "
                  "of the right type with a wrong value, such as `int('abc')`)")
         else:
@@ -139,7 +142,7 @@ def leaf_backward_is_a_no_op(Value):
            f"a leaf's `_backward()` should return nothing, but returned {show(result)}")
     expect(v.grad == 5.0 and v.data == 2.0,
            "a leaf's `_backward()` should change nothing, but it changed the leaf to "
-           f"data={v.data!r}, grad={v.grad!r}")
+           f"data={show(v.data)}, grad={show(v.grad)}")
 
 
 CHECKPOINT = [
@@ -284,21 +287,24 @@ def check_count_nodes(count_nodes, Value):
 
 @check("L = (a·b + c)·f, built by hand, has the right values and structure")
 def hand_built_L(L):
-    expect(L.data == -8.0, f"L should be (2·(−3) + 10)·(−2) = −8.0, but `L.data` was {L.data!r}")
-    expect(L._op == "*", f"L is d·f, so `L._op` should be '*', but was {L._op!r}")
+    expect(L.data == -8.0,
+           f"L should be (2·(−3) + 10)·(−2) = −8.0, but `L.data` was {show(L.data)}")
+    expect(L._op == "*", f"L is d·f, so `L._op` should be '*', but was {show(L._op)}")
     expect(len(L._prev) == 2, f"L = d·f should have two children, but has {len(L._prev)}")
     d, f = sorted(L._prev, key=lambda v: v.data, reverse=True)
     expect((d.data, f.data) == (4.0, -2.0),
-           f"L's children should be d = 4.0 and f = −2.0, but were {d.data!r} and {f.data!r}")
+           f"L's children should be d = 4.0 and f = −2.0, but were {show(d.data)} and "
+           f"{show(f.data)}")
     expect(d._op == "+" and len(d._prev) == 2,
-           f"d = e + c should have `_op` '+' and two children, but has {d._op!r} and "
+           f"d = e + c should have `_op` '+' and two children, but has {show(d._op)} and "
            f"{len(d._prev)}")
     c, e = sorted(d._prev, key=lambda v: v.data, reverse=True)
     expect((c.data, e.data) == (10.0, -6.0),
-           f"d's children should be e = −6.0 and c = 10.0, but were {e.data!r} and {c.data!r}")
+           f"d's children should be e = −6.0 and c = 10.0, but were {show(e.data)} and "
+           f"{show(c.data)}")
     expect(e._op == "*" and sorted(v.data for v in e._prev) == [-3.0, 2.0],
            f"e = a·b should have `_op` '*' and children a = 2.0 and b = −3.0, but has "
-           f"{e._op!r} and {[v.data for v in e._prev]}")
+           f"{show(e._op)} and {[v.data for v in e._prev]}")
 
 
 def check_hand_built_L(L):
@@ -380,22 +386,22 @@ def value_used_twice(y, namespace):
              "value used twice")
     expect_children(square, (x, x), names, "square")
     expect(square._op == "*",
-           f"`square._op` should be '*', but was {square._op!r}: the op is what says which "
+           f"`square._op` should be '*', but was {show(square._op)}: the op is what says which "
            "operation made the value (it is drawn in the graph's oval, and chapter 03's "
            "backward pass needs it to know the local derivative): give it as the third "
            "argument, after the children")
     expect(math.isclose(square.data, x.data * x.data),
-           f"`square.data` should be x.data · x.data = {x.data * x.data!r}, but it is "
-           f"{square.data!r}")
+           f"`square.data` should be x.data · x.data = {show(x.data * x.data)}, but it is "
+           f"{show(square.data)}")
     y_children = y._prev
     if not (isinstance(y_children, tuple) and len(y_children) == 2
             and {id(c) for c in y_children} == {id(square), id(x)}):
         fail(f"y = square + x, so y's children should be `(square, x)`, but they are "
              f"`{describe_nodes(y_children, names)}`")
-    expect(y._op == "+", f"`y._op` should be '+' (y = square + x), but was {y._op!r}")
+    expect(y._op == "+", f"`y._op` should be '+' (y = square + x), but was {show(y._op)}")
     expect(math.isclose(y.data, square.data + x.data),
-           f"`y.data` should be square.data + x.data = {square.data + x.data!r}, but it is "
-           f"{y.data!r}")
+           f"`y.data` should be square.data + x.data = {show(square.data + x.data)}, but it is "
+           f"{show(y.data)}")
 
 
 USED_TWICE = Exercise(

@@ -13,8 +13,8 @@ in an order they compute (`backprop_by_hand`).
 import math
 
 from . import (
-    GradientFailed, backprop_by_hand, check, expect, expect_children, expect_close, expect_gradients,
-    fail, is_close, run_checks, show,
+    GradientFailed, _text, backprop_by_hand, check, expect, expect_children, expect_close,
+    expect_gradients, fail, is_close, run_checks, show,
 )
 from .exercise import Exercise, Prediction, is_unwritten
 
@@ -184,7 +184,7 @@ def number_on_the_left(Value):
             _expect_case(Value, expression, function, value, (grad,), (f"{grad:.6g}",),
                          inputs=(A,), at="a = 3")
         except TypeError as error:
-            fail(f"`{expression}` raised TypeError ({error}): a number does not know how to "
+            fail(f"`{expression}` raised TypeError ({_text(error)}): a number does not know how to "
                  f"combine with a Value, so Python asks the Value, calling `a.{method}(number)`; "
                  f"define `{method}`")
 
@@ -196,7 +196,7 @@ def builtin_sum(Value):
                      (1.0, 1.0, 1.0), ("1", "1", "1"), inputs=(A, B, C),
                      at="a = 3, b = −2, c = 0.5")
     except TypeError as error:
-        fail(f"`sum([a, b, c])` raised TypeError ({error}): `sum` starts from the number 0, "
+        fail(f"`sum([a, b, c])` raised TypeError ({_text(error)}): `sum` starts from the number 0, "
              "so its first step is `0 + a`, which calls `a.__radd__(0)`; define `__radd__`")
 
 
@@ -235,8 +235,8 @@ def children_in_order(Value):
     expect_children(a + b, (a, b), names, "(a + b)")
     expect_children(b + a, (b, a), names, "(b + a)")
     expect_children(a * b, (a, b), names, "(a * b)")
-    expect((a + b)._op == "+", f"`(a + b)._op` should be '+', but was {(a + b)._op!r}")
-    expect((a * b)._op == "*", f"`(a * b)._op` should be '*', but was {(a * b)._op!r}")
+    expect((a + b)._op == "+", f"`(a + b)._op` should be '+', but was {show((a + b)._op)}")
+    expect((a * b)._op == "*", f"`(a * b)._op` should be '*', but was {show((a * b)._op)}")
 
 
 @check("an operand that is not a number raises TypeError")
@@ -253,7 +253,7 @@ def bad_operand(Value):
             continue
         except Exception as error:
             fail(f"`{expression}` should raise TypeError, but raised "
-                 f"{type(error).__name__}: {error}")
+                 f"{type(error).__name__}: {_text(error)}")
         fail(f"`{expression}` should raise TypeError, but gave {show(result)}")
 
 
@@ -321,7 +321,7 @@ def pow_node(Value):
     _expect_value(out, "a ** 3")
     expect_children(out, (a,), {id(a): "a"}, "(a ** 3)")
     expect(out._op == "**3", f"`(a ** 3)._op` should be '**3' (as `f\"**{{n}}\"` writes it), "
-                             f"but was {out._op!r}")
+                             f"but was {show(out._op)}")
 
 
 POW = Exercise(3, "a ** n", [pow_number, pow_node, pow_against_central_difference],

@@ -17,8 +17,8 @@ for `+=` and a missing `* out.grad` cannot pass, and each is named only when the
 import math
 
 from . import (
-    CheckFailed, GradientFailed, backprop_by_hand, check, expect, expect_close, expect_gradients, fail,
-    is_close, run_checks, show,
+    CheckFailed, GradientFailed, _text, backprop_by_hand, check, expect, expect_close,
+    expect_gradients, fail, is_close, run_checks, show,
 )
 from .exercise import Exercise, is_unwritten
 
@@ -201,11 +201,11 @@ def activations_accumulate(Value):
 def relu_at_zero(Value):
     v = Value(0.0)
     out = v.relu()
-    expect(out.data == 0.0, f"`Value(0.0).relu().data` should be 0.0, but was {out.data!r}")
+    expect(out.data == 0.0, f"`Value(0.0).relu().data` should be 0.0, but was {show(out.data)}")
     backprop_by_hand(out)
     expect(v.grad == 0.0,
            f"relu's gradient at 0 should be 0.0 (the course's convention: 1 only above 0), but "
-           f"was {v.grad!r}: compare with `> 0`, not `>= 0`")
+           f"was {show(v.grad)}: compare with `> 0`, not `>= 0`")
 
 
 @check("log of zero or of a negative number raises ValueError")
@@ -217,7 +217,7 @@ def log_domain(Value):
             continue
         except Exception as error:
             fail(f"`Value({x:g}).log()` should raise ValueError (log is defined only above 0), "
-                 f"but raised {type(error).__name__}: {error}")
+                 f"but raised {type(error).__name__}: {_text(error)}")
         fail(f"`Value({x:g}).log()` should raise ValueError (log is defined only above 0), "
              f"but gave {show(result)}")
 

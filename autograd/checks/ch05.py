@@ -32,6 +32,16 @@ DEPTH = 100_000  # deep enough that one Python frame per node is far beyond the 
 DEFAULT_RECURSION_LIMIT = 1000
 SEEDS = range(5)
 
+# What a check that runs out of time says: the likely cause. On a busy test machine, with the
+# package's engine and the solutions, backward() on the deep chain took up to 3 s and the sort
+# up to 2 s: they may take 40 s and 30 s. Every other check took under 0.2 s of its 5.
+VISITED = "is your topological sort marking visited nodes?"
+IN_A_SET = (f"keep the visited nodes in a set: looking a node up in a list takes longer the "
+            f"longer the list grows, and this chain has {DEPTH:,} nodes")
+VISITED_IN_A_SET = f"{VISITED} And {IN_A_SET}"
+STUCK_LOOP = ("does each pass of your `while` loop either push an input that is not in `visited` "
+              "yet (and add it to `visited`) or pop the entry on top of the stack?")
+
 
 @contextlib.contextmanager
 def default_recursion_limit():
@@ -87,15 +97,15 @@ def forward_mode(inputs, steps, wrt):
     return nodes[-1]
 
 
-@check("backward() sets the output's own gradient to 1.0")
+@check("backward() sets the output's own gradient to 1.0", timeout_hint=VISITED)
 def seeds_one(Value):
     v = Value(3.0)
     v.backward()
     expect(v.grad == 1.0, f"after `v.backward()` on a lone value, `v.grad` should be 1.0 "
-                          f"(dv/dv = 1), but was {v.grad!r}")
+                          f"(dv/dv = 1), but was {show(v.grad)}")
 
 
-@check("L = (a·b + c)·f: dL/da = 6, dL/db = −4, dL/dc = −2, dL/df = 4")
+@check("L = (a·b + c)·f: dL/da = 6, dL/db = −4, dL/dc = −2, dL/df = 4", timeout_hint=VISITED)
 def chapter_three_expression(Value):
     a, b, c, f = Value(2.0), Value(-3.0), Value(10.0), Value(-2.0)
     L = (a * b + c) * f
@@ -106,7 +116,7 @@ def chapter_three_expression(Value):
                      hint=f"dL/d{name} = {rule}")
 
 
-@check("b = a + a; c = b + b gives dc/da = 4")
+@check("b = a + a; c = b + b gives dc/da = 4", timeout_hint=VISITED)
 def twice_twice(Value):
     a = Value(1.0)
     b = a + a
@@ -118,10 +128,11 @@ def twice_twice(Value):
     elif a.grad == 8.0:
         hint = (": b passed gradient to a twice, once before c had finished with b; run a "
                 "node's `_backward` only after every node that uses it (a topological order)")
-    expect(a.grad == 4.0, f"`a.grad` should be 4.0 (c = 4a) but was {a.grad!r}{hint}")
+    expect(a.grad == 4.0, f"`a.grad` should be 4.0 (c = 4a) but was {show(a.grad)}{hint}")
 
 
-@check(f"random graphs with shared nodes: gradients match (seeds {SEEDS[0]} to {SEEDS[-1]})")
+@check(f"random graphs with shared nodes: gradients match (seeds {SEEDS[0]} to {SEEDS[-1]})",
+       timeout_hint=VISITED)
 def random_graphs(Value):
     for seed in SEEDS:
         inputs, steps = random_program(seed)
@@ -136,7 +147,8 @@ def random_graphs(Value):
                               "uses it has run its own (a reverse topological order)")
 
 
-@check(f"a chain {DEPTH:,} nodes deep works at the default recursion limit")
+@check(f"a chain {DEPTH:,} nodes deep works at the default recursion limit", seconds=40,
+       timeout_hint=VISITED_IN_A_SET)
 def deep_chain(Value):
     x, step = Value(1.0), Value(0.5)
     y = x
@@ -154,7 +166,7 @@ def deep_chain(Value):
                  hint=f"`step` is used {DEPTH:,} times, and each use adds 1")
 
 
-@check("calling backward() twice accumulates: leaf gradients grow")
+@check("calling backward() twice accumulates: leaf gradients grow", timeout_hint=VISITED)
 def twice_accumulates(Value):
     a, b, c, f = Value(2.0), Value(-3.0), Value(10.0), Value(-2.0)
     L = (a * b + c) * f
@@ -164,13 +176,14 @@ def twice_accumulates(Value):
     for name, leaf, before in zip("abcf", (a, b, c, f), first):
         after = leaf.grad
         expect(math.copysign(1.0, after) == math.copysign(1.0, before) and abs(after) > abs(before),
-               f"after a second `L.backward()`, `{name}.grad` went from {before!r} to {after!r}; "
-               f"it should grow (the package's engine gives {2 * before!r}): `backward()` adds "
-               "to gradients and never resets the leaves; zeroing them between training steps "
-               "is `zero_grad`'s job")
+               f"after a second `L.backward()`, `{name}.grad` went from {show(before)} to "
+               f"{show(after)}; it should grow (the package's engine gives "
+               f"{show(2 * before)}): `backward()` adds to gradients and never resets the "
+               "leaves; zeroing them between training steps is `zero_grad`'s job")
 
 
-@check("a second backward() adds exactly one more copy of each leaf's gradient")
+@check("a second backward() adds exactly one more copy of each leaf's gradient",
+       timeout_hint=VISITED)
 def second_call_adds_one_copy(Value):
     a, b, c, f = Value(2.0), Value(-3.0), Value(10.0), Value(-2.0)
     L = (a * b + c) * f
@@ -179,7 +192,7 @@ def second_call_adds_one_copy(Value):
     L.backward()
     for name, leaf, before in zip("abcf", (a, b, c, f), first):
         expect_close(leaf.grad, 2 * before, f"after a second `L.backward()`, `{name}.grad`",
-                     hint=f"the first call gave {before!r}, and the second should add it once "
+                     hint=f"the first call gave {show(before)}, and the second should add it once "
                           "more. More than that means the values in between (a·b and a·b + c) "
                           "still held the first call's gradients and passed them on again: "
                           "set `grad = 0.0` on every node that has `_prev` before the pass, "
@@ -245,13 +258,13 @@ def _wrong_orders(root):
     return [
         (order[::-1], f"that lists the output first, the order `backward()` runs the closures "
                       f"in. The sort lists each value after everything it was computed from, "
-                      f"so the output, {root.label!r}, comes last."),
+                      f"so the output, {show(root.label)}, comes last."),
         (_depth_first(root, post=False),
          "that lists each value when the search first reaches it, before its inputs. The sort "
          "lists a value only when it leaves it, once all of its inputs are listed."),
         (_depth_first(root, inputs=lambda node: tuple(node._prev)[::-1]),
          f"that follows `_prev` from right to left. The sort takes the inputs in `_prev`'s "
-         f"order: `{root.label}._prev` is `({root_inputs})`, so it goes into {first!r} first."),
+         f"order: `{root.label}._prev` is `({root_inputs})`, so it goes into {show(first)} first."),
         ([node for node in order if not node._prev] + [node for node in order if node._prev],
          "that lists all the leaves first. A depth-first search finishes one branch before it "
          "starts the next: as soon as all of a value's inputs are listed, the value itself "
@@ -265,7 +278,7 @@ def _wrong_orders(root):
 
 def _reveal(root):
     """The answer, for the second wrong try."""
-    labels = ", ".join(repr(node.label) for node in _depth_first(root))
+    labels = ", ".join(show(node.label) for node in _depth_first(root))
     return (f" The sort lists [{labels}]: it starts at the output, goes into its first input "
             "and on as deep as it can, lists a value as soon as everything it was computed from "
             "is listed, then goes back up to the next input.")
@@ -305,19 +318,19 @@ def _order_problem(prediction, root):
     seen = {}
     for k, label in enumerate(prediction):
         if label in seen:
-            return (f"{label!r} appears twice in your list: the sort lists each value once, "
+            return (f"{show(label)} appears twice in your list: the sort lists each value once, "
                     "however many times it is used")
         seen[label] = k
     missing = [node for node in order if node.label not in seen]
     if missing:
         parts = []
         if root in missing:
-            parts.append(f"{root.label!r}, the output itself: the sort lists it too, last, "
+            parts.append(f"{show(root.label)}, the output itself: the sort lists it too, last, "
                          "after everything it depends on")
         leaves = [node.label for node in missing if not node._prev]
         if leaves:
             parts.append(f"the lea{'ves' if len(leaves) > 1 else 'f'} "
-                         f"{', '.join(map(repr, leaves))}: the sort lists "
+                         f"{', '.join(map(show, leaves))}: the sort lists "
                          f"{'them' if len(leaves) > 1 else 'it'} too (no inputs of "
                          f"{'their' if len(leaves) > 1 else 'its'} own, but the output "
                          f"depends on {'them' if len(leaves) > 1 else 'it'})")
@@ -329,8 +342,9 @@ def _order_problem(prediction, root):
     for label in prediction:
         for child in by_label[label]._prev:
             if seen[child.label] > seen[label]:
-                return (f"you listed {label!r} before {child.label!r}, but {label!r} was "
-                        f"computed from {child.label!r}: a value comes after its inputs")
+                return (f"you listed {show(label)} before {show(child.label)}, but "
+                        f"{show(label)} was computed from {show(child.label)}: a value comes "
+                        "after its inputs")
     return None
 
 
@@ -373,7 +387,7 @@ def same_as_depth_first(prediction, root):
     if hint is None:
         k = next(k for k, (mine, sorts) in enumerate(zip(prediction, got)) if mine != sorts)
         hint = (f"a valid order (every value after its inputs), but not the one this search "
-                f"gives: yours parts from it at position {k}, {prediction[k]!r}. Trace it "
+                f"gives: yours parts from it at position {k}, {show(prediction[k])}. Trace it "
                 "again: start at the output, go into its first input and on as deep as you "
                 "can; list a value as soon as all of its inputs are listed, then go back up.")
     _fail_order(hint, root)
@@ -570,7 +584,7 @@ def _labelled_random_graph(Value, seed, mirrored=False):
 
 
 @check(f"random graphs: every node once, after its children, the root last (seeds "
-       f"{SEEDS[0]} to {SEEDS[-1]}, each also with its operands swapped)")
+       f"{SEEDS[0]} to {SEEDS[-1]}, each also with its operands swapped)", timeout_hint=STUCK_LOOP)
 def sorts_random_graphs(sort, Value):
     for mirrored in (False, True):
         for seed in SEEDS:
@@ -581,7 +595,8 @@ def sorts_random_graphs(sort, Value):
             _expect_topological(sort(root), root, f"a second call of {what}", names)
 
 
-@check(f"a chain {DEPTH:,} nodes deep, at the default recursion limit")
+@check(f"a chain {DEPTH:,} nodes deep, at the default recursion limit", seconds=30,
+       timeout_hint=f"{STUCK_LOOP} And {IN_A_SET}")
 def sorts_deep_chain(sort, Value):
     chain = [Value(0.0)]
     for _ in range(DEPTH):

@@ -64,7 +64,7 @@ def descent_step(Value):
     after = ((x1 * w1 + x2 * w2 + b).tanh() - 0.5) ** 2
     expect(after.data < before,
            f"after one step `p.data -= 0.1 * p.grad` on w1, w2 and b, the loss should be lower "
-           f"than {before!r}, but was {after.data!r}: check the sign of the step and the "
+           f"than {show(before)}, but was {show(after.data)}: check the sign of the step and the "
            "gradients of `-` and `**`")
 
 
@@ -300,9 +300,9 @@ def predicted(prediction, losses, learning_rate, target):
         return
     outcome = ZERO_GRAD.outcome()
     if getattr(outcome, "wrong_predictions", 0) >= 1:  # the second wrong prediction: say it
-        fail(f"you predicted {answer!r} again. The answer is \"swings\": {_ZERO_GRAD_ANSWER}. "
+        fail(f"you predicted {show(answer)} again. The answer is \"swings\": {_ZERO_GRAD_ANSWER}. "
              "Run it and look at the curve below.")
-    fail(f"you predicted {answer!r}: {_ZERO_GRAD_HINTS[answer]} Try again: after a second "
+    fail(f"you predicted {show(answer)}: {_ZERO_GRAD_HINTS[answer]} Try again: after a second "
          "wrong prediction this check shows the answer (or expand the solution below it).")
 
 
@@ -331,7 +331,7 @@ def shown(prediction, losses, learning_rate, target):
         fail(f"after {k} step{'s' * (k != 1)} without zeroing, the loss should be "
              f"{expected:.6g} but was "
              f"{show(got[k])}: did you train from the article's numbers with learning "
-             f"rate {learning_rate!r} and target {target!r}?")
+             f"rate {show(learning_rate)} and target {show(target)}?")
 
 
 def _first_difference(got, expected, tol=1e-9):

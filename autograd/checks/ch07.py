@@ -15,7 +15,7 @@ about seeds, non-linearities or attributes is assumed).
 import inspect
 import re
 
-from . import check, expect, fail, run_checks, show
+from . import _text, check, expect, fail, run_checks, show
 from .ch06 import SameArguments
 from .exercise import Exercise, is_unwritten
 
@@ -188,7 +188,7 @@ def _expect_zero_grad(model, what, others=()):
     try:
         model.zero_grad()
     except AttributeError as error:
-        message = str(error)
+        message = _text(error)
         missing = re.search(r"has no attribute '(\w+)'", message)
         if "'list' object has no attribute 'grad'" in message:
             fail(f"`{what}.zero_grad()` raised AttributeError ({message}): `self.parameters()` "
@@ -227,7 +227,7 @@ def _expect_zero_grad(model, what, others=()):
         fail(f"`{what}.zero_grad()` left every gradient as it was ({n} of {n} still had one): "
              "set `p.grad = 0.0` for every `p` in `self.parameters()`")
     fail(f"after `{what}.zero_grad()`, {len(left)} of {n} parameters still had a gradient, "
-         f"such as {left[0].grad!r}: every parameter's grad should be 0.0")
+         f"such as {show(left[0].grad)}: every parameter's grad should be 0.0")
 
 
 def _zero_grad_models(namespace):
@@ -268,7 +268,7 @@ def descent_step(namespace):
     after = mean_squared_error(model).data
     expect(after < loss.data,
            f"after one step `p.data -= {LEARNING_RATE} * p.grad`, the mean squared error should "
-           f"be lower than {loss.data!r}, but was {after!r}")
+           f"be lower than {show(loss.data)}, but was {show(after)}")
 
 
 CHECKPOINT = [parameter_counts, forward_shapes, zero_grad_resets, descent_step]
@@ -348,7 +348,7 @@ def circles_accuracy(model, steps, accuracy):
         fail(f"`circle_accuracy` should be a fraction between 0 and 1, but was {show(accuracy)}")
     if not 0.0 <= accuracy <= 1.0:
         fail(f"`circle_accuracy` should be a fraction between 0 and 1 (0.9 is 90%), but was "
-             f"{accuracy!r}")
+             f"{show(accuracy)}")
     if accuracy >= 0.9:
         return
     said = f"your model classified {accuracy:.0%} of the points right, below 90%"

@@ -500,10 +500,10 @@ def check_bug_found(name, method):
     """Exercise: which method of `BUGGY_CLASSES[name].value_class` is broken? (e.g. "tanh")"""
     bug = BUGGY_CLASSES[name]
 
-    @check(f"the bug in {name!r} is in the method you named")
+    @check(f"the bug in {show(name)} is in the method you named")
     def right_method():
         expect(method == bug.method,
-               f"you named {method!r}; run your checker on small functions that each use one "
+               f"you named {show(method)}; run your checker on small functions that each use one "
                "operation, and draw the graph of the one that fails")
 
     return run_checks("Your diagnosis", [right_method])
@@ -557,14 +557,14 @@ def _diagnosis(letter):
         if not isinstance(name, str):
             fail(f"write the method's name as a string, such as \"exp\", not {show(answer)}")
         if name in _COMPOSED:
-            fail(f"you named {answer!r}, which has no closure of its own: "
+            fail(f"you named {show(answer)}, which has no closure of its own: "
                  f"{_COMPOSED[name]}. Its probe fails because a primitive it is built from "
                  "is broken: which primitive do all the failing probes share?")
         if not callable(getattr(MYSTERIES[letter], name, None)):
-            fail(f"mystery {letter} has no method named {answer!r}: name one of its methods, "
+            fail(f"mystery {letter} has no method named {show(answer)}: name one of its methods, "
                  "such as \"__add__\" or \"tanh\"")
         expect(name == _MYSTERY_METHODS[letter],
-               f"you named {answer!r}, but that method of mystery {letter} is fine: list "
+               f"you named {show(answer)}, but that method of mystery {letter} is fine: list "
                f"the probes that fail for `ch08.MYSTERIES[\"{letter}\"]`, then find the one "
                "primitive every one of them uses, and draw a failing probe to see where "
                "the gradient first goes wrong")
