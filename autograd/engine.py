@@ -158,12 +158,16 @@ class Value:
         return out
 
     def tanh(self):
-        """$f(x) = \\tanh x$, so $f'(x) = 1 - \\tanh^2 x$."""
+        """$f(x) = \\tanh x$, so $f'(x) = 1 - \\tanh^2 x$.
+
+        The slope is computed as $(1 - t)(1 + t)$ with $t = \\tanh x$: the same number, but
+        where $t$ is close to $\\pm 1$, rounding $t^2$ first would lose most of its digits.
+        """
         out = Value(math.tanh(self.data), (self,), "tanh")
 
         def _backward():
-            a = out._prev[0]
-            a.grad += (1.0 - out.data**2) * out.grad
+            a, t = out._prev[0], out.data
+            a.grad += (1.0 - t) * (1.0 + t) * out.grad
 
         out._backward = _backward
         return out

@@ -158,9 +158,9 @@ class Value:
         if isinstance(other, Value):
             b = other.data
             q = _quotient(self.data, b)
-            return _node(q, "/", self, 1.0 / b, other, -(q / b))
+            return _node(q, "/", self, _reciprocal(b), other, -(q / b))
         c = _number(other, "/", self)
-        return _node(_quotient(self.data, c), "/", self, 1.0 / c)
+        return _node(_quotient(self.data, c), "/", self, _reciprocal(c))
 
     def __rtruediv__(self, other):  # n / a
         """$f(b) = c / b$ with a number $c$: $f'(b) = -c/b^2$, taken as $-(c/b)/b$."""
@@ -191,9 +191,9 @@ class Value:
         return _node(out, "**", self, _log_slope(c, self.data, out))
 
     def tanh(self):
-        """$f(x) = \\tanh x$, so $f'(x) = 1 - \\tanh^2 x$."""
+        """$f(x) = \\tanh x$, so $f'(x) = 1 - \\tanh^2 x$, as $(1 - t)(1 + t)$ (see the reference)."""
         t = math.tanh(self.data)
-        return _node(t, "tanh", self, 1.0 - t**2)
+        return _node(t, "tanh", self, (1.0 - t) * (1.0 + t))
 
     def exp(self):
         """$f(x) = e^x$, so $f'(x) = e^x$: the output is its own derivative."""
@@ -210,7 +210,7 @@ class Value:
         x = self.data
         if x <= 0:
             raise ValueError(f"log({x!r}) is undefined: log needs a positive value")
-        return _node(math.log(x), "log", self, 1.0 / x)
+        return _node(math.log(x), "log", self, _reciprocal(x))
 
     def relu(self):
         """$f(x) = \\max(0, x)$, so $f'(x) = 1$ for $x > 0$ and $0$ at and below $0$."""
@@ -290,6 +290,36 @@ class _Stop(float):
 
 
 STOP = _Stop(0.0)
+
+
+class _Divide(float):
+    """A local derivative 1/x too large for a float, because x is tiny (subnormal).
+
+    Its value is 1/x, infinite; multiplying a gradient by it divides the gradient by x
+    instead, as the reference engine and PyTorch do, so a small enough gradient still gives a
+    finite answer (and a zero gradient gives 0, where 0 * inf would be NaN).
+    """
+
+    __slots__ = ("divisor",)
+
+    def __new__(cls, divisor):
+        slope = super().__new__(cls, 1.0 / divisor)
+        slope.divisor = divisor
+        return slope
+
+    def __mul__(self, other):
+        return other / self.divisor
+
+    __rmul__ = __mul__
+
+    def __reduce__(self):  # pickle and copy by the divisor
+        return _Divide, (self.divisor,)
+
+
+def _reciprocal(x):
+    """1/x as a local derivative (x is not 0): a float, or `_Divide(x)` if 1/x overflows."""
+    slope = 1.0 / x
+    return slope if slope - slope == 0 else _Divide(x)
 
 
 def _node(data, op, a, da, b=None, db=0.0):

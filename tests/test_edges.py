@@ -166,6 +166,40 @@ def test_division_by_zero_raises_naming_the_division(Value, make):
         make(Value)
 
 
+@engines
+@pytest.mark.parametrize("x", [1e-310, 3e-320, 5e-324])
+def test_a_tiny_number_gives_a_finite_slope_of_log_when_the_answer_is_finite(Value, x):
+    # d(1e-10 * log x)/dx = 1e-10 / x, about 1e300 for x = 1e-310: finite, though 1/x alone
+    # overflows (for x = 5e-324 the answer itself is beyond the largest float: inf)
+    v = Value(x)
+    (v.log() * 1e-10).backward()
+    assert v.grad == 1e-10 / x
+    v = Value(x)
+    (v.log() * 0.0).backward()  # a zero gradient gives 0, not 0 * inf = nan
+    assert v.grad == 0.0
+
+
+@engines
+@pytest.mark.parametrize("b", [1e-310, -1e-310])
+def test_a_tiny_divisor_gives_finite_slopes_when_the_answers_are_finite(Value, b):
+    # q = a / b = ±1e-10; dq/da = 1/b and dq/db = -a/b², both about 1e300 after * 1e-10
+    a, d = Value(1e-320), Value(b)
+    ((a / d) * 1e-10).backward()
+    assert a.grad == 1e-10 / b
+    assert math.isclose(d.grad, -1e-10 * (1e-320 / b) / b, rel_tol=1e-12)
+
+
+@engines
+@pytest.mark.parametrize("x", [8.0, -10.0, 15.0, 0.5])
+def test_the_slope_of_tanh_keeps_its_digits_near_saturation(Value, x):
+    # 1 - t² for the rounded t = tanh(x), exactly: computing it as 1 - t*t rounds t*t first,
+    # and where t is close to ±1 that loses most of the digits
+    t = fractions.Fraction(math.tanh(x))
+    v = Value(x)
+    v.tanh().backward()
+    assert math.isclose(v.grad, float(1 - t * t), rel_tol=1e-15)
+
+
 # ---------------------------------------------------------------- 4. copying and pickling
 
 
