@@ -79,11 +79,14 @@ class Value:
     # capturing `self` and `other` too: one captured variable instead of three keeps every
     # node smaller, which matters because the garbage collector has to walk them all.
     # `_checked` turns a result too large for a float into an OverflowError that says so.
+    # (`x - x` is 0 for every finite x, and NaN, which counts as true, for inf and NaN.)
 
     def __add__(self, other):
         """$f(a, b) = a + b$, so $\\partial f/\\partial a = 1$ and $\\partial f/\\partial b = 1$."""
         other = other if isinstance(other, Value) else _operand(other, "+", self)
-        out = Value(_checked(self.data + other.data, "+", self, other), (self, other), "+")
+        out = Value(self.data + other.data, (self, other), "+")
+        if out.data - out.data:  # not finite: an error, unless an input already was not
+            _checked(out.data, "+", self, other)
 
         def _backward():
             a, b = out._prev
@@ -96,7 +99,9 @@ class Value:
     def __mul__(self, other):
         """$f(a, b) = a b$, so $\\partial f/\\partial a = b$ and $\\partial f/\\partial b = a$."""
         other = other if isinstance(other, Value) else _operand(other, "*", self)
-        out = Value(_checked(self.data * other.data, "*", self, other), (self, other), "*")
+        out = Value(self.data * other.data, (self, other), "*")
+        if out.data - out.data:  # not finite: an error, unless an input already was not
+            _checked(out.data, "*", self, other)
 
         def _backward():
             a, b = out._prev
