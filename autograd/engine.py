@@ -26,27 +26,16 @@ cannot store (`autograd.fast` values pickle whole graphs).
 
 import copy
 import math
-import numbers
 import types
+
+from . import _floats
+from .graph import topological_order
 
 __all__ = ["Value"]
 
 
 def _leaf_backward():
     """A leaf has no inputs, so it passes no gradient back."""
-
-
-def _as_float(data):
-    """Return `data` as a float, or raise TypeError for anything that is not a real number."""
-    if type(data) is not int and (isinstance(data, bool) or not isinstance(data, numbers.Real)):
-        raise TypeError(
-            f"Value needs a real number such as an int or a float, but was given {data!r} "
-            f"of type {type(data).__name__}"
-        )
-    try:
-        return float(data)
-    except OverflowError:
-        raise OverflowError(f"{data!r} is too large for a float") from None
 
 
 class Value:
@@ -62,7 +51,7 @@ class Value:
     __slots__ = ("data", "grad", "_backward", "_prev", "_op", "label")
 
     def __init__(self, data, _children=(), _op="", label=""):
-        self.data = data if type(data) is float else _as_float(data)
+        self.data = data if type(data) is float else _floats.as_float(data)
         self.grad = 0.0
         self._backward = _leaf_backward
         self._prev = _children if type(_children) is tuple else tuple(_children)
@@ -78,15 +67,16 @@ class Value:
     # it to `out`; return `out`. The closure finds its inputs in `out._prev` instead of
     # capturing `self` and `other` too: one captured variable instead of three keeps every
     # node smaller, which matters because the garbage collector has to walk them all.
-    # `_checked` turns a result too large for a float into an OverflowError that says so.
-    # (`x - x` is 0 for every finite x, and NaN, which counts as true, for inf and NaN.)
+    # The rules for numbers (errors, overflow, powers at 0) live in `_floats`, shared with the
+    # fast engine: `_floats.checked` turns a result too large for a float into an
+    # OverflowError that says so (`x - x` is 0 for every finite x, and NaN, true, otherwise).
 
     def __add__(self, other):
         """$f(a, b) = a + b$, so $\\partial f/\\partial a = 1$ and $\\partial f/\\partial b = 1$."""
         other = other if isinstance(other, Value) else _operand(other, "+", self)
         out = Value(self.data + other.data, (self, other), "+")
         if out.data - out.data:  # not finite: an error, unless an input already was not
-            _checked(out.data, "+", self, other)
+            _floats.checked(out.data, "+", self, other)
 
         def _backward():
             a, b = out._prev
@@ -101,7 +91,7 @@ class Value:
         other = other if isinstance(other, Value) else _operand(other, "*", self)
         out = Value(self.data * other.data, (self, other), "*")
         if out.data - out.data:  # not finite: an error, unless an input already was not
-            _checked(out.data, "*", self, other)
+            _floats.checked(out.data, "*", self, other)
 
         def _backward():
             a, b = out._prev
@@ -121,7 +111,7 @@ class Value:
         $b^2$ on its own would overflow or underflow first.
         """
         other = other if isinstance(other, Value) else _operand(other, "/", self)
-        out = Value(_quotient(self.data, other.data), (self, other), "/")
+        out = Value(_floats.quotient(self.data, other.data), (self, other), "/")
 
         def _backward():
             a, b = out._prev
@@ -139,25 +129,25 @@ class Value:
         """
         if isinstance(other, Value):
             return self._pow_value(other)
-        n = _exponent(other, self)
-        out = Value(_power(self.data, n), (self,), f"**{_short(n)}")
+        n = _floats.exponent(other, self)
+        out = Value(_floats.power(self.data, n), (self,), f"**{_floats.short(n)}")
 
         def _backward():
             a = out._prev[0]
             if n != 0:  # a**0 = 1 has slope 0, which passes back nothing, even an infinite grad
-                a.grad += _power_slope(a.data, n) * out.grad
+                a.grad += _floats.power_slope(a.data, n) * out.grad
 
         out._backward = _backward
         return out
 
     def _pow_value(self, other):
-        out = Value(_power(self.data, other.data), (self, other), "**")
+        out = Value(_floats.power(self.data, other.data), (self, other), "**")
 
         def _backward():
             a, b = out._prev
             if b.data != 0:  # as above: slope 0 in a, which passes back nothing
-                a.grad += _power_slope(a.data, b.data) * out.grad
-            b.grad += _log_slope(a.data, b.data, out.data) * out.grad
+                a.grad += _floats.power_slope(a.data, b.data) * out.grad
+            b.grad += _floats.log_slope(a.data, b.data, out.data) * out.grad
 
         out._backward = _backward
         return out
@@ -179,13 +169,7 @@ class Value:
 
     def exp(self):
         """$f(x) = e^x$, so $f'(x) = e^x$: the output is its own derivative."""
-        try:
-            e = math.exp(self.data)
-        except OverflowError:
-            raise OverflowError(
-                f"exp({self.data!r}) is too large for a float (it overflows above x = 709.78)"
-            ) from None
-        out = Value(e, (self,), "exp")
+        out = Value(_floats.exp(self.data), (self,), "exp")
 
         def _backward():
             a = out._prev[0]
@@ -196,10 +180,7 @@ class Value:
 
     def log(self):
         """$f(x) = \\ln x$ for $x > 0$, so $f'(x) = 1/x$."""
-        x = self.data
-        if x <= 0:
-            raise ValueError(f"log({x!r}) is undefined: log needs a positive value")
-        out = Value(math.log(x), (self,), "log")
+        out = Value(_floats.log(self.data), (self,), "log")
 
         def _backward():
             a = out._prev[0]
@@ -222,13 +203,7 @@ class Value:
 
     def sigmoid(self):
         """$\\sigma(x) = 1/(1 + e^{-x})$, so $\\sigma'(x) = \\sigma(x)(1 - \\sigma(x))$."""
-        x = self.data
-        if x >= 0:
-            s = 1.0 / (1.0 + math.exp(-x))
-        else:  # the same function, written so that exp never overflows
-            e = math.exp(x)
-            s = e / (1.0 + e)
-        out = Value(s, (self,), "sigmoid")
+        out = Value(_floats.sigmoid(self.data), (self,), "sigmoid")
 
         def _backward():
             a = out._prev[0]
@@ -308,7 +283,7 @@ class Value:
         nodes, so `backward()` on the copy fills in the copy's gradients. Nodes are copied
         inputs first, without recursion, so a graph of any depth can be copied.
         """
-        for node in _inputs_first(self):
+        for node in topological_order(self):
             if id(node) in memo:
                 continue
             twin = object.__new__(type(node))
@@ -322,7 +297,7 @@ class Value:
         """Pickle (and `copy.copy`) a leaf; refuse a value computed by an operation."""
         if self._backward is not _leaf_backward:
             raise TypeError(
-                f"cannot pickle or shallow-copy {_show(self)}, computed by {self._op!r}: its "
+                f"cannot pickle or shallow-copy {_floats.show(self)}, computed by {self._op!r}: its "
                 "_backward is a closure, which pickle cannot store and a shallow copy would "
                 "share with the original. Use copy.deepcopy to copy its graph, pickle the "
                 "numbers (v.data), or build the graph with autograd.fast, whose values pickle"
@@ -332,87 +307,7 @@ class Value:
 
 def _operand(other, op, value):
     """Wrap a plain number met by an operator into a Value; refuse anything else."""
-    if type(other) is float or type(other) is int:
-        return Value(other)
-    if isinstance(other, bool) or not isinstance(other, numbers.Real):
-        raise _unsupported(op, value, other)
-    return Value(other)
-
-
-def _exponent(n, value):
-    """A number exponent of `value ** n` as an int or a float; refuse anything else."""
-    if type(n) is int or type(n) is float:
-        return n
-    if isinstance(n, bool) or not isinstance(n, numbers.Real):
-        if hasattr(n, "_prev"):  # a Value of another engine
-            raise _unsupported("**", value, n)
-        raise TypeError(
-            f"exponent of Value(data={value.data!r}) ** ... must be a real number such as an int or a "
-            f"float, or a Value, but was given {n!r} of type {type(n).__name__}"
-        )
-    return float(n)
-
-
-def _unsupported(op, value, other):
-    """The TypeError for `value op other` when `other` is neither a number nor a Value of its class."""
-    mine, theirs = type(value), type(other)
-    if all(hasattr(other, name) for name in ("data", "grad", "_prev")):  # a Value of another class
-        mine_name = f"{mine.__module__}.{mine.__qualname__}"
-        theirs_name = f"{theirs.__module__}.{theirs.__qualname__}"
-        which = (f"two different classes that are both called {mine_name}" if mine_name == theirs_name
-                 else f"two different engines: {mine_name} and {theirs_name}")
-        return TypeError(
-            f"cannot combine {_show(value)} and {_show(other)} with {op}: they are values of "
-            f"{which}. A graph is built by one engine: make every value with the same class "
-            f"(for example {mine.__qualname__}(x.data))"
-        )
-    return TypeError(
-        f"unsupported operand for {op}: Value(data={value.data!r}) and {other!r} of type "
-        f"{theirs.__name__} (use a Value or a real number such as an int or a float)"
-    )
-
-
-def _show(value):
-    """`repr(value)`, or a plain description if that repr fails."""
-    try:
-        return repr(value)
-    except Exception:
-        return f"Value(data={getattr(value, 'data', '?')!r})"
-
-
-def _checked(result, op, a, b):
-    """`result` of `a op b` (two Values or numbers): an OverflowError if finite inputs gave
-    an infinite result. Inputs that are already infinite or NaN give what floats give."""
-    if result - result == 0:  # finite: the everyday case, decided in one subtraction
-        return result
-    x = a.data if hasattr(a, "data") else a
-    y = b.data if hasattr(b, "data") else b
-    if math.isfinite(x) and math.isfinite(y):
-        raise OverflowError(f"{x!r} {op} {y!r} is too large for a float")
-    return result
-
-
-def _quotient(a, b):
-    """`a / b` for floats, with errors that name the division."""
-    if b == 0:
-        raise ZeroDivisionError(f"division by zero: {a!r} / {b!r}")
-    return _checked(a / b, "/", a, b)
-
-
-def _inputs_first(root):
-    """Every node of `root`'s graph once, each after its inputs (no recursion)."""
-    order, seen, stack = [], {id(root)}, [(root, iter(root._prev))]
-    while stack:
-        node, children = stack[-1]
-        for child in children:
-            if id(child) not in seen:
-                seen.add(id(child))
-                stack.append((child, iter(child._prev)))
-                break
-        else:
-            stack.pop()
-            order.append(node)
-    return order
+    return Value(other if type(other) is float else _floats.operand(other, op, value))
 
 
 def _rebound(function, memo):
@@ -437,46 +332,3 @@ def _unpickle(cls, data, grad, children, op, label):
     value = cls(data, children, op, label)
     value.grad = grad
     return value
-
-
-def _short(n):
-    """Print an exponent compactly: 2 rather than 2.0, for the op label in drawings."""
-    return int(n) if float(n).is_integer() else n
-
-
-def _power(a, n):
-    """`a ** n` for floats, with an error that names the operation instead of a complex result."""
-    if a < 0 and math.isfinite(n) and not float(n).is_integer():
-        raise ValueError(
-            f"{a!r} ** {n!r} is not a real number: a negative base needs a whole-number exponent"
-        )
-    try:
-        return a**n
-    except ZeroDivisionError:
-        raise ZeroDivisionError(
-            f"division by zero: {a!r} ** {n!r} (zero cannot be raised to a negative power)"
-        ) from None
-    except OverflowError:
-        raise OverflowError(f"{a!r} ** {n!r} is too large for a float") from None
-
-
-def _log_slope(a, b, out):
-    """d(a**b)/db = a**b ln a; 0 at a = 0 with b >= 0 (as in PyTorch); NaN for a < 0, where
-    a**b is defined only at whole numbers b and so has no slope in b."""
-    if a > 0:
-        return out * math.log(a)
-    if a == 0 and b >= 0:
-        return 0.0
-    return math.nan
-
-
-def _power_slope(a, n):
-    """The local derivative n * a**(n - 1); infinite at a = 0 when 0 < n < 1 (as for sqrt)."""
-    if n == 0:
-        return 0.0
-    if a == 0 and n < 1:
-        return math.inf
-    try:
-        return n * a ** (n - 1)
-    except OverflowError:  # a**n fits in a float but a**(n-1) does not: the slope is infinite
-        return n * (a**n / a)

@@ -29,12 +29,9 @@ deep raises RecursionError), and deep-copy with it at any depth.
 """
 
 import math
-import numbers
 
-from .engine import (
-    _as_float, _checked, _exponent, _inputs_first, _log_slope, _power, _power_slope, _quotient, _short,
-    _unsupported,
-)
+from . import _floats
+from .graph import topological_order
 
 __all__ = ["Value"]
 
@@ -52,7 +49,7 @@ class Value:
     __slots__ = ("data", "grad", "_a", "_b", "_da", "_db", "_op", "label")
 
     def __init__(self, data, _children=(), _op="", label=""):
-        self.data = data if type(data) is float else _as_float(data)
+        self.data = data if type(data) is float else _floats.as_float(data)
         self.grad = 0.0
         self._a = self._b = None
         self._da = self._db = 0.0
@@ -80,7 +77,7 @@ class Value:
 
     def __deepcopy__(self, memo):
         """`copy.deepcopy`: a copy of the whole graph, inputs first, without recursion."""
-        for node in _inputs_first(self):
+        for node in topological_order(self):
             if id(node) not in memo:
                 twin = memo[id(node)] = _new(Value)
                 twin.data, twin.grad, twin._op, twin.label = node.data, node.grad, node._op, node.label
@@ -115,10 +112,10 @@ class Value:
         if isinstance(other, Value):
             b, term = other, other.data
         else:
-            b, term = None, _number(other, "+", self)
+            b, term = None, _floats.operand(other, "+", self)
         data = self.data + term
         if data - data:  # not a finite number: inf or NaN
-            _checked(data, "+", self.data, term)  # raises if the inputs were finite
+            _floats.checked(data, "+", self.data, term)  # raises if the inputs were finite
         out = _new(Value)
         out.data = data
         out.grad = 0.0
@@ -134,10 +131,10 @@ class Value:
         if isinstance(other, Value):
             b, factor, db = other, other.data, self.data
         else:
-            b, factor, db = None, _number(other, "*", self), 0.0
+            b, factor, db = None, _floats.operand(other, "*", self), 0.0
         data = self.data * factor
         if data - data:  # not a finite number: inf or NaN
-            _checked(data, "*", self.data, factor)  # raises if the inputs were finite
+            _floats.checked(data, "*", self.data, factor)  # raises if the inputs were finite
         out = _new(Value)
         out.data = data
         out.grad = 0.0
@@ -157,15 +154,15 @@ class Value:
         """
         if isinstance(other, Value):
             b = other.data
-            q = _quotient(self.data, b)
+            q = _floats.quotient(self.data, b)
             return _node(q, "/", self, _reciprocal(b), other, -(q / b))
-        c = _number(other, "/", self)
-        return _node(_quotient(self.data, c), "/", self, _reciprocal(c))
+        c = _floats.operand(other, "/", self)
+        return _node(_floats.quotient(self.data, c), "/", self, _reciprocal(c))
 
     def __rtruediv__(self, other):  # n / a
         """$f(b) = c / b$ with a number $c$: $f'(b) = -c/b^2$, taken as $-(c/b)/b$."""
         b = self.data
-        q = _quotient(_number(other, "/", self), b)
+        q = _floats.quotient(_floats.operand(other, "/", self), b)
         return _node(q, "/", self, -(q / b))
 
     def __pow__(self, other):
@@ -177,18 +174,19 @@ class Value:
         a = self.data
         if isinstance(other, Value):
             b = other.data
-            out = _power(a, b)
-            return _node(out, "**", self, _power_slope(a, b) if b != 0 else STOP,
-                         other, _log_slope(a, b, out))
-        n = _exponent(other, self)
-        out = _power(a, n)
-        return _node(out, f"**{_short(n)}", self, _power_slope(a, n) if n != 0 else STOP)
+            out = _floats.power(a, b)
+            return _node(out, "**", self, _floats.power_slope(a, b) if b != 0 else STOP,
+                         other, _floats.log_slope(a, b, out))
+        n = _floats.exponent(other, self)
+        out = _floats.power(a, n)
+        slope = _floats.power_slope(a, n) if n != 0 else STOP
+        return _node(out, f"**{_floats.short(n)}", self, slope)
 
     def __rpow__(self, other):
         """$f(b) = c^b$ with a number $c$: $f'(b) = c^b \\ln c$ (0 at c = 0 with b >= 0)."""
-        c = _number(other, "**", self)
-        out = _power(c, self.data)
-        return _node(out, "**", self, _log_slope(c, self.data, out))
+        c = _floats.operand(other, "**", self)
+        out = _floats.power(c, self.data)
+        return _node(out, "**", self, _floats.log_slope(c, self.data, out))
 
     def tanh(self):
         """$f(x) = \\tanh x$, so $f'(x) = 1 - \\tanh^2 x$, as $(1 - t)(1 + t)$ (see the reference)."""
@@ -197,20 +195,13 @@ class Value:
 
     def exp(self):
         """$f(x) = e^x$, so $f'(x) = e^x$: the output is its own derivative."""
-        try:
-            e = math.exp(self.data)
-        except OverflowError:
-            raise OverflowError(
-                f"exp({self.data!r}) is too large for a float (it overflows above x = 709.78)"
-            ) from None
+        e = _floats.exp(self.data)
         return _node(e, "exp", self, e)
 
     def log(self):
         """$f(x) = \\ln x$ for $x > 0$, so $f'(x) = 1/x$."""
         x = self.data
-        if x <= 0:
-            raise ValueError(f"log({x!r}) is undefined: log needs a positive value")
-        return _node(math.log(x), "log", self, _reciprocal(x))
+        return _node(_floats.log(x), "log", self, _reciprocal(x))
 
     def relu(self):
         """$f(x) = \\max(0, x)$, so $f'(x) = 1$ for $x > 0$ and $0$ at and below $0$."""
@@ -221,12 +212,7 @@ class Value:
 
     def sigmoid(self):
         """$\\sigma(x) = 1/(1 + e^{-x})$, so $\\sigma'(x) = \\sigma(x)(1 - \\sigma(x))$."""
-        x = self.data
-        if x >= 0:
-            s = 1.0 / (1.0 + math.exp(-x))
-        else:  # the same function, written so that exp never overflows
-            e = math.exp(x)
-            s = e / (1.0 + e)
+        s = _floats.sigmoid(self.data)
         return _node(s, "sigmoid", self, s * (1.0 - s))
 
     # ----------------------------------------------------------------- the backward pass
@@ -260,13 +246,13 @@ class Value:
     def __sub__(self, other):  # a - b
         if isinstance(other, Value):
             return self + (-other)
-        return self + -_number(other, "-", self)
+        return self + -_floats.operand(other, "-", self)
 
     __radd__ = __add__  # n + a
     __rmul__ = __mul__  # n * a
 
     def __rsub__(self, other):  # n - a
-        return (-self) + _number(other, "-", self)
+        return (-self) + _floats.operand(other, "-", self)
 
 
 
@@ -390,12 +376,3 @@ def _unmark(root, mark):
         if node.grad is mark:
             node.grad = 0.0
             stack.extend(child for child in (node._a, node._b) if child is not None)
-
-
-def _number(other, op, value):
-    """A plain number met by an operator, as a float; anything else is refused."""
-    if type(other) is float:
-        return other
-    if type(other) is not int and (isinstance(other, bool) or not isinstance(other, numbers.Real)):
-        raise _unsupported(op, value, other)
-    return _as_float(other)

@@ -36,6 +36,9 @@ from typing import NamedTuple
 
 import graphviz
 
+from . import graph
+from .graph import require_value_like
+
 __all__ = [
     "draw_dot",
     "side_by_side",
@@ -81,69 +84,23 @@ _LONGEST_TIMEOUT = 86400.0  # a day; more is no limit but a mistake (and overflo
 
 
 def _require_value_like(obj, context):
-    missing = [name for name in _VALUE_ATTRIBUTES if not hasattr(obj, name)]
-    if missing:
-        raise TypeError(
-            f"{context} must be a Value-like object (with data, grad, _prev and _op), but was "
-            f"given {obj!r} of type {type(obj).__name__}, which has no {', '.join(missing)}"
-        )
-
-
-def _inputs(value):
-    """The values `value` was computed from, in the order its `_prev` holds them."""
-    prev = value._prev
-    if not isinstance(prev, (tuple, list, set, frozenset)):
-        raise TypeError(
-            f"_prev of {value!r} must be a tuple, list or set of values, but is {prev!r} "
-            f"of type {type(prev).__name__}"
-        )
-    return prev
-
-
-def _topological_order(root):
-    """Every value `root` depends on, inputs before the values made from them, `root` last.
-
-    The same depth-first post-order as `Value.backward()`, children visited in `_prev` order,
-    with an explicit stack so that a graph deeper than the recursion limit works. Values are
-    tracked by identity, so a learner's class that redefines `==` or `hash` walks correctly.
-    """
-    _require_value_like(root, "the root of the graph")
-    order = []
-    seen = {id(root)}
-    stack = [(root, iter(_inputs(root)))]
-    while stack:
-        node, children = stack[-1]
-        for child in children:
-            if id(child) not in seen:
-                _require_value_like(child, f"every input in _prev of {node!r}")
-                seen.add(id(child))
-                stack.append((child, iter(_inputs(child))))
-                break
-        else:  # every input is placed, so the node itself can be
-            stack.pop()
-            order.append(node)
-    return order
+    require_value_like(obj, context, _VALUE_ATTRIBUTES)
 
 
 def trace(root):
-    """Return `(values, edges)` for the graph that ends at `root`.
+    """Return `(values, edges)` for the graph that ends at `root` (see `autograd.graph.trace`).
 
     `values` lists each value once, inputs before the values computed from them and `root`
     last (the order the graph is drawn and named in: `v0, v1, ...`). `edges` holds one
     `(input, output)` pair per use, so `y = x * x` gives `(x, y)` twice.
     """
-    values = _topological_order(root)
-    edges = [(child, value) for value in values for child in _inputs(value)]
-    return values, edges
+    return graph.trace(root, _VALUE_ATTRIBUTES)
 
 
 def backward_order(root):
-    """Return the values in the order `root.backward()` runs their `_backward`: `root` first.
-
-    It is the reverse of a depth-first post-order (the order `trace` lists values in), so each
-    value comes after every value that uses it and has received all its gradient by its turn.
-    """
-    return _topological_order(root)[::-1]
+    """Return the values in the order `root.backward()` runs their `_backward`: `root` first
+    (see `autograd.graph.backward_order`)."""
+    return graph.backward_order(root, _VALUE_ATTRIBUTES)
 
 
 # --------------------------------------------------------------------------- the drawing
@@ -248,7 +205,7 @@ def draw_dot(
             classes.append("highlighted")
         graph.node(name, shape="record", **attributes, **{"class": " ".join(classes)})
 
-        inputs = _inputs(value)
+        inputs = value._prev  # checked by trace: a tuple, list or set of values
         target = name
         if inputs and value._op not in (None, ""):  # without an _op, inputs point straight in
             target = f"op{i}"

@@ -21,6 +21,8 @@ import random
 
 from floor import floor_step
 
+from autograd.graph import count
+
 SIZES = (2, 16, 16, 1)
 ALPHA = 1e-4
 LR = 0.05
@@ -72,13 +74,7 @@ def train_step(engine, model, X, y, lr=LR):
 
 def count_nodes(root):
     """Nodes in a graph whose nodes list their inputs in `_prev` (iteratively, for deep graphs)."""
-    seen, stack = {id(root)}, [root]
-    while stack:
-        for child in stack.pop()._prev:
-            if id(child) not in seen:
-                seen.add(id(child))
-                stack.append(child)
-    return len(seen)
+    return count(root)
 
 
 class Engine:

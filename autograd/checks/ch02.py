@@ -15,6 +15,7 @@ import math
 import sys
 from contextlib import redirect_stdout
 
+from ..graph import topological_order
 from . import (
     _text, check, describe_nodes, expect, expect_children, fail, run_checks, show,
 )
@@ -315,15 +316,7 @@ def check_hand_built_L(L):
 
 def _walk(root):
     """Every node of the graph that ends at `root`, once each (by identity)."""
-    nodes, seen, stack = [], {id(root)}, [root]
-    while stack:
-        node = stack.pop()
-        nodes.append(node)
-        for child in node._prev:
-            if id(child) not in seen:
-                seen.add(id(child))
-                stack.append(child)
-    return nodes
+    return topological_order(root)
 
 
 def _is_node(obj):

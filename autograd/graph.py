@@ -1,0 +1,89 @@
+"""Walking a graph of values: the one place that knows how.
+
+A graph here is any object with `_prev`, the values it was computed from: the package's two
+engines, every chapter's stage, and the class a learner writes in a notebook. The walks use an
+explicit stack rather than recursion, so a chain a million nodes deep works at the default
+recursion limit, and they track values by identity, so a learner's class that redefines `==`
+or `hash` is walked correctly.
+
+    >>> from autograd import Value
+    >>> a = Value(2.0); b = a * a + 1
+    >>> [v._op for v in topological_order(b)]      # inputs first, the root last
+    ['', '*', '', '+']
+    >>> count(b)
+    4
+"""
+
+__all__ = ["topological_order", "backward_order", "trace", "count", "require_value_like"]
+
+
+def require_value_like(obj, context, attributes=("data", "grad", "_prev", "_op")):
+    """Raise TypeError unless `obj` has every one of `attributes`; `context` says what it was."""
+    missing = [name for name in attributes if not hasattr(obj, name)]
+    if missing:
+        raise TypeError(
+            f"{context} must be a Value-like object (with {', '.join(attributes)}), but was "
+            f"given {obj!r} of type {type(obj).__name__}, which has no {', '.join(missing)}"
+        )
+
+
+def _inputs(value):
+    """The values `value` was computed from, in the order its `_prev` holds them."""
+    prev = value._prev
+    if not isinstance(prev, (tuple, list, set, frozenset)):
+        raise TypeError(
+            f"_prev of {value!r} must be a tuple, list or set of values, but is {prev!r} "
+            f"of type {type(prev).__name__}"
+        )
+    return prev
+
+
+def topological_order(root, require=("_prev",)):
+    """Every value `root` depends on, inputs before the values made from them, `root` last.
+
+    The depth-first post-order that `Value.backward()` uses, inputs visited in `_prev` order.
+    Each value must have the attributes in `require` (a drawing needs `data`, `grad` and
+    `_op` as well), or TypeError says which one is missing where.
+    """
+    require_value_like(root, "the root of the graph", require)
+    order = []
+    seen = {id(root)}
+    stack = [(root, iter(_inputs(root)))]
+    while stack:
+        node, children = stack[-1]
+        for child in children:
+            if id(child) not in seen:
+                require_value_like(child, f"every input in _prev of {node!r}", require)
+                seen.add(id(child))
+                stack.append((child, iter(_inputs(child))))
+                break
+        else:  # every input is placed, so the node itself can be
+            stack.pop()
+            order.append(node)
+    return order
+
+
+def backward_order(root, require=("_prev",)):
+    """The values in the order `root.backward()` runs their `_backward`: `root` first.
+
+    The reverse of `topological_order`, so each value comes after every value that uses it,
+    and has received all of its gradient by its turn.
+    """
+    return topological_order(root, require)[::-1]
+
+
+def trace(root, require=("_prev",)):
+    """`(values, edges)` for the graph that ends at `root`.
+
+    `values` lists each value once, in `topological_order` (the order a drawing names them
+    in: `v0, v1, ...`). `edges` holds one `(input, output)` pair per use, so `y = x * x`
+    gives `(x, y)` twice.
+    """
+    values = topological_order(root, require)
+    edges = [(child, value) for value in values for child in _inputs(value)]
+    return values, edges
+
+
+def count(root):
+    """How many distinct values the graph that ends at `root` holds, `root` included."""
+    return len(topological_order(root))
