@@ -21,25 +21,18 @@ stage the moment it is made.
 
 import types
 
-from . import engine
+from . import engine, syllabus
 
 __all__ = [
     "CHAPTER_METHODS", "PACKAGE_ONLY", "FIRST_CHAPTER", "methods_up_to", "stage", "add_to_class",
 ]
 
-# Which chapter builds which method of `engine.Value`, in the order the chapters teach them.
-# Chapters after 5 add nothing to the engine; they use it. Every method of `engine.Value` must
-# appear here exactly once (tests/test_stages.py checks it), so a method added to the engine
-# later cannot silently go missing from the stages.
-CHAPTER_METHODS = {
-    2: ("__init__", "__repr__"),
-    3: (
-        "__add__", "__mul__", "__radd__", "__rmul__", "__neg__", "__sub__", "__rsub__",
-        "__pow__", "_pow_value", "__truediv__", "__rtruediv__", "__rpow__",
-    ),
-    4: ("tanh", "exp", "log", "relu", "sigmoid"),
-    5: ("backward",),
-}
+# Which chapter builds which method of `engine.Value`, in the order the chapters teach them:
+# {chapter: method names}, read from the course's list of chapters (`autograd.syllabus`), which
+# is where to change it. Chapters after 5 add nothing to the engine; they use it. Every method
+# of `engine.Value` must appear here exactly once (tests/test_stages.py checks it), so a method
+# added to the engine later cannot silently go missing from the stages.
+CHAPTER_METHODS = {c.number: c.methods for c in syllabus.CHAPTERS if c.methods}
 
 # Methods of `engine.Value` that no chapter builds and no stage has: they let the package copy
 # and pickle graphs safely. A notebook's class, like the one the learner writes, does without.

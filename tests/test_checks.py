@@ -6,15 +6,17 @@ on a class that has the bug the chapter warns about.
 """
 
 import functools
+import importlib
 import importlib.util
 import math
 
 import pytest
 
+from autograd import syllabus
 from autograd.checks import (
     CheckFailed, Report, check, checkpoint, expect_close, fail, run_checks,
 )
-from autograd.checks import ch01, ch02, ch03, ch04, ch05, ch06, ch07, ch08
+from autograd.checks import ch01, ch02, ch03, ch04, ch05, ch06, ch07, ch08, ch10
 from autograd.engine import Value as EngineValue
 from autograd.stages import add_to_class, stage
 
@@ -107,10 +109,37 @@ def test_expect_close_says_what_was_expected_and_what_happened():
     expect_close(2.0 + 1e-12, 2.0, "x")
 
 
-@pytest.mark.parametrize("chapter", [0, 9, 10])
-def test_checkpoint_refuses_a_chapter_without_one(chapter):
-    with pytest.raises(ValueError, match="chapters 1 to 8"):
+@pytest.mark.parametrize("chapter", [0, 9])
+def test_checkpoint_refuses_a_chapter_without_one_and_names_those_with_one(chapter):
+    with pytest.raises(ValueError, match=f"^chapter {chapter} has no checkpoint: "
+                                         "chapters 1 to 8 and 10 have one$"):
         checkpoint(chapter, stage(5))
+
+
+@pytest.mark.parametrize("chapter", [-1, 11])
+def test_checkpoint_refuses_a_number_that_is_no_chapter(chapter):
+    with pytest.raises(ValueError, match=f"^there is no chapter {chapter}: the course has "
+                                         "chapters 0 to 10, and chapters 1 to 8 and 10 have one$"):
+        checkpoint(chapter, stage(5))
+
+
+@pytest.mark.parametrize("chapter", [c.number for c in syllabus.with_checkpoint()])
+def test_checkpoint_runs_the_checkpoint_of_each_chapter_that_has_one(chapter, monkeypatch):
+    module = importlib.import_module(f"autograd.checks.ch{chapter:02d}")
+    given = []
+    monkeypatch.setattr(module, "checkpoint", lambda obj: given.append(obj) or "its report")
+    built = object()
+    assert checkpoint(chapter, built) == "its report" and given == [built]
+
+
+def test_checkpoint_ten_runs_chapter_tens_specification():
+    # chapter 10's checks module has a checkpoint, and `checkpoint(10, ...)` runs it (it used
+    # to refuse chapter 10); on stage 5, a class with closures and no slots, it must fail
+    report = checkpoint(10, stage(5))
+    direct = ch10.checkpoint(stage(5))
+    assert report.title.startswith("Chapter 10") and not report.passed
+    assert [(r.name, r.passed) for r in report.results] == [
+        (r.name, r.passed) for r in direct.results]
 
 
 def test_checkpoint_dispatches_to_the_chapter_module():

@@ -1,8 +1,9 @@
 """Chapter checkpoints: run a chapter's specification on what the learner built.
 
-Each chapter module (`ch01` ... `ch08`) lists the checks that make up its specification, as
-small functions decorated with `@check("what it protects")`, and exposes `checkpoint(obj)`,
-plus a few exercise checks. A check passes by returning; it fails by calling `fail(...)` (or a
+Each chapter module (`ch01` ... `ch10`) has the chapter's exercise checks and, if the chapter
+ends with a checkpoint (`autograd.syllabus` says which do), lists the checks that make up its
+specification, as small functions decorated with `@check("what it protects")`, and exposes
+`checkpoint(obj)`. A check passes by returning; it fails by calling `fail(...)` (or a
 helper such as `expect_close`) with a message that says, in words, what was expected and what
 happened. An exception inside a check fails that check only, with the exception's type and
 message; the other checks still run. So does running out of time: each check has a few seconds
@@ -28,6 +29,9 @@ import time
 from collections import namedtuple
 from contextlib import contextmanager
 from numbers import Real
+
+from .. import syllabus
+from ..graph import backward_order
 
 __all__ = [
     "CheckFailed",
@@ -55,7 +59,9 @@ __all__ = [
     "CHAPTERS",
 ]
 
-CHAPTERS = range(1, 9)  # the chapters that have a checkpoint
+# The numbers of the chapters that end with a checkpoint, from the course's list of chapters
+# (`autograd.syllabus`): `checkpoint(N, ...)` runs the `checkpoint` of module `chNN`.
+CHAPTERS = tuple(c.number for c in syllabus.with_checkpoint())
 
 TIME_LIMIT = 5.0  # seconds a check may run, unless it declares more with `@check(..., seconds=)`
 GIVE_UP_AFTER = 2  # time-outs in one run, after which the remaining checks are not run
@@ -456,24 +462,9 @@ def expect_children(node, children, names, what):
 
 
 def reverse_topological_order(root):
-    """Every node `root` depends on, each one before the nodes it was computed from.
-
-    An explicit stack rather than recursion, so that the checks work on deep chains whatever
-    the learner's own sort does.
-    """
-    order, visited = [], {id(root)}
-    stack = [(root, iter(root._prev))]
-    while stack:
-        node, children = stack[-1]
-        for child in children:
-            if id(child) not in visited:
-                visited.add(id(child))
-                stack.append((child, iter(child._prev)))
-                break
-        else:
-            stack.pop()
-            order.append(node)
-    return order[::-1]
+    """Every node `root` depends on, each one before the nodes it was computed from: the
+    package's own walk (`autograd.graph`), whatever the learner's own sort does."""
+    return backward_order(root)
 
 
 def backprop_by_hand(root, seed=1.0):
@@ -725,11 +716,27 @@ def checkpoint(chapter, obj):
     if not isinstance(chapter, int) or isinstance(chapter, bool):
         raise TypeError(f"chapter must be a whole number such as 3, but was given {chapter!r}")
     if chapter not in CHAPTERS:
-        raise ValueError(
-            f"chapter {chapter} has no checkpoint: chapters {CHAPTERS[0]} to {CHAPTERS[-1]} do"
-        )
+        have = f"chapters {_numbers(CHAPTERS)} have one"
+        if not 0 <= chapter <= syllabus.LAST:
+            raise ValueError(f"there is no chapter {chapter}: the course has chapters 0 to "
+                             f"{syllabus.LAST}, and {have}")
+        raise ValueError(f"chapter {chapter} has no checkpoint: {have}")
     module = importlib.import_module(f"{__name__}.ch{chapter:02d}")
     return module.checkpoint(obj)
+
+
+def _numbers(numbers):
+    """Whole numbers in words, runs shortened: (1, 2, 3, 5, 7, 8) -> '1 to 3, 5, 7 and 8'."""
+    runs = []
+    for n in sorted(numbers):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    words = []
+    for a, b in runs:
+        words += [f"{a} to {b}"] if b - a >= 2 else [str(n) for n in range(a, b + 1)]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 from .exercise import register_magic as _register_magic  # noqa: E402  (needs the names above)
