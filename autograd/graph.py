@@ -53,7 +53,8 @@ def topological_order(root, require=("_prev",)):
         node, children = stack[-1]
         for child in children:
             if id(child) not in seen:
-                require_value_like(child, f"every input in _prev of {node!r}", require)
+                if not all(hasattr(child, name) for name in require):  # say where, only then
+                    require_value_like(child, f"every input in _prev of {node!r}", require)
                 seen.add(id(child))
                 stack.append((child, iter(_inputs(child))))
                 break

@@ -1,5 +1,6 @@
 """The package's promises about imports and installation files."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,3 +36,14 @@ def test_readme_test_command_is_what_ci_runs():
     commands = [line.strip() for line in readme.splitlines() if "-m pytest" in line and line.strip().startswith("python")]
     assert len(commands) == 1, commands
     assert commands[0] in ci.splitlines()
+
+
+
+def test_every_package_of_the_course_is_listed_for_installation():
+    # a package missing here is left out of a wheel, though an editable install still finds it
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    listed = re.search(r"^packages = \[(.*)\]$", text, re.M).group(1)
+    listed = {name.strip().strip('"') for name in listed.split(",")}
+    on_disk = {".".join(path.parent.relative_to(ROOT).parts)
+               for path in (ROOT / "autograd").rglob("__init__.py")}
+    assert listed == on_disk

@@ -22,7 +22,11 @@ notebook's kernel has already loaded it.
 import linecache
 import sys
 
-from . import CheckFailed, Report, run_checks, show
+from .. import syllabus
+from .core import (  # noqa: F401  (answers_for, forget_answers: their home is core)
+    _EXERCISES, _OUTCOMES, CheckFailed, Report, answers_for, fail, forget_answers, is_close,
+    run_checks, show,
+)
 
 __all__ = ["Exercise", "Prediction", "NotAnswered", "answers_for", "forget_answers", "solution",
            "is_unwritten"]
@@ -31,11 +35,6 @@ __all__ = ["Exercise", "Prediction", "NotAnswered", "answers_for", "forget_answe
 class NotAnswered(CheckFailed):
     """Raised by a check that finds the exercise's stub still as it was given."""
 
-
-# Every exercise ever defined, in the order its module defines it; and what happened to each in
-# this kernel: {exercise: Outcome}.
-_EXERCISES = []
-_OUTCOMES = {}
 
 YOURS, UNANSWERED, WRONG = "yours", "unanswered", "wrong"
 
@@ -170,20 +169,6 @@ def is_unwritten(function):
     return any(line.split("#")[0].strip() == "..." for line in source)
 
 
-def forget_answers():
-    """Forget every exercise's outcome, as a fresh kernel would (for tests)."""
-    _OUTCOMES.clear()
-
-
-# --------------------------------------------------------------------- the checkpoint's view
-
-
-def answers_for(chapter):
-    """`(exercise, outcome)` for each exercise of `chapter`, in the order the chapter has them
-    (an exercise never checked in this kernel has outcome None)."""
-    return [(e, _OUTCOMES.get(e)) for e in _EXERCISES if e.chapter == chapter]
-
-
 # --------------------------------------------------------------------- the solution cell
 
 _quiet = False  # a check run by a solution cell: it does not count as a try
@@ -243,14 +228,9 @@ def solution(check_expression, body, namespace, *, out=None):
 
 
 def _has_checkpoint(chapter):
-    """Does chapter `chapter` end with a checkpoint (a `checkpoint` in its checks module)?"""
-    import importlib
-
-    try:
-        module = importlib.import_module(f"{__package__}.ch{chapter:02d}")
-    except ImportError:
-        return False
-    return chapter > 0 and hasattr(module, "checkpoint")
+    """Does chapter `chapter` end with a checkpoint? The syllabus says (no, for a number that
+    is no chapter of the course, such as a test's own)."""
+    return any(c.number == chapter and c.checkpoint for c in syllabus.CHAPTERS)
 
 
 def _capital(text):
@@ -309,8 +289,6 @@ class Prediction(Exercise):
         return f"{x:.{self.places}f}"
 
     def _judge(self, answer):
-        from . import fail, is_close
-
         if isinstance(answer, bool) or not isinstance(answer, (int, float)):
             fail(f"your prediction should be a number, but was {show(answer)}")
         if is_close(answer, self.expected, self.tol):
