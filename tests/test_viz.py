@@ -850,3 +850,122 @@ def test_a_timeout_that_is_not_a_sensible_number_of_seconds_is_refused(timeout, 
         draw_dot(neuron()["o"], timeout=timeout)
     with pytest.raises(error, match="timeout"):
         save(draw_dot(neuron()["o"]), tmp_path / "n.svg", timeout=timeout)
+
+
+# --------------------------------------------------------------------------- the package, graphviz
+
+
+# What `autograd.viz` offered when it was one module (its __all__ then): notebooks, the widgets,
+# the README and learners import these, so the package must keep every one.
+NAMES_OF_THE_SINGLE_MODULE = [
+    "draw_dot", "side_by_side", "inline_svg", "DEFAULT_MAX_WIDTH", "trace", "backward_order",
+    "layout_program", "save", "GraphDrawing", "SideBySide", "GraphvizNotFoundError",
+    "LayoutTimeoutError", "LayoutProgram", "LAYOUT_TIMEOUT",
+]
+
+
+def test_the_viz_package_offers_every_name_the_single_module_did():
+    assert set(NAMES_OF_THE_SINGLE_MODULE) <= set(viz.__all__)
+    star = {}
+    exec("from autograd.viz import *", star)
+    for name in NAMES_OF_THE_SINGLE_MODULE:
+        assert star[name] is getattr(viz, name), name
+        assert name in dir(viz), name  # so a notebook completes it after `viz.`
+    assert viz.DEFAULT_MAX_WIDTH == 9.5 and viz.LAYOUT_TIMEOUT == 20.0
+    # The explorers check rankdir against this; _RANKDIRS is its name from before.
+    assert viz.RANKDIRS == viz._RANKDIRS == ("LR", "TB", "RL", "BT")
+
+
+def test_setting_layout_timeout_on_the_package_sets_the_limit_drawings_use(monkeypatch):
+    monkeypatch.setattr(viz, "LAYOUT_TIMEOUT", 7.5)
+    assert viz.LAYOUT_TIMEOUT == 7.5
+    assert viz.layout.LAYOUT_TIMEOUT == 7.5  # where the layout program's runner reads it
+    with pytest.raises(ValueError, match=r"LAYOUT_TIMEOUT \(7.5 s\)"):
+        draw_dot(Value(1.0), timeout=-1)
+
+
+def test_graph_drawing_overrides_no_private_method_of_graphviz():
+    # GraphDrawing reaches the layout program through graphviz's public methods (pipe, render,
+    # view) and IPython's display hook, never through graphviz's internals, so a graphviz
+    # release that renames those cannot quietly route a drawing around the layout program
+    # that layout_program() found, or around its time limit.
+    graphviz = require_module("graphviz")
+    own = {name for name in vars(viz.GraphDrawing)
+           if name.startswith("_") and not name.startswith("__")}
+    assert own & set(dir(graphviz.Digraph)) == {"_repr_mimebundle_"}
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda g: g.pipe(format="nope"),
+        lambda g: g.pipe(format="svg", engine="nope"),
+        lambda g: g.pipe(format="png", renderer="nope"),
+        lambda g: g.render("n", format="nope"),
+        lambda g: g.render(outfile="n.nope"),  # no format, and the suffix names none
+    ],
+)
+def test_a_drawing_refuses_what_graphviz_refuses_with_graphvizs_words(call, monkeypatch,
+                                                                      tmp_path):
+    graphviz = require_module("graphviz")
+    monkeypatch.chdir(tmp_path)  # render() saves the DOT text first, as graphviz's does
+    with pytest.raises(Exception) as theirs:
+        call(graphviz.Digraph())
+    with pytest.raises(type(theirs.value)) as ours:
+        call(viz.GraphDrawing())
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_render_names_its_files_as_graphviz_does(monkeypatch, tmp_path):
+    graphviz = require_module("graphviz")
+    if shutil.which("dot") is None:  # graphviz's own render() runs the system's dot
+        skip_or_fail("the system's Graphviz `dot` is not installed (apt-get install graphviz)")
+    calls = [
+        {"format": "svg"},
+        {"filename": "n", "format": "png"},
+        {"filename": "n", "directory": "sub", "format": "svg"},
+        {"outfile": "picture.svg"},
+        {"outfile": "deeper/picture.png", "format": "png"},
+        {"outfile": "other.svg", "directory": "sub"},
+        {"filename": "c.gv", "format": "svg", "cleanup": True},
+    ]
+    results = {}
+    for kind, make in (("graphviz", graphviz.Digraph), ("ours", viz.GraphDrawing)):
+        folder = tmp_path / kind
+        folder.mkdir()
+        monkeypatch.chdir(folder)
+        returned = []
+        for options in calls:
+            graph = make(name="g")
+            graph.node("a")
+            returned.append(graph.render(**options))
+        written = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+        results[kind] = returned, written
+    assert results["ours"] == results["graphviz"]
+
+
+def test_every_way_to_a_picture_runs_under_the_drawings_time_limit(program, tmp_path):
+    # graphviz's own way of running dot has no time limit: stopping each of these shows that
+    # it went through autograd.viz.layout instead.
+    graph = draw_dot(long_chain(), max_nodes=301, timeout=0.001)
+    for draw in (lambda: graph.pipe(format="png"),
+                 lambda: graph.pipe(format="svg", encoding="utf-8"),
+                 lambda: graph.render(tmp_path / "chain.gv", format="svg"),
+                 lambda: graph.view(tmp_path / "shown.gv"),  # stopped before a viewer opens
+                 lambda: save(graph, tmp_path / "chain.png")):
+        with pytest.raises(viz.LayoutTimeoutError, match="longer than 0.001 s"):
+            draw()
+    for include in (None, ["image/svg+xml"], ["image/png"], ["image/jpeg"]):
+        bundle = graph._repr_mimebundle_(include=include)
+        assert "longer than 0.001 s" in bundle["text/html"] and "image/png" not in bundle
+
+
+def test_a_notebook_gets_the_image_types_it_asks_for(program):
+    graph = draw_dot(neuron()["o"])
+    assert set(graph._repr_mimebundle_()) == {"image/svg+xml"}
+    png = graph._repr_mimebundle_(include=["image/png", "image/svg+xml"],
+                                  exclude=["image/svg+xml"])
+    assert set(png) == {"image/png"} and png["image/png"].startswith(PNG_SIGNATURE)
+    assert graph._repr_mimebundle_(include=[]) == {}
+    svg = graph._repr_mimebundle_()["image/svg+xml"]
+    assert Picture(svg).value("o")["texts"] == ["o", "data 0.7071", "grad 1.0000"]
