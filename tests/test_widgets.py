@@ -618,6 +618,22 @@ def test_dashboard_boundary_scores_match_the_model_through_the_engine():
             assert scores[i][j] == approx(board.model([xs[j], ys[i]]).data)
 
 
+@pytest.mark.parametrize("nonlin", ["relu", "tanh", "sigmoid", "linear"])
+def test_dashboard_scores_match_the_model_through_the_engine_for_every_nonlinearity(nonlin):
+    # The dashboard scores the grid and the loss on plain floats; the model called through
+    # the reference engine must give the same numbers, whatever its activation.
+    board = small_dashboard(nonlin=nonlin, hidden=(3, 3), value_class=Value)
+    board.run(2)
+    xs, ys, scores = board.boundary(grid=4)
+    for i in range(4):
+        for j in range(4):
+            assert scores[i][j] == approx(board.model([xs[j], ys[i]]).data)
+    engine_scores = [board.model(x) for x in board.X]
+    loss = nn.hinge_loss(engine_scores, board.y).data
+    loss += 1e-4 * sum(p.data**2 for p in board.model.parameters())
+    assert board.losses[-1] == approx(loss)
+
+
 def test_dashboard_with_a_huge_learning_rate_reports_divergence():
     board = small_dashboard(lr=1e6)
     board.run(20)
@@ -958,3 +974,33 @@ def test_an_explorer_whose_drawing_takes_too_long_shows_a_message(monkeypatch):
                                            "b": B}).widget()
     assert "took longer than 0.001 s" in view.drawing.value
     assert "<svg" not in view.drawing.value
+
+
+# ---------------------------------------------------------------------------- the package
+
+
+def test_autograd_widgets_keeps_every_name_it_has_always_offered():
+    # `autograd.widgets` was one module; it is a package now, one module per explorer. What
+    # notebooks and learners import from it must not have moved.
+    import autograd.widgets as package
+
+    assert package.__all__ == [
+        "GraphExplorer",
+        "BackwardStepper",
+        "FiniteDifferenceExplorer",
+        "ActivationExplorer",
+        "TrainingDashboard",
+        "ENGINE_ERRORS",
+    ]
+    assert package.ENGINE_ERRORS == (ValueError, OverflowError, ZeroDivisionError)
+    for name in package.__all__:
+        assert getattr(package, name) is not None, name
+    # the views and the tables a notebook may reach for, public names too
+    for name in ["GraphExplorerView", "BackwardStepperView", "FiniteDifferenceView",
+                 "ActivationView", "TrainingDashboardView", "WRONG_ORDERS", "ACTIVATIONS"]:
+        assert hasattr(package, name), name
+    assert GraphExplorer is package.GraphExplorer
+    assert isinstance(GraphExplorer(lambda a: a * a, {"a": 3.0}).widget(),
+                      package.GraphExplorerView)
+    assert set(package.WRONG_ORDERS) == {"forward", "breadth-first"}
+    assert set(package.ACTIVATIONS) == {"tanh", "relu", "sigmoid", "exp"}

@@ -1,0 +1,34 @@
+"""Interactive explorers for the course: a model you can drive from code, and a view to play with.
+
+Every explorer comes in two halves. The *model* (`GraphExplorer`, `BackwardStepper`,
+`FiniteDifferenceExplorer`, `ActivationExplorer`, `TrainingDashboard`) is a plain object with
+methods and state, which tests and notebook cells drive without a browser. Its *view*
+(`model.widget()`) is built from ipywidgets and redraws whenever the model changes, so a cell
+can still move an explorer that is on screen. A model shown in a notebook shows its view.
+
+This package imports ipywidgets, matplotlib and `autograd.viz` (graphviz) itself; `import
+autograd` never does, so import it explicitly: `from autograd.widgets import BackwardStepper`.
+
+Extreme settings never end in a traceback inside a view: what the engine raises for a
+computation it cannot do (ValueError, OverflowError, ZeroDivisionError) is shown as a message.
+
+Each explorer has its own module (`graph_explorer`, `stepper`, `finite_differences`,
+`activation`, `training`); what they share, the model/view pair, number checks and formatting,
+messages and guarded drawing, lives in `_common`, which imports none of them.
+"""
+
+from ._common import ENGINE_ERRORS
+from .activation import ACTIVATIONS, ActivationExplorer, ActivationView
+from .finite_differences import FiniteDifferenceExplorer, FiniteDifferenceView
+from .graph_explorer import GraphExplorer, GraphExplorerView
+from .stepper import WRONG_ORDERS, BackwardStepper, BackwardStepperView
+from .training import TrainingDashboard, TrainingDashboardView
+
+__all__ = [
+    "GraphExplorer",
+    "BackwardStepper",
+    "FiniteDifferenceExplorer",
+    "ActivationExplorer",
+    "TrainingDashboard",
+    "ENGINE_ERRORS",
+]
