@@ -1,44 +1,83 @@
-"""Random expression graphs for property tests.
+"""Random programs: the one generator of smooth random expression graphs for the tests.
 
-A *program* is a list of steps; each step applies one operation to earlier results (inputs or
-intermediate values), so later steps reuse earlier ones and the graph has shared nodes. The
-same program can be run on the package's `Value`, on another engine, or on PyTorch tensors,
-which is how the tests compare them. Every operation keeps its operands in a safe domain
-(log of 1 + x*x, division by 1 + y*y, exp of a tanh...) so that every program is smooth
-wherever hypothesis puts its inputs.
+A *program* is `(inputs, steps)`: a few numbers, then steps `(op name, operand indices)`, each
+applying one operation of `OPS` to earlier results (inputs or intermediate values), so later
+steps reuse earlier ones and the graph has shared nodes. The same program runs on either
+engine, on a learner-style class or on PyTorch tensors, which is how the tests compare them:
+
+- tests/test_fast.py: the fast engine against the reference engine, value for value;
+- tests/test_properties.py: `backward()` against central differences;
+- tests/test_torch.py: the reference engine against PyTorch.
+
+`OPS` holds every operator and method the engines share, with plain numbers (ints and floats)
+on either side; tests/test_engine_parity.py fails when an operation of the engines is missing
+from it. Operands are kept where every operation is defined (log of 1 + a*a, division by
+1 + b*b, exp of a tanh...), so a program raises only where values grow too large for a float.
+Every operation is smooth there except `relu`, whose kink at 0 hypothesis hits on purpose
+(the engines must agree on it, and PyTorch's slope there is 0 too); `programs(smooth=True)`
+leaves it out, for the comparison with central differences, and keeps `relu_shifted`.
+
+tests/edge_programs.py is the deliberate opposite: raw operations at the edges of floating
+point (zeros, subnormals, overflow), run against PyTorch.
 """
 
 import math
+from typing import Callable, NamedTuple
 
 from hypothesis import strategies as st
 
-# name -> (arity, function of operands written only with operators and methods the engines share)
+
+class Op(NamedTuple):
+    arity: int  # how many earlier results it takes
+    function: Callable  # written only with the operators and methods the engines share
+    smooth: bool = True  # differentiable wherever hypothesis can put its operands
+
+
 OPS = {
-    "add": (2, lambda a, b: a + b),
-    "sub": (2, lambda a, b: a - b),
-    "mul": (2, lambda a, b: a * b),
-    "div": (2, lambda a, b: a / (1 + b * b)),
-    "rdiv": (1, lambda a: 2.0 / (1.5 + a.tanh())),
-    "radd": (1, lambda a: 3.0 + a),
-    "rsub": (1, lambda a: 1.0 - a),
-    "rmul": (1, lambda a: -0.5 * a),
-    "neg": (1, lambda a: -a),
-    "square": (1, lambda a: a**2),
-    "cube": (1, lambda a: a**3),
-    "sqrt": (1, lambda a: (1 + a * a) ** 0.5),
-    "inv": (1, lambda a: (2 + a.tanh()) ** -1),
-    "rpow": (1, lambda a: 2.0 ** a.tanh()),
-    "vpow": (2, lambda a, b: (1.5 + a.tanh()) ** b.tanh()),
-    "tanh": (1, lambda a: a.tanh()),
-    "exp": (1, lambda a: a.tanh().exp()),
-    "log": (1, lambda a: (1 + a * a).log()),
-    "sigmoid": (1, lambda a: a.sigmoid()),
-    "relu": (1, lambda a: (a.tanh() + 0.5).relu()),  # zero for a < -0.549, a kink hit with probability ~0
+    # two nodes
+    "add": Op(2, lambda a, b: a + b),
+    "sub": Op(2, lambda a, b: a - b),
+    "mul": Op(2, lambda a, b: a * b),
+    "div": Op(2, lambda a, b: a / (1 + b * b)),
+    "vpow": Op(2, lambda a, b: (1.5 + a.tanh()) ** b.tanh()),
+    # a node and a plain number on its right
+    "add_float": Op(1, lambda a: a + 2.5),
+    "add_int": Op(1, lambda a: a + -1),
+    "sub_float": Op(1, lambda a: a - 1.5),
+    "sub_negative": Op(1, lambda a: a - -0.25),
+    "mul_float": Op(1, lambda a: a * -0.75),
+    "div_float": Op(1, lambda a: a / 4.0),
+    "div_int": Op(1, lambda a: a / -3),
+    "square": Op(1, lambda a: a**2),
+    "cube": Op(1, lambda a: a**3),
+    "sqrt": Op(1, lambda a: (1 + a * a) ** 0.5),
+    "inverse": Op(1, lambda a: (2 + a.tanh()) ** -1),
+    "inverse_square": Op(1, lambda a: (1.5 + a.tanh()) ** -2),
+    # a plain number on its left
+    "radd": Op(1, lambda a: -2.5 + a),
+    "rsub": Op(1, lambda a: 1.5 - a),
+    "rsub_int": Op(1, lambda a: -2 - a),
+    "rmul": Op(1, lambda a: -0.5 * a),
+    "rmul_int": Op(1, lambda a: 3 * a),
+    "rdiv": Op(1, lambda a: -2.0 / (1.5 + a.tanh())),
+    "rpow": Op(1, lambda a: 2.0 ** a.tanh()),
+    "rpow_int": Op(1, lambda a: 3 ** a.tanh()),
+    # one node
+    "neg": Op(1, lambda a: -a),
+    "tanh": Op(1, lambda a: a.tanh()),
+    "exp": Op(1, lambda a: a.tanh().exp()),
+    "log": Op(1, lambda a: (1 + a * a).log()),
+    "sigmoid": Op(1, lambda a: a.sigmoid()),
+    "relu": Op(1, lambda a: a.relu(), smooth=False),  # a kink at 0: same rule in both engines
+    "relu_shifted": Op(1, lambda a: (a.tanh() + 0.5).relu()),  # kink at a = -0.549, hit ~never
 }
 
+
 @st.composite
-def programs(draw, max_inputs=4, max_steps=12):
-    """Draw (inputs, steps): a few input numbers and steps (op name, operand indices)."""
+def programs(draw, max_inputs=4, max_steps=12, smooth=False):
+    """Draw (inputs, steps): 1 to `max_inputs` numbers in [-2, 2], then 1 to `max_steps`
+    steps (op name, operand indices). `smooth=True` draws only operations marked smooth."""
+    names = sorted(name for name, op in OPS.items() if op.smooth or not smooth)
     n_inputs = draw(st.integers(1, max_inputs))
     inputs = draw(
         st.lists(
@@ -49,26 +88,41 @@ def programs(draw, max_inputs=4, max_steps=12):
     )
     steps = []
     for k in range(draw(st.integers(1, max_steps))):
-        name = draw(st.sampled_from(sorted(OPS)))
-        arity = OPS[name][0]
+        name = draw(st.sampled_from(names))
         pool = n_inputs + k  # everything computed so far may be reused
-        steps.append((name, tuple(draw(st.integers(0, pool - 1)) for _ in range(arity))))
+        steps.append((name, tuple(draw(st.integers(0, pool - 1)) for _ in range(OPS[name].arity))))
     return inputs, steps
 
 
-def run(steps, leaves):
-    """Run a program on `leaves` (engine values or tensors); return the sum of every result.
+def evaluate(steps, leaves):
+    """Run `steps` on `leaves` (engine values or tensors): (every value, leaves first; their sum).
 
-    Summing every intermediate result makes each of them reach the output, so a gradient bug
-    anywhere in the graph shows up in the inputs' gradients.
+    Summing every intermediate result makes each of them reach the output, so each has a
+    gradient, and a gradient bug anywhere in the graph shows up in the inputs' gradients.
     """
     pool = list(leaves)
     for name, args in steps:
-        pool.append(OPS[name][1](*(pool[i] for i in args)))
+        pool.append(OPS[name].function(*(pool[i] for i in args)))
     total = pool[len(leaves)]
     for value in pool[len(leaves) + 1 :]:
         total = total + value
-    return total
+    return pool, total
+
+
+def run(steps, leaves):
+    """Run `steps` on `leaves`; return the sum of every result (see `evaluate`)."""
+    return evaluate(steps, leaves)[1]
+
+
+def run_or_error(program, value_class):
+    """Build `program` with `value_class`: (every value, their sum, None), or, where building
+    raises ArithmeticError or ValueError, (None, None, (exception type, message))."""
+    inputs, steps = program
+    try:
+        pool, total = evaluate(steps, [value_class(x) for x in inputs])
+    except (ArithmeticError, ValueError) as e:
+        return None, None, (type(e), str(e))
+    return pool, total, None
 
 
 def central_differences(steps, inputs, value_class, h=1e-6):

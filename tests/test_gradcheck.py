@@ -5,7 +5,7 @@ import math
 import pytest
 from conftest import require_module
 
-from autograd import Value
+from autograd import Value, article
 from autograd.gradcheck import (
     GradcheckReport,
     central_difference,
@@ -53,17 +53,10 @@ def test_numerical_grad_of_a_function_of_two_values():
 # --------------------------------------------------------------------- gradcheck on correct code
 
 
-def neuron(x1, x2, w1, w2, b):
-    return (x1 * w1 + x2 * w2 + b).tanh()
-
-
-ARTICLE_NEURON = {"x1": 2.0, "x2": 0.0, "w1": -3.0, "w2": 1.0, "b": 6.8813735870195432}
-
-
 def test_gradcheck_passes_the_articles_neuron_with_the_articles_gradients():
-    report = gradcheck(neuron, ARTICLE_NEURON)
+    report = gradcheck(article.neuron_output, article.NEURON)
     assert report.passed and bool(report)
-    assert [r.name for r in report.rows] == list(ARTICLE_NEURON)
+    assert [r.name for r in report.rows] == ["x1", "x2", "w1", "w2", "b"]
     # 1 - tanh^2 = 0.5: d/dx1 = w1/2, d/dx2 = w2/2, d/dw1 = x1/2, d/dw2 = x2/2, d/db = 1/2
     assert [r.analytic for r in report.rows] == pytest.approx([-1.5, 0.5, 1.0, 0.0, 0.5], abs=1e-12)
     assert report.output == pytest.approx(0.7071067811865476, abs=1e-12)
@@ -163,10 +156,10 @@ def test_tolerance_rule_is_atol_plus_rtol_times_numerical(atol, rtol, passes):
 
 
 def test_report_prints_every_input_and_the_verdict():
-    text = str(gradcheck(neuron, ARTICLE_NEURON))
+    text = str(gradcheck(article.neuron_output, article.NEURON))
     lines = text.splitlines()
-    assert len(lines) == 1 + len(ARTICLE_NEURON) + 1  # header, one row per input, verdict
-    for name, line in zip(ARTICLE_NEURON, lines[1:-1]):
+    assert len(lines) == 1 + len(article.NEURON) + 1  # header, one row per input, verdict
+    for name, line in zip(article.NEURON, lines[1:-1]):
         assert line.startswith(name) and line.endswith("ok")
     assert lines[-1].startswith("PASSED")
     assert "1e-06 + 1e-05 * |numerical|" in lines[-1]  # the default tolerances, stated
@@ -190,10 +183,10 @@ def test_report_table_columns_line_up():
 
 
 def test_report_html_is_a_table_with_failing_rows_marked():
-    good = gradcheck(neuron, ARTICLE_NEURON)._repr_html_()
+    good = gradcheck(article.neuron_output, article.NEURON)._repr_html_()
     bad = gradcheck(lambda x, y: x.tanh() * y, {"x": 0.5, "y": 2.0},
                     value_class=WrongTanh)._repr_html_()
-    assert good.startswith("<table") and good.count("<tr") == 1 + len(ARTICLE_NEURON)
+    assert good.startswith("<table") and good.count("<tr") == 1 + len(article.NEURON)
     assert "gradcheck-fail" not in good and "PASSED" in good
     assert bad.count("gradcheck-fail") == 1 and "FAILED" in bad
 

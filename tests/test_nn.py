@@ -7,7 +7,7 @@ import random
 import pytest
 from conftest import require_module
 
-from autograd import Value
+from autograd import Value, article
 from autograd.data import make_moons
 from autograd.nn import (
     MLP,
@@ -130,9 +130,10 @@ def test_relu_neuron_outputs_zero_for_a_negative_sum():
 
 
 def test_the_articles_neuron_gives_the_articles_numbers():
+    numbers = article.NEURON
     n = Neuron(2, "tanh", seed=0)
-    set_neuron(n, [-3.0, 1.0], 6.8813735870195432)
-    x1, x2 = Value(2.0), Value(0.0)
+    set_neuron(n, [numbers["w1"], numbers["w2"]], numbers["b"])
+    x1, x2 = Value(numbers["x1"]), Value(numbers["x2"])
     out = n([x1, x2])
     out.backward()
     assert out.data == pytest.approx(0.7071067811865476, abs=1e-12)

@@ -7,7 +7,7 @@ in CI, which installs it.
 import pytest
 from hypothesis import given, settings
 
-from autograd import Value
+from autograd import Value, article
 from conftest import require_module
 from programs import close, programs, run
 
@@ -18,18 +18,17 @@ def torch():
 
 
 def test_article_neuron_matches_pytorch(torch):
-    t = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True)
-         for k, v in dict(x1=2.0, x2=0.0, w1=-3.0, w2=1.0, b=6.8813735870195432).items()}
-    ot = torch.tanh(t["x1"] * t["w1"] + t["x2"] * t["w2"] + t["b"])
-    ot.backward()
+    def tensor(x, label=""):
+        return torch.tensor(x, dtype=torch.float64, requires_grad=True)
 
-    v = {k: Value(float(x.item())) for k, x in t.items()}
-    o = (v["x1"] * v["w1"] + v["x2"] * v["w2"] + v["b"]).tanh()
-    o.backward()
+    theirs = article.neuron(tensor)  # the same graph, built from PyTorch tensors
+    theirs["o"].backward()
+    ours = article.neuron(Value)
+    ours["o"].backward()
 
-    assert o.data == pytest.approx(ot.item(), abs=1e-12)
-    for k in t:
-        assert v[k].grad == pytest.approx(t[k].grad.item(), abs=1e-12), k
+    assert ours["o"].data == pytest.approx(theirs["o"].item(), abs=1e-12)
+    for name in article.NEURON:
+        assert ours[name].grad == pytest.approx(theirs[name].grad.item(), abs=1e-12), name
 
 
 @settings(max_examples=150)
