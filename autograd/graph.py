@@ -29,7 +29,11 @@ def require_value_like(obj, context, attributes=("data", "grad", "_prev", "_op")
 
 def _inputs(value):
     """The values `value` was computed from, in the order its `_prev` holds them."""
-    prev = value._prev
+    try:
+        prev = value._prev
+    except AttributeError:
+        require_value_like(value, "every value of a graph", ("_prev",))
+        raise
     if not isinstance(prev, (tuple, list, set, frozenset)):
         raise TypeError(
             f"_prev of {value!r} must be a tuple, list or set of values, but is {prev!r} "
@@ -46,6 +50,7 @@ def topological_order(root, require=("_prev",)):
     `_op` as well), or TypeError says which one is missing where.
     """
     require_value_like(root, "the root of the graph", require)
+    more = tuple(name for name in require if name != "_prev")  # _prev: _inputs checks it
     order = []
     seen = {id(root)}
     stack = [(root, iter(_inputs(root)))]
@@ -53,7 +58,7 @@ def topological_order(root, require=("_prev",)):
         node, children = stack[-1]
         for child in children:
             if id(child) not in seen:
-                if not all(hasattr(child, name) for name in require):  # say where, only then
+                if more and not all(hasattr(child, name) for name in more):  # say where
                     require_value_like(child, f"every input in _prev of {node!r}", require)
                 seen.add(id(child))
                 stack.append((child, iter(_inputs(child))))
@@ -86,5 +91,12 @@ def trace(root, require=("_prev",)):
 
 
 def count(root):
-    """How many distinct values the graph that ends at `root` holds, `root` included."""
-    return len(topological_order(root))
+    """How many distinct values the graph that ends at `root` holds, `root` included (a walk
+    that keeps no order, so it is quicker than `topological_order` on a large graph)."""
+    seen, stack = {id(root)}, [root]
+    while stack:
+        for child in _inputs(stack.pop()):
+            if id(child) not in seen:
+                seen.add(id(child))
+                stack.append(child)
+    return len(seen)
