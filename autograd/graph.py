@@ -14,10 +14,16 @@ or `hash` is walked correctly.
     4
 """
 
-__all__ = ["topological_order", "backward_order", "trace", "count", "require_value_like"]
+__all__ = [
+    "topological_order", "backward_order", "breadth_first_order", "trace", "count",
+    "require_value_like", "VALUE_ATTRIBUTES", "backward_by_hand",
+]
+
+# What a value has, for anything that shows it (a drawing, an explorer): not only `_prev`.
+VALUE_ATTRIBUTES = ("data", "grad", "_prev", "_op")
 
 
-def require_value_like(obj, context, attributes=("data", "grad", "_prev", "_op")):
+def require_value_like(obj, context, attributes=VALUE_ATTRIBUTES):
     """Raise TypeError unless `obj` has every one of `attributes`; `context` says what it was."""
     missing = [name for name in attributes if not hasattr(obj, name)]
     if missing:
@@ -78,6 +84,14 @@ def backward_order(root, require=("_prev",)):
     return topological_order(root, require)[::-1]
 
 
+def backward_by_hand(root, seed=1.0, require=("_prev",)):
+    """What `backward()` does, for a class that has no `backward` yet (chapters 2 to 4): set
+    `root.grad = seed`, then run every value's `_backward` in `backward_order`."""
+    root.grad = seed
+    for node in backward_order(root, require):
+        node._backward()
+
+
 def trace(root, require=("_prev",)):
     """`(values, edges)` for the graph that ends at `root`.
 
@@ -88,6 +102,19 @@ def trace(root, require=("_prev",)):
     values = topological_order(root, require)
     edges = [(child, value) for value in values for child in _inputs(value)]
     return values, edges
+
+
+def breadth_first_order(root):
+    """Every value of the graph in the order a breadth-first search from `root` meets it: the
+    root, then its inputs, then theirs, level by level (the order learners often expect
+    backward() to take, and the checks and the stepper show why it is not)."""
+    order, seen = [root], {id(root)}
+    for node in order:  # the list grows as the search goes: it is its own queue
+        for child in _inputs(node):
+            if id(child) not in seen:
+                seen.add(id(child))
+                order.append(child)
+    return order
 
 
 def count(root):

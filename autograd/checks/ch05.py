@@ -20,6 +20,7 @@ import math
 import random
 import sys
 
+from ..graph import breadth_first_order
 from . import (
     check, expect, expect_close, fail, reverse_topological_order, run_checks, show,
 )
@@ -239,17 +240,6 @@ def _depth_first(root, *, inputs=lambda node: node._prev, post=True):
     return order
 
 
-def _breadth_first(root):
-    order, seen, queue = [root], {id(root)}, [root]
-    for node in queue:
-        for child in node._prev:
-            if id(child) not in seen:
-                seen.add(id(child))
-                order.append(child)
-                queue.append(child)
-    return order
-
-
 def _wrong_orders(root):
     """(order, hint) for the orders learners really predict instead of the depth-first one."""
     order = _depth_first(root)
@@ -269,7 +259,7 @@ def _wrong_orders(root):
          "that lists all the leaves first. A depth-first search finishes one branch before it "
          "starts the next: as soon as all of a value's inputs are listed, the value itself "
          "comes next."),
-        (_breadth_first(root)[::-1],
+        (breadth_first_order(root)[::-1],
          "that is a breadth-first search from the output, read backwards: level by level. "
          "This search goes deep first, as far as it can along the first input, before it looks "
          "at the second."),

@@ -18,7 +18,7 @@ from collections import namedtuple
 from contextlib import contextmanager
 from numbers import Real
 
-from ..graph import backward_order
+from ..graph import backward_by_hand, backward_order
 
 
 
@@ -447,9 +447,7 @@ def backprop_by_hand(root, seed=1.0):
     """Run the graph's `_backward` closures ourselves: seed `root.grad` (1.0 unless a check
     wants an upstream gradient that a missing `* out.grad` cannot pass), then call each node's
     `_backward` after every node that uses it. Needs no `backward()` method."""
-    root.grad = seed
-    for node in reverse_topological_order(root):
-        node._backward()
+    backward_by_hand(root, seed)
 
 
 def expect_closure(x, out, expected_local, expression, *, seed=2.5, wrong_rules=(), rule=None):

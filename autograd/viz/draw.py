@@ -18,7 +18,7 @@ from .layout import check_timeout
 
 __all__ = ["draw_dot", "trace", "backward_order", "DEFAULT_MAX_WIDTH", "RANKDIRS", "FONT"]
 
-_VALUE_ATTRIBUTES = ("data", "grad", "_prev", "_op")
+_VALUE_ATTRIBUTES = graph.VALUE_ATTRIBUTES
 RANKDIRS = ("LR", "TB", "RL", "BT")  # where the inputs are: left, top, right, bottom
 
 # Blue for a positive gradient, orange for a negative one: a pair that stays distinct for

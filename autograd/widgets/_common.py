@@ -20,7 +20,7 @@ ENGINE_ERRORS = (ValueError, OverflowError, ZeroDivisionError)
 _ORANGE, _BLUE, _GREY = "#e66101", "#2166ac", "#555555"
 
 # What an explorer reads of every value in a graph (and what `viz.draw_dot` needs to draw it).
-_VALUE_ATTRIBUTES = ("data", "grad", "_prev", "_op")
+_VALUE_ATTRIBUTES = graph.VALUE_ATTRIBUTES
 
 
 # ------------------------------------------------------------------------ model and view
@@ -187,9 +187,7 @@ def _backpropagate(root):
     if callable(getattr(root, "backward", None)):
         root.backward()
         return
-    root.grad = 1.0
-    for node in graph.backward_order(root, _VALUE_ATTRIBUTES):
-        node._backward()
+    graph.backward_by_hand(root, require=_VALUE_ATTRIBUTES)
 
 
 def _check_rankdir(rankdir):

@@ -68,7 +68,7 @@ class BackwardStepper(_Model):
             if self.order_name == "forward":
                 self.schedule = [node for node in self.nodes if node._prev]
             else:
-                self.schedule = [node for node in _breadth_first(root) if node._prev]
+                self.schedule = [node for node in graph.breadth_first_order(root) if node._prev]
         # Values are keyed by id: a learner's class may define == without a hash.
         self._names = {id(node): _node_name(node) for node in self.nodes}
         # How many contributions a value waits for: one per use, so x * x brings x two.
@@ -178,19 +178,6 @@ class BackwardStepper(_Model):
 
     def _build_view(self):
         return BackwardStepperView(self)
-
-
-def _breadth_first(root):
-    """Every value of the graph in the order a breadth-first search from `root` meets it."""
-    order, seen, queue = [], {id(root)}, collections.deque([root])
-    while queue:
-        node = queue.popleft()
-        order.append(node)
-        for child in node._prev:
-            if id(child) not in seen:
-                seen.add(id(child))
-                queue.append(child)
-    return order
 
 
 def _same(a, b):
