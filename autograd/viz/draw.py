@@ -221,9 +221,9 @@ def _fields(value, show_grad):
     label = getattr(value, "label", "")
     if label not in (None, ""):
         fields.append(_escape_record(str(label)))
-    fields.append(f"data {_number(value.data)}")
+    fields.append(f"data {_shown_number(value.data)}")
     if show_grad:
-        fields.append(f"grad {_number(value.grad)}")
+        fields.append(f"grad {_shown_number(value.grad)}")
     return fields
 
 
@@ -247,7 +247,7 @@ def _highlighted_ids(highlight, names):
     return {id(value) for value in chosen}
 
 
-def _number(x):
+def _shown_number(x):
     """Four decimals as in the article; powers of ten where four decimals would hide the size."""
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
         return _escape_record(str(x))
@@ -371,7 +371,7 @@ def _caption(color_grads, largest, show_order, values):
         )
         if any(_as_float(v.grad) is None or math.isnan(_as_float(v.grad)) for v in values):
             row += swatch.format(_NAN_FILL) + "<td>nan  </td>"
-        row += f"<td>deeper colour = larger |grad| (largest here {_number(largest)})</td>"
+        row += f"<td>deeper colour = larger |grad| (largest here {_shown_number(largest)})</td>"
         rows.append(f"<tr>{row}</tr>")
     if show_order:
         rows.append(

@@ -116,7 +116,7 @@ def _show(slider, value):
 # ------------------------------------------------------------------------ numbers
 
 
-def _number(value, what):
+def _real_input(value, what):
     """`value` as a float, or a TypeError that names what was expected and what came."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{what} must be an int or a float, but was given {value!r}")
@@ -140,7 +140,7 @@ def _whole(value, what, low, high):
 def _bounded(value, what, low, high):
     """`value` as a float if it is a number from `low` to `high` (never nan), else an error
     that gives the range."""
-    x = _number(value, what)
+    x = _real_input(value, what)
     if not low <= x <= high:
         raise ValueError(f"{what} must be a number from {low:g} to {high:g}, but was given "
                          f"{value!r}")

@@ -20,7 +20,7 @@ from ._common import (
     _lin_space,
     _message_html,
     _Model,
-    _number,
+    _real_input,
     _plottable,
     _run_safely,
     _PlotView,
@@ -90,7 +90,7 @@ class ActivationExplorer(_Model):
     def __init__(self, function="tanh", x=0.5, *, value_class=Value, window=(-5.0, 5.0)):
         super().__init__()
         self.value_class = value_class
-        self.window = tuple(_number(w, "each end of window") for w in window)
+        self.window = tuple(_real_input(w, "each end of window") for w in window)
         if (len(self.window) != 2 or not self.window[0] < self.window[1]
                 or not _plottable_range(*self.window)):
             raise ValueError(f"window must be (low, high), two finite numbers with low < high "
@@ -119,7 +119,7 @@ class ActivationExplorer(_Model):
 
     def set_point(self, x):
         """Move the point where the value and the slope are taken."""
-        self.x = _number(x, "x")
+        self.x = _real_input(x, "x")
         self._compute()
 
     def _engine(self, x):

@@ -16,7 +16,7 @@ from ._common import (
     _finite,
     _message_html,
     _Model,
-    _number,
+    _real_input,
     _run_safely,
     _PlotView,
     _show,
@@ -54,7 +54,7 @@ class FiniteDifferenceExplorer(_Model):
         if not callable(f):
             raise TypeError(f"f must be a function of one number, but was given {f!r}")
         self.f = f
-        self.x = _number(x, "x")
+        self.x = _real_input(x, "x")
         if df is None:
             v = Value(self.x)
             try:
@@ -67,14 +67,14 @@ class FiniteDifferenceExplorer(_Model):
             _backpropagate(out)
             self.exact = v.grad
         elif callable(df):
-            self.exact = _number(df(self.x), "df(x)")
+            self.exact = _real_input(df(self.x), "df(x)")
         else:
             raise TypeError(f"df must be the exact derivative (a function) or None, not {df!r}")
         self.h = self._check_h(h)
 
     @staticmethod
     def _check_h(h):
-        h = _number(h, "h")
+        h = _real_input(h, "h")
         if not 0 < h < math.inf:
             raise ValueError(f"the step h must be a positive number, but was given {h!r}")
         return h

@@ -16,7 +16,7 @@ from ._common import (
     _fmt,
     _message_html,
     _Model,
-    _number,
+    _real_input,
     _show,
     _View,
 )
@@ -50,12 +50,12 @@ class GraphExplorer(_Model):
             raise TypeError(f"inputs must be a non-empty dict of name -> number, not {inputs!r}")
         self.fn = fn
         self.value_class = value_class
-        self._values = {name: _number(v, f"input {name!r}") for name, v in inputs.items()}
+        self._values = {name: _real_input(v, f"input {name!r}") for name, v in inputs.items()}
         self.ranges = {name: (min(-5.0, v - 5.0), max(5.0, v + 5.0))
                        for name, v in self._values.items()}
         for name, bounds in (ranges or {}).items():
             self._check_name(name)
-            lo, hi = (_number(b, f"the range of {name!r}") for b in bounds)
+            lo, hi = (_real_input(b, f"the range of {name!r}") for b in bounds)
             if not lo < hi:
                 raise ValueError(f"the range of {name!r} must have low < high, got {bounds!r}")
             self.ranges[name] = (lo, hi)
@@ -85,7 +85,7 @@ class GraphExplorer(_Model):
     def set(self, name, value):
         """Set input `name` to `value`, then rerun the forward and the backward pass."""
         self._check_name(name)
-        self._values[name] = _number(value, f"input {name!r}")
+        self._values[name] = _real_input(value, f"input {name!r}")
         self._compute()
         self._changed()
 
