@@ -230,13 +230,14 @@ def _stuck_in(traceback, function):
     called and that was still running when its time ran out, other than the checks' own code
     (so the learner's, or the engine's); empty if none was."""
     here = os.path.join(os.path.dirname(__file__), "")  # the checks package: our own code
+    walks = os.path.join(os.path.dirname(here.rstrip(os.sep)), "graph.py")  # and its walks
     check_code = getattr(function, "__code__", None)
     while traceback is not None and traceback.tb_frame.f_code is not check_code:
         traceback = traceback.tb_next
     while traceback is not None:
         code = traceback.tb_frame.f_code
-        if (code is not check_code and not code.co_filename.startswith(here)
-                and not code.co_name.startswith("<")):
+        ours = code.co_filename.startswith(here) or code.co_filename == walks
+        if code is not check_code and not ours and not code.co_name.startswith("<"):
             return f" (it was still in `{code.co_name}`)"
         traceback = traceback.tb_next
     return ""
