@@ -15,7 +15,7 @@ LAYERS = [
     {"autograd._floats", "autograd.graph", "autograd.syllabus", "autograd.data",
      "autograd.profiling", "autograd.article"},
     {"autograd.engine", "autograd.fast"},
-    {"autograd.nn", "autograd.gradcheck", "autograd.stages"},
+    {"autograd.nn", "autograd.gradcheck", "autograd.stages", "autograd.compile"},
     {"autograd.checks", "autograd.viz"},
     {"autograd.widgets", "autograd.environment"},
     {"autograd"},  # the package itself: `from autograd import Value`
