@@ -113,6 +113,19 @@ def test_a_check_whose_code_swallows_the_interrupt_once_still_fails_in_time():
 
 # ------------------------------------------------------------------ chapter 5: a sort that loops
 
+def _endless_sort(root):
+    order, visited = [], set()
+    stack = [root]
+    while stack:
+        node = stack[-1]
+        unvisited = [child for child in node._prev if child not in visited]
+        if unvisited:
+            stack.append(unvisited[0])
+        else:
+            order.append(stack.pop())  # forgot: visited.add(node)
+    return order
+
+
 def _with_endless_backward():
     """Chapter 4's class with a backward() whose sort never marks a node as visited: from a
     node with inputs it goes back into the same input for ever."""
@@ -120,16 +133,7 @@ def _with_endless_backward():
 
     @add_to_class(V)
     def backward(self):
-        order, visited = [], set()
-        stack = [self]
-        while stack:
-            node = stack[-1]
-            unvisited = [child for child in node._prev if child not in visited]
-            if unvisited:
-                stack.append(unvisited[0])
-            else:
-                stack.pop()
-                order.append(node)  # forgot: visited.add(node)
+        order = _endless_sort(self)
         self.grad = 1.0
         for node in reversed(order):
             node._backward()
@@ -163,19 +167,6 @@ def test_after_two_time_outs_the_remaining_checks_are_not_run_but_listed():
     assert [r.passed for r in report.results] == [False, True, False, False, False]
     assert [r.message.split(":")[0] for r in report.results[3:]] == ["not run"] * 2
     assert "ran out of time" in report.results[4].message
-
-
-def _endless_sort(root):
-    order, visited = [], set()
-    stack = [root]
-    while stack:
-        node = stack[-1]
-        unvisited = [child for child in node._prev if child not in visited]
-        if unvisited:
-            stack.append(unvisited[0])
-        else:
-            order.append(stack.pop())  # forgot: visited.add(node)
-    return order
 
 
 def test_an_exercise_check_is_timed_and_gives_its_hint():
