@@ -26,6 +26,7 @@ from autograd.checks import (
 )
 from autograd.checks import ch04, ch05
 from autograd.stages import add_to_class, stage
+from mistakes.ch04 import _SIGMOID as SIGMOID_SOLUTION  # chapter 4's solution
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -198,18 +199,6 @@ def sigmoid(self):
     return out
 """
 
-SIGMOID_SOLUTION = """
-@add_to_class(Value)
-def sigmoid(self):
-    s = 1 / (1 + math.exp(-self.data))
-    out = Value(s, (self,), "sigmoid")
-
-    def _backward():
-        self.grad += s * (1 - s) * out.grad
-
-    out._backward = _backward
-    return out
-"""
 
 
 def test_a_solution_cell_times_the_learners_answer_and_then_the_solution_takes_over():
