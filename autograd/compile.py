@@ -1,4 +1,4 @@
-"""Trace once, run many: compile a loss built from `Value`s into straight-line Python.
+"""Trace once, run many: compile a loss built from `Value`s into straight-line code.
 
 Every training step with the engine builds the same graph again: thousands of `Value` objects,
 each with a closure, only to run the same arithmetic on new numbers. When the *shape* of the
@@ -9,15 +9,14 @@ we can record it once and keep only the arithmetic.
 
 1. **Trace.** It calls `fn` once on engine `Value`s made from the given numbers, which builds
    the graph as usual.
-2. **Record the tape.** It walks the graph inputs-first (`autograd.graph.topological_order`,
-   the order `backward()` uses) and writes one `Instruction` per operation: a flat list, the
-   *tape* (also called a Wengert list). Parameters become the names `p0, p1, ...`, inputs
-   `x0, x1, ...`, intermediate results `t0, t1, ...`. A leaf that is neither a parameter nor an
-   input (the `2.5` of `a + 2.5`, which the engine wraps in a `Value`) becomes a literal, and
-   so does anything computed from literals alone.
-3. **Generate code.** From the tape it writes the source of one Python function: the forward
-   pass, one assignment per instruction, then the backward pass, the engine's `_backward`
-   closures unrolled in reverse order, with the gradient of `t5` in a local variable `dt5`.
+2. **Record the tape.** It writes one `Instruction` per operation, in the order the engine ran
+   them: a flat list, the *tape* (also called a Wengert list). Parameters become the names
+   `p0, p1, ...`, inputs `x0, x1, ...`, intermediate results `t0, t1, ...`. A leaf that is
+   neither a parameter nor an input (the `2.5` of `a + 2.5`, which the engine wraps in a
+   `Value`) becomes a literal, and so does anything computed from literals alone.
+3. **Generate code.** From the tape it writes the source of one function: the forward pass,
+   one assignment per instruction, then the backward pass, the engine's `_backward` closures
+   unrolled in the order `backward()` runs them, with the gradient of `t5` in `dt5`.
 
     >>> step = compile_loss(lambda p, x: (p[0] * x[0] + p[1]).tanh(), [0.5, -1.0], [2.0])
     >>> loss, grads = step([0.5, -1.0], [2.0])
@@ -29,27 +28,44 @@ we can record it once and keep only the arithmetic.
         x0, = x
         # forward: one line per operation, in the order the engine ran them
         t0 = p0 * x0
-        if t0 - t0: _checked(t0, '*', p0, x0)
         t1 = t0 + p1
-        if t1 - t1: _checked(t1, '+', t0, p1)
+        if t1 - t1: return None
         t2 = _tanh(t1)
-        # backward: the engine's _backward closures, unrolled in reverse order
+        if t2 - t2: return None
+        # backward: the engine's _backward closures, in the order backward() runs them
         dt2 = 1.0
         dt1 = 0.0 + (1.0 - t2) * (1.0 + t2) * dt2
-        dt0 = dt1
         dp1 = dt1
-        dp0 = 0.0 + x0 * dt0
+        dp0 = 0.0 + x0 * dt1
         return t2, [dp0, dp1]
+    <BLANKLINE>
 
 **Exactly the engine's numbers.** Each line does the same floating-point operations, in the
-same order, as the engine's code for that operation: the forward values come from the same
-`autograd._floats` helpers (so log of a negative number, a division by zero or an overflow
-raise the same exception with the same message), and every gradient is accumulated in the
-order `backward()` would add it. So the loss and the gradients are *bit for bit* the engine's,
+same order, as the engine's code for that operation, and every gradient is accumulated in the
+order `backward()` would add it. (One line is saved: `t1 = t0 + p1` passes its gradient on
+unchanged, so `t0`'s gradient *is* `dt1`, and the code uses `dt1` where a `dt0 = dt1` would be.) So the loss and the gradients are *bit for bit* the engine's,
 not merely close. Two details make that true: the engine's rules for a slope of 0 (relu at
-and below 0, `x ** 0`, pass back nothing even when the gradient above is infinite) become an
-`if`; and a gradient's first contribution is added to `0.0`, as the engine adds it to a
+and below 0, `x ** 0`, pass back nothing even when the gradient above is infinite) become a
+condition; and a gradient's first contribution is added to `0.0`, as the engine adds it to a
 zeroed `grad`, so that even the sign of a zero gradient agrees.
+
+**The fast line and the careful one.** The engine checks every result: a float too large,
+the log of a negative number, a division by zero raise an error that says so. Checking every
+line would double the code, so the generated function checks only where it must. A number
+that is not finite (inf or NaN) spreads through `+`, `*` and most operations to the loss;
+only a few can swallow it (`tanh(inf)` is 1.0, `exp(-inf)` is 0.0, `x / inf` is 0.0, relu of
+`-inf` is 0), and before those, a line `if t1 - t1: return None` (`v - v` is 0.0 for every
+finite `v`, and NaN otherwise) gives up; so does a loss that is not finite. Then the step is
+done again by the *careful* version, generated (once) with the engine's check on every line:
+it raises the engine's error with the engine's message, or returns what the engine returns
+when the inputs themselves were not finite. On ordinary numbers the careful version never runs.
+
+**A C backend.** `backend="c"` writes the same tape as C (`source` shows it), builds it with
+the system's C compiler (`cc`, `gcc` or `clang`; `$CC` first) into a shared library, kept in a
+cache directory under a name made from a hash of the code, and calls it through `ctypes`. The
+C code does the same float operations in the same order (and is built with
+`-ffp-contract=off`, so no multiply-add is fused), so it gives the same numbers. Where no
+compiler is found, a `NoCompilerWarning` says so and the Python code runs instead.
 
 **What a trace freezes, and the guards.** The tape holds the operations that ran *for the
 numbers of the trace*. Arithmetic on new numbers is replayed faithfully (relu's kink is an
@@ -64,39 +80,38 @@ always takes that branch. So:
 - `check=True` runs the engine beside the compiled code on every call and raises
   `TraceMismatch` when the loss, a gradient, or an error differ: the sign that `fn` branches
   on `.data`. It is slow (both run); use it while you develop, then switch it off.
+
+`compile_step(model, X, y)` puts this to work for `autograd.nn`: one training step of an MLP,
+compiled, with the face of `nn.train_step`.
 """
 
+import contextlib
 import gc
 import itertools
 import linecache
 import math
-from typing import NamedTuple
+import time
+import warnings
 
 from . import _floats
 from .engine import Value
-from .graph import topological_order
+from ._tape import Instruction, creations, python_source, record
 
-__all__ = ["compile_loss", "CompiledLoss", "Instruction", "TraceMismatch"]
+__all__ = ["compile_loss", "compile_step", "c_compiler", "CompiledLoss", "CompiledStep",
+           "Instruction", "TraceMismatch", "NoCompilerWarning"]
 
-
-class Instruction(NamedTuple):
-    """One line of the tape: `out = op(*args)`.
-
-    `op` is the engine's operation label: `'+'`, `'*'`, `'/'`, `'**'` (a `Value` exponent),
-    `'**n'` (a number exponent, which is then `args[1]`), `'tanh'`, `'exp'`, `'log'`, `'relu'`
-    or `'sigmoid'`. `args` are names (`p3`, `x0`, `t7`) or number literals (`2.5`).
-    """
-
-    out: str
-    op: str
-    args: tuple
+BACKENDS = ("python", "c")
 
 
 class TraceMismatch(AssertionError):
     """`check=True` found the compiled function and the engine disagreeing for some numbers."""
 
 
-# The helpers the generated code calls: the engine's own rules for numbers.
+class NoCompilerWarning(UserWarning):
+    """`backend="c"` was asked for but no C compiler built the code: Python code runs instead."""
+
+
+# The helpers the generated Python calls: the engine's own rules for numbers.
 _NAMESPACE = {
     "_checked": _floats.checked,
     "_quotient": _floats.quotient,
@@ -111,11 +126,17 @@ _NAMESPACE = {
     "_nan": math.nan,
 }
 
-_UNARY = {"tanh": "_tanh", "exp": "_exp", "log": "_log", "sigmoid": "_sigmoid"}
 _compiled_count = itertools.count()
 
 
-def compile_loss(fn, params, inputs=(), *, check=False):
+def c_compiler():
+    """The path of the C compiler `backend="c"` would use (`$CC`, `cc`, `gcc` or `clang`), or None."""
+    from . import _compile_c
+    return _compile_c.find_compiler()
+
+
+def compile_loss(fn, params, inputs=(), *, check=False, has_aux=False, backend="python",
+                 opt_level=0):
     """Trace `fn(params, inputs)` once and return a `CompiledLoss` that replays it on numbers.
 
     `fn` takes a list of parameter `Value`s and the inputs (the same nesting of lists as
@@ -126,22 +147,34 @@ def compile_loss(fn, params, inputs=(), *, check=False):
     trace. Every other leaf that `fn` uses (a number it writes, a `Value` it closes over that
     is not in `params`) is a constant of the compiled code, frozen at its value now.
 
+    `has_aux=True`: `fn` returns `(loss, values)`, a list of other `Value`s it computed (a
+    model's scores, say); a call then returns `(loss, gradients, their numbers)`.
     `check=True`: every call also runs `fn` on the engine and raises `TraceMismatch` on any
-    difference (see the module's docstring). The call returns `(loss, gradients)`.
+    difference (see the module's docstring). `backend`: `"python"` or `"c"`; `opt_level`: the
+    C compiler's `-O` level (0 to 3).
     """
-    return CompiledLoss(fn, params, inputs, check=check)
+    return CompiledLoss(fn, params, inputs, check=check, has_aux=has_aux, backend=backend,
+                        opt_level=opt_level)
 
 
 class CompiledLoss:
     """`fn` traced once: call it as `loss, grads = compiled(param_numbers, input_numbers)`.
 
-    Attributes: `tape` (the `Instruction`s, forward order), `source` (the generated Python),
-    `n_params`, `input_shape` (how the inputs nest; `None` for a single number) and `check`.
+    Attributes: `tape` (the `Instruction`s, in the order the engine ran them), `backend` (the
+    code that runs: `"python"` or `"c"`), `source` (that code), `compile_seconds` (the time
+    the trace, the code and its build took), `n_params`, `input_shape` (how the inputs nest;
+    `None` for a single number), `check` and `has_aux`.
     """
 
-    def __init__(self, fn, params, inputs=(), *, check=False):
-        self.fn = fn
-        self.check = check
+    def __init__(self, fn, params, inputs=(), *, check=False, has_aux=False, backend="python",
+                 opt_level=0):
+        started = time.perf_counter()
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be 'python' or 'c', not {backend!r}")
+        if type(opt_level) is not int or not 0 <= opt_level <= 3:
+            raise ValueError(f"opt_level must be a whole number from 0 to 3 (the C compiler's "
+                             f"-O level), not {opt_level!r}")
+        self.fn, self.check, self.has_aux = fn, check, has_aux
         self._params = list(params)
         for i, p in enumerate(self._params):
             _require_leaf_or_number(p, f"parameter {i}")
@@ -154,32 +187,36 @@ class CompiledLoss:
         self._inputs = flat_inputs
         self.n_params = len(self._params)
 
-        param_leaves = [p if isinstance(p, Value) else Value(p) for p in self._params]
-        input_leaves = [x if isinstance(x, Value) else Value(x) for x in flat_inputs]
-        root = fn(list(param_leaves), _unflatten(input_leaves, self.input_shape))
-        if not isinstance(root, Value):
-            raise TypeError(
-                f"the function to compile must return the loss as an autograd.engine.Value, "
-                f"but returned {root!r} of type {type(root).__name__}"
-            )
-        self.tape, self._result, self._grad_names = _record(root, param_leaves, input_leaves)
-        del root, param_leaves, input_leaves  # free the traced graph before compiling its code
-        self.source = _generate(self.tape, self._result, self._grad_names,
-                                self.n_params, len(flat_inputs))
-        filename = f"<compiled loss {next(_compiled_count)}>"
-        linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True), filename)
-        namespace = dict(_NAMESPACE)
-        collecting = gc.isenabled()
-        gc.disable()  # compiling builds a large syntax tree, and each of the collector's passes
-        try:          # over it and the traced graph would cost more than the compiling itself
-            exec(compile(self.source, filename, "exec"), namespace)
-        finally:
-            if collecting:
-                gc.enable()
-        self._function = namespace["loss_and_grads"]
+        # A trace builds tens of thousands of objects, and the collector's passes over them
+        # (and later over the syntax tree of the code) would cost more than the work itself.
+        with _collector_paused():
+            param_leaves = [p if isinstance(p, Value) else Value(p) for p in self._params]
+            input_leaves = [x if isinstance(x, Value) else Value(x) for x in flat_inputs]
+            with creations() as made:
+                result = fn(list(param_leaves), _unflatten(input_leaves, self.input_shape))
+            root, aux = _loss_and_aux(result, has_aux)
+            self._trace = record(root, aux, has_aux, param_leaves, input_leaves, made)
+            self.tape = self._trace.tape
+            del root, aux, result, param_leaves, input_leaves, made  # the graph can go now
+            self._careful = None
+            self.backend, self._c = "python", None
+            if backend == "c":
+                from . import _compile_c
+                try:
+                    self._c = _compile_c.build(self._trace, opt_level)
+                except _compile_c.CannotBuild as reason:
+                    warnings.warn(f"{reason}; running the compiled Python code instead",
+                                  NoCompilerWarning, stacklevel=3)
+            if self._c is not None:
+                self.backend, self.source = "c", self._c.source
+            else:
+                self.source = python_source(self._trace, careful=False)
+                self._function = _load(self.source)
+        self.compile_seconds = time.perf_counter() - started
 
     def __call__(self, params, inputs=()):
-        """`(loss, [d loss / d param for each parameter])` for these numbers, as floats."""
+        """`(loss, [d loss / d param for each parameter])` for these numbers, as floats (and
+        the other values' numbers as a third item, with `has_aux`)."""
         p = _numbers(params, "parameter")
         if len(p) != self.n_params:
             raise ValueError(
@@ -194,18 +231,32 @@ class CompiledLoss:
                 "with compile_loss for this one"
             )
         x = _numbers(flat, "input")
-        if not self.check:
-            return self._function(p, x)
-        return self._checked_call(p, x)
+        return self._checked_call(p, x) if self.check else self._replay(p, x)
 
     def __repr__(self):
         return (f"<CompiledLoss: {len(self.tape)} instructions, {self.n_params} parameters, "
-                f"inputs {_shape_text(self.input_shape)}{', check' if self.check else ''}>")
+                f"inputs {_shape_text(self.input_shape)}, {self.backend}"
+                f"{', check' if self.check else ''}>")
+
+    def _replay(self, p, x):
+        """(loss, grads[, aux]) from the fast code, or from the careful code where it gives up."""
+        if self._c is not None:
+            result = self._c(p, x)
+        else:
+            try:
+                result = self._function(p, x)
+            except (ArithmeticError, ValueError):  # the careful code raises the engine's error
+                result = None
+        if result is None:
+            if self._careful is None:
+                self._careful = _load(python_source(self._trace, careful=True))
+            result = self._careful(p, x)
+        return result
 
     # ----------------------------------------------------------------- check mode
 
     def _checked_call(self, p, x):
-        compiled = _outcome(self._function, p, x)
+        compiled = _outcome(self._replay, p, x)
         eager = _outcome(self._run_engine, p, x)
         if compiled[0] == "error" or eager[0] == "error":
             if compiled[:3] != eager[:3]:
@@ -214,16 +265,17 @@ class CompiledLoss:
                     f"{_outcome_text(eager)}. {_FROZEN}"
                 )
             raise compiled[3]
-        (_, c_loss, c_grads), (_, e_loss, e_grads) = compiled, eager
+        (_, c_loss, c_grads, *c_aux), (_, e_loss, e_grads, *e_aux) = compiled, eager
         pairs = [("the loss", c_loss, e_loss)] + [
             (f"the gradient of parameter {i}", c, e)
-            for i, (c, e) in enumerate(zip(c_grads, e_grads))]
+            for i, (c, e) in enumerate(zip(c_grads, e_grads))] + [
+            (f"auxiliary value {i}", c, e) for i, (c, e) in enumerate(zip(*c_aux, *e_aux))]
         for what, c, e in pairs:
             if not _same(c, e):
                 raise TraceMismatch(
                     f"{what} is {c!r} from the compiled code but {e!r} from the engine. {_FROZEN}"
                 )
-        return c_loss, c_grads
+        return compiled[1:]
 
     def _run_engine(self, p, x):
         """The eager engine on these numbers; the given leaf Values are restored afterwards."""
@@ -239,12 +291,112 @@ class CompiledLoss:
         try:
             params = [leaf(g, n) for g, n in zip(self._params, p)]
             inputs = [leaf(g, n) for g, n in zip(self._inputs, x)]
-            root = self.fn(list(params), _unflatten(inputs, self.input_shape))
+            root, aux = _loss_and_aux(
+                self.fn(list(params), _unflatten(inputs, self.input_shape)), self.has_aux)
             root.backward()
-            return root.data, [v.grad for v in params]
+            grads = [v.grad for v in params]
+            if self.has_aux:
+                return root.data, grads, [_data(a) for a in aux]
+            return root.data, grads
         finally:
             for value, data, grad in reversed(saved):
                 value.data, value.grad = data, grad
+
+
+# --------------------------------------------------------------------- a training step
+
+
+def compile_step(model, X, y, *, loss="hinge", alpha=1e-4, backend="python", opt_level=0,
+                 check=False):
+    """One training step of `model` on points shaped like `X`, compiled: a `CompiledStep`.
+
+    `model` is an `autograd.nn` model with one output whose parameters are leaf `Value`s of
+    the reference engine (the default `value_class`); `X` (a list of points) and `y` (their
+    labels, or targets for "mse") give the shape and the numbers of the trace. The labels are
+    inputs of the compiled code, not constants, so a step on other points of the same number
+    gives the right answer. `loss` is "hinge" or "mse"; "bce" is refused, because
+    `nn.bce_with_logits` chooses between two formulas in Python for each point (`if m.data
+    >= 0`), which a trace would freeze. `alpha` weighs the L2 penalty, as in `nn.train_step`.
+    """
+    return CompiledStep(model, X, y, loss=loss, alpha=alpha, backend=backend,
+                        opt_level=opt_level, check=check)
+
+
+class CompiledStep:
+    """`nn.train_step`, compiled: `step(X, y, lr=0.1)` (or `optimizer=`) takes one step.
+
+    It reads the parameters' numbers, runs the compiled loss and gradients on them and the
+    points, leaves each gradient in its parameter's `grad` (as `backward()` would), updates
+    the parameters, and returns `nn.StepResult(loss, accuracy)`, the accuracy of the scores
+    before the update: what `nn.train_step` returns, to the last bit. `compiled` is the
+    `CompiledLoss` it runs.
+    """
+
+    def __init__(self, model, X, y, *, loss="hinge", alpha=1e-4, backend="python", opt_level=0,
+                 check=False):
+        from . import nn
+        if loss == "bce":
+            raise ValueError(
+                "compile_step cannot compile loss='bce': nn.bce_with_logits picks one of two "
+                "formulas for each point in Python, on the sign of its margin (if m.data >= 0), "
+                "and a trace would freeze those choices; use loss='hinge' or loss='mse'"
+            )
+        if loss not in nn.LOSSES:
+            raise ValueError(f"loss must be 'hinge' or 'mse', not {loss!r}")
+        if not hasattr(model, "parameters"):
+            raise TypeError(f"compile_step needs an autograd.nn model, not {model!r}")
+        self.model, self.loss, self.alpha = model, loss, alpha
+        self.params = model.parameters()
+        for p in self.params:
+            if not isinstance(p, Value):
+                raise TypeError(
+                    f"compile_step traces the reference engine, but {model!r} has a parameter of "
+                    f"type {type(p).__module__}.{type(p).__qualname__}: build the model with "
+                    "value_class=autograd.engine.Value (the default)"
+                )
+        nn.l2_penalty([0.0], alpha)  # a ValueError now for a bad alpha
+        self._check_labels(y)
+
+        def loss_and_scores(params, inputs):
+            points, labels = inputs
+            scores = [model(point) for point in points]
+            if scores and isinstance(scores[0], list):
+                raise ValueError(f"compile_step needs a model with one output, but {model!r} "
+                                 "has several")
+            total = nn.LOSSES[loss](scores, labels)
+            if alpha:
+                total = total + nn.l2_penalty(params, alpha)
+            return total, scores
+
+        self.compiled = compile_loss(loss_and_scores, self.params, (list(X), list(y)),
+                                     has_aux=True, backend=backend, opt_level=opt_level,
+                                     check=check)
+
+    def _check_labels(self, y):
+        from . import nn
+        if self.loss == "hinge":
+            nn._check_labels(y)
+
+    def __call__(self, X, y, *, lr=None, optimizer=None):
+        from . import nn
+        if (lr is None) == (optimizer is None):
+            raise TypeError("a compiled step needs exactly one of lr= (a number) or optimizer=")
+        if lr is not None and not nn._is_number(lr):
+            raise TypeError(f"lr must be a number, but was given {lr!r}")
+        self._check_labels(y)
+        loss, grads, scores = self.compiled([p.data for p in self.params], (list(X), list(y)))
+        for p, g in zip(self.params, grads):
+            p.grad = g
+        if optimizer is not None:
+            optimizer.step()
+        else:
+            for p in self.params:
+                p.data -= lr * p.grad
+        return nn.StepResult(loss, nn.accuracy(scores, y))
+
+    def __repr__(self):
+        return (f"<CompiledStep: {self.model!r}, {self.loss} loss, "
+                f"{len(self.compiled.tape)} instructions, {self.compiled.backend}>")
 
 
 _FROZEN = (
@@ -254,184 +406,48 @@ _FROZEN = (
 )
 
 
-# --------------------------------------------------------------------- the trace
+def _loss_and_aux(result, has_aux):
+    """(the loss Value, the auxiliary values) that `fn` returned, or a TypeError saying why not."""
+    aux = ()
+    if has_aux:
+        if not (isinstance(result, (tuple, list)) and len(result) == 2):
+            raise TypeError(f"with has_aux=True the function must return (loss, values), but "
+                            f"returned {result!r}")
+        result, aux = result
+        aux = list(aux) if isinstance(aux, (tuple, list)) else [aux]
+        for i, a in enumerate(aux):
+            if not isinstance(a, Value):
+                _floats.as_float(a)
+    if not isinstance(result, Value):
+        raise TypeError(
+            f"the function to compile must return the loss as an autograd.engine.Value, "
+            f"but returned {result!r} of type {type(result).__name__}"
+        )
+    return result, aux
 
 
-def _record(root, param_leaves, input_leaves):
-    """Walk the graph into a tape: (instructions, the result's name, each parameter's grad name).
-
-    A node's name is `p3`/`x0` for a parameter/input, a literal for a constant (a leaf that is
-    neither, or an operation on constants only), else `t<k>` for the k-th instruction.
-    """
-    names = {}
-    for i, v in enumerate(param_leaves):
-        names[id(v)] = f"p{i}"
-    for i, v in enumerate(input_leaves):
-        names.setdefault(id(v), f"x{i}")
-    tape = []
-    for node in topological_order(root):
-        if not isinstance(node, Value):
-            raise TypeError(
-                f"compile_loss traces autograd.engine.Value graphs, but the graph holds {node!r} "
-                f"of type {type(node).__name__}"
-            )
-        if id(node) in names:
-            continue
-        if not node._prev:
-            names[id(node)] = _literal(node.data)  # a constant leaf: `2.5` in `a + 2.5`
-            continue
-        args = [names[id(child)] for child in node._prev]
-        op = node._op
-        if op.startswith("**") and op != "**":  # a number exponent, kept as the engine keeps it
-            args.append(_literal(_exponent(node)))
-            op = "**n"
-        if op not in ("+", "*", "/", "**", "**n", "relu") and op not in _UNARY:
-            raise NotImplementedError(f"compile_loss does not know the operation {op!r} of {node!r}")
-        if all(_is_literal(a) for a in args[: len(node._prev)]):
-            names[id(node)] = _literal(node.data)  # computed from constants only: a constant
-            continue
-        names[id(node)] = out = f"t{len(tape)}"
-        tape.append(Instruction(out, op, tuple(args)))
-    result = names[id(root)]
-    return tape, result, [f"p{i}" for i in range(len(param_leaves))]
+def _data(v):
+    return v.data if isinstance(v, Value) else float(v)
 
 
-def _exponent(node):
-    """The number n of `a ** n`, exactly as the engine holds it (an int stays an int, so that
-    error messages print it the same way): the closure's captured `n`."""
-    backward = node._backward
-    cells = dict(zip(backward.__code__.co_freevars, backward.__closure__ or ()))
-    if "n" in cells:
-        return cells["n"].cell_contents
-    return float(node._op[2:])
+@contextlib.contextmanager
+def _collector_paused():
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
-def _literal(x):
-    """Python source for the number x: its repr (which reads back exactly), or a name."""
-    if math.isnan(x):
-        return "_nan"
-    if math.isinf(x):
-        return "_inf" if x > 0 else "-_inf"
-    return repr(x)
-
-
-def _is_literal(name):
-    """Whether `name` (an argument of an instruction) is a number rather than a variable."""
-    return not (name[0] in "pxt" and name[1:].isdigit())
-
-
-def _literal_value(literal):
-    """The number a literal written by `_literal` stands for."""
-    return {"_nan": math.nan, "_inf": math.inf, "-_inf": -math.inf}.get(literal) or float(literal)
-
-
-# --------------------------------------------------------------------- code generation
-
-
-def _generate(tape, result, grad_names, n_params, n_inputs):
-    """The source of `loss_and_grads(p, x)` for this tape."""
-    lines = ["def loss_and_grads(p, x):"]
-    if n_params:
-        lines.append("    " + "".join(f"p{i}, " for i in range(n_params)).rstrip() + " = p")
-    if n_inputs:
-        lines.append("    " + "".join(f"x{i}, " for i in range(n_inputs)).rstrip() + " = x")
-    lines.append("    # forward: one line per operation, in the order the engine ran them")
-    for ins in tape:
-        lines.extend("    " + line for line in _forward(ins))
-
-    # Which names need a gradient: the parameters and whatever was computed from them.
-    needs = set(grad_names)
-    for out, _, args in tape:
-        if any(a in needs for a in args):
-            needs.add(out)
-    lines.append("    # backward: the engine's _backward closures, unrolled in reverse order")
-    assigned = set()
-    if result in needs:
-        lines.append(f"    d{result} = 1.0")
-        assigned.add(result)
-    for ins in reversed(tape):
-        if ins.out not in needs:
-            continue
-        if ins.out not in assigned:  # nothing flowed back into it: its grad is 0
-            lines.append(f"    d{ins.out} = 0.0")
-            assigned.add(ins.out)
-        for target, expr, condition in _backward(ins):
-            if target not in needs:
-                continue  # a constant or an input: no gradient wanted
-            lines.append("    " + _accumulate(target, expr, condition, assigned))
-    grads = ", ".join(f"d{name}" if name in assigned else "0.0" for name in grad_names)
-    lines.append(f"    return {result}, [{grads}]")
-    return "\n".join(lines) + "\n"
-
-
-def _forward(ins):
-    """The lines computing `ins.out`: the engine's forward, checks and all."""
-    out, op, args = ins
-    if op in ("+", "*"):
-        a, b = args
-        return [f"{out} = {a} {op} {b}",
-                f"if {out} - {out}: _checked({out}, {op!r}, {a}, {b})"]  # overflow: as the engine
-    if op == "/":
-        a, b = args
-        lines = [] if _is_literal(b) else [f"if not {b}: _quotient({a}, {b})"]  # raises, as the engine
-        return lines + [f"{out} = {a} / {b}", f"if {out} - {out}: _checked({out}, '/', {a}, {b})"]
-    if op in ("**", "**n"):
-        return [f"{out} = _power({args[0]}, {args[1]})"]
-    if op == "relu":
-        return [f"{out} = 0.0 if {args[0]} < 0 else {args[0]}"]
-    return [f"{out} = {_UNARY[op]}({args[0]})"]
-
-
-def _backward(ins):
-    """What the engine's `_backward` for `ins` adds to each input's grad, in the engine's order:
-    (input name, the expression added, a condition or None)."""
-    out, op, args = ins
-    g = f"d{out}"
-    if op == "+":
-        return [(args[0], g, None), (args[1], g, None)]
-    if op == "*":
-        a, b = args
-        return [(a, f"{b} * {g}", None), (b, f"{a} * {g}", None)]
-    if op == "/":
-        a, b = args
-        return [(a, f"{g} / {b}", None), (b, f"-{g} * ({out} / {b})", None)]
-    if op == "**n":
-        a, n = args
-        if _literal_value(n) == 0:  # slope 0: passes back nothing, as the engine
-            return []
-        return [(a, f"_power_slope({a}, {n}) * {g}", None)]
-    if op == "**":
-        a, b = args
-        condition = None if _is_literal(b) else f"{b} != 0"
-        first = [] if _is_literal(b) and _literal_value(b) == 0 else [
-            (a, f"_power_slope({a}, {b}) * {g}", condition)]
-        return first + [(b, f"_log_slope({a}, {b}, {out}) * {g}", None)]
-    a = args[0]
-    if op == "tanh":
-        return [(a, f"(1.0 - {out}) * (1.0 + {out}) * {g}", None)]
-    if op == "exp":
-        return [(a, f"{out} * {g}", None)]
-    if op == "log":
-        return [(a, f"{g} / {a}", None)]
-    if op == "relu":
-        return [(a, g, f"{out} > 0")]
-    return [(a, f"{out} * (1.0 - {out}) * {g}", None)]  # sigmoid
-
-
-def _accumulate(target, expr, condition, assigned):
-    """One line adding `expr` to the gradient of `target`, as `target.grad += expr` would.
-
-    The first contribution creates the variable. The engine adds it to a grad of 0.0, so we
-    write `0.0 + expr` too: the same number, and the same sign of a zero (0.0 + -0.0 is 0.0).
-    A gradient variable is never -0.0, so a bare `dt3` needs no `0.0 +`.
-    """
-    d = f"d{target}"
-    if d[1:] in assigned:
-        return f"if {condition}: {d} += {expr}" if condition else f"{d} += {expr}"
-    assigned.add(target)
-    bare = expr[0] == "d" and not _is_literal(expr[1:])  # another gradient variable, as is
-    first = expr if bare else f"0.0 + {expr}"
-    return f"{d} = {first} if {condition} else 0.0" if condition else f"{d} = {first}"
+def _load(source):
+    """The function `loss_and_grads` that `source` defines (its lines shown in tracebacks)."""
+    filename = f"<compiled loss {next(_compiled_count)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = dict(_NAMESPACE)
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace["loss_and_grads"]
 
 
 # --------------------------------------------------------------------- numbers and shapes
@@ -491,10 +507,10 @@ def _shape_text(shape):
 
 def _outcome(function, p, x):
     try:
-        loss, grads = function(p, x)
+        result = function(p, x)
     except (ArithmeticError, ValueError) as e:
         return "error", type(e), str(e), e
-    return "ok", loss, grads
+    return ("ok", *result)
 
 
 def _outcome_text(outcome):

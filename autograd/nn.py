@@ -216,6 +216,8 @@ def _check_pairs(a, b, a_name, b_name):
 
 def _check_labels(labels):
     for i, y in enumerate(labels):
+        if isinstance(y, Value) and not y._prev:  # a label an input of a compiled step
+            y = y.data
         if not _is_number(y) or y not in (-1, 1):
             raise ValueError(f"labels must be -1 or +1, but label {i} is {y!r}")
 

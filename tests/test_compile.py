@@ -8,12 +8,13 @@ import math
 import struct
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from autograd import nn
 from autograd.article import NEURON, neuron
-from autograd.compile import CompiledLoss, Instruction, TraceMismatch, compile_loss
+from autograd.compile import (CompiledLoss, Instruction, NoCompilerWarning, TraceMismatch,
+                              compile_loss, compile_step)
 from autograd.data import make_moons
 from autograd.engine import Value
 from programs import OPS, programs, run
@@ -233,6 +234,272 @@ def test_the_tape_and_the_source_can_be_read():
     assert step.tape == [Instruction("t0", "*", ("p0", "x0")),
                          Instruction("t1", "+", ("t0", "1.0")),
                          Instruction("t2", "relu", ("t1",))]
-    assert "t2 = 0.0 if t1 < 0 else t1" in step.source
+    assert "t2 = t1 - t1 if t1 < 0 else t1" in step.source  # -inf gives NaN: see the docstring
     assert "dt1 = dt2 if t2 > 0 else 0.0" in step.source
     assert isinstance(step, CompiledLoss) and "3 instructions" in repr(step)
+
+
+def test_the_first_error_is_the_one_the_engine_meets_first():
+    # Both logs fail for these numbers; the engine made log(x0) first, though the graph of
+    # `b + a` lists b first: the compiled code must raise for x0 too.
+    def fn(p, x):
+        a = (x[0] * p[0]).log()
+        b = (x[1] * p[0]).log()
+        return b + a
+
+    step = compile_loss(fn, [1.0], [2.0, 3.0])
+    want = engine(fn, [1.0], [-2.0, -3.0])
+    assert want == (ValueError, "log(-2.0) is undefined: log needs a positive value")
+    assert compiled(step, [1.0], [-2.0, -3.0]) == want
+
+
+def test_values_that_are_not_finite_take_the_careful_path_and_still_match():
+    # Each of these swallows an infinity on the way to the loss, where the fast code cannot
+    # see it: relu(-inf) is 0, tanh(inf) is 1, exp(-inf) is 0, 1 / inf is 0.
+    fn = (lambda p, x: (p[0] * x[0]).relu() + (p[0] * x[0]).tanh() + (p[0] * x[0]).exp()
+          + 1 / (p[0] * x[0]) + (p[0] * x[0]).sigmoid())
+    step = compile_loss(fn, [1.0], [2.0])
+    for x in (math.inf, -math.inf, math.nan, 1e300, -1e300):
+        assert_identical(compiled(step, [1.0], [x]), engine(fn, [1.0], [x]))
+    # and an overflow inside, swallowed by relu, is still the engine's OverflowError
+    fn2 = lambda p, x: (-(p[0] * x[0] * x[0])).relu()  # noqa: E731
+    assert compiled(compile_loss(fn2, [1.0], [2.0]), [1.0], [1e200]) == engine(fn2, [1.0], [1e200])
+
+
+# --------------------------------------------------------------------- edge programs
+
+
+def edge_fn(prog):
+    """The program of tests/edge_programs.py as a function of its inputs (as parameters)."""
+    from edge_programs import apply
+
+    def fn(ps, xs):
+        nodes = list(ps)
+        for step in prog.steps:
+            nodes.append(apply(step.op, [nodes[j] for j in step.args], step.n))
+        return nodes[-1]
+
+    return fn
+
+
+def edge_cases(count, inputs="moderate"):
+    """(fn, the numbers of the trace, numbers to replay) for edge programs whose trace runs:
+    traced at their own numbers, replayed at those of the next program with as many inputs,
+    which are often at the edges of floating point (zeros, subnormals, overflow)."""
+    from edge_programs import program
+    progs = [program(i, inputs) for i in range(count)]
+    edges = [program(i, "edges") for i in range(count)]
+    cases = []
+    for prog in progs:
+        fn = edge_fn(prog)
+        params = list(prog.inputs)
+        if isinstance(engine(fn, params, [])[0], type):
+            continue  # the trace itself would raise
+        others = [list(e.inputs) for e in edges if len(e.inputs) == len(params)]
+        cases.append((fn, params, others[: 3]))
+    return cases
+
+
+def test_edge_programs_give_the_engines_numbers_and_errors():
+    for fn, params, others in edge_cases(400):
+        step = compile_loss(fn, params)
+        for numbers in [params, *others]:
+            assert_identical(compiled(step, numbers, []), engine(fn, numbers, []))
+
+
+# --------------------------------------------------------------------- the C backend
+
+
+@pytest.fixture
+def c_cache(tmp_path, monkeypatch):
+    """A C compiler (or a skip with the reason; a failure in CI) and an empty cache."""
+    from conftest import skip_or_fail
+
+    from autograd.compile import c_compiler
+    if c_compiler() is None:
+        skip_or_fail("no C compiler (cc, gcc or clang) on the PATH: the C backend cannot be tested")
+    monkeypatch.setenv("AUTOGRAD_CACHE", str(tmp_path))
+    return tmp_path
+
+
+def test_c_edge_programs_give_the_engines_numbers_and_errors(c_cache):
+    for fn, params, others in edge_cases(120)[:40]:
+        step = compile_loss(fn, params, backend="c")
+        assert step.backend == "c"
+        for numbers in [params, *others]:
+            assert_identical(compiled(step, numbers, []), engine(fn, numbers, []))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(programs(), st.integers(1, 4), st.data())
+def test_c_random_programs_give_the_engines_numbers(c_cache, program, k, data):
+    params, inputs, fn = split_program(program, k)
+    assume(not isinstance(engine(fn, params, inputs)[0], type))
+    step = compile_loss(fn, params, inputs, backend="c")
+    assert step.backend == "c" and "loss_and_grads" in step.source
+    assert_identical(step(params, inputs), engine(fn, params, inputs))
+    numbers = st.floats(-3.0, 3.0, allow_nan=False, allow_infinity=False)
+    new_params = [data.draw(numbers) for _ in params]
+    new_inputs = [data.draw(numbers) for _ in inputs]
+    assert_identical(compiled(step, new_params, new_inputs), engine(fn, new_params, new_inputs))
+
+
+def test_c_every_operation_and_the_edge_rules(c_cache):
+    fns = [(lambda f, n: lambda ps, xs: f(*ps[:n]))(op.function, op.arity) for op in OPS.values()]
+    cases = [(fn, [0.7, -0.3]) for fn in fns] + [
+        (lambda p, x: p[0].relu() * math.inf, [-1.0]),
+        (lambda p, x: (p[0] ** p[1] + p[2]) ** 0.5, [0.0, 0.0, -1.0]),
+        (lambda p, x: (p[0] * -1.0) * 0.0, [3.0]),
+        (lambda p, x: 2 ** p[0] + p[0] ** -2 - 3 / p[0], [-1.5]),
+    ]
+    # one library for all of them: a sum of the cases, each on parameters of its own
+    def fn(ps, xs):
+        total, i = None, 0
+        for case, params in cases:
+            term = case(ps[i:i + len(params)], xs)
+            total = term if total is None else total + term
+            i += len(params)
+        return total
+
+    params = [p for _, ps in cases for p in ps]
+    step = compile_loss(fn, params, backend="c")
+    assert step.backend == "c"
+    assert_identical(step(params), engine(fn, params, []))
+
+
+def test_c_an_mlp_step_and_its_auxiliary_scores(c_cache):
+    X, y = make_moons(n=20, noise=0.1, seed=2)
+    model = nn.MLP(2, [8, 8, 1], seed=0)
+    params = model.parameters()
+
+    def loss_fn(ps, xs):
+        scores = [model(row) for row in xs]
+        return nn.hinge_loss(scores, y) + nn.l2_penalty(ps, 1e-4), scores
+
+    numbers = [p.data for p in params]
+    in_c = compile_loss(loss_fn, params, X, backend="c", has_aux=True)
+    in_python = compile_loss(loss_fn, params, X, has_aux=True)
+    loss, grads, scores = in_c(numbers, X)
+    assert (loss, grads, scores) == in_python(numbers, X)
+    model.zero_grad()
+    root, values = loss_fn(params, [[Value(a) for a in row] for row in X])
+    root.backward()
+    assert loss == root.data and grads == [p.grad for p in params]
+    assert scores == [v.data for v in values]
+    assert in_c.compile_seconds > 0 and "c" in repr(in_c)
+
+
+def test_c_libraries_are_cached_by_their_code(c_cache):
+    fn = lambda p, x: (p[0] * x[0]).tanh() * p[1]  # noqa: E731
+    first = compile_loss(fn, [0.5, 2.0], [1.5], backend="c")
+    libraries = sorted(c_cache.rglob("loss-*"))
+    assert len(libraries) == 1
+    again = compile_loss(fn, [0.25, 3.0], [2.5], backend="c")  # other numbers, the same code
+    assert sorted(c_cache.rglob("loss-*")) == libraries
+    other = compile_loss(lambda p, x: (p[0] * x[0]).exp() * p[1], [0.5, 2.0], [1.5], backend="c")
+    assert len(list(c_cache.rglob("loss-*"))) == 2
+    assert first([0.5, 2.0], [1.5]) == again([0.5, 2.0], [1.5])
+    assert other([0.5, 2.0], [1.5]) == engine(lambda p, x: (p[0] * x[0]).exp() * p[1],
+                                               [0.5, 2.0], [1.5])
+
+
+def test_without_a_compiler_a_warning_says_so_and_python_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no cc, gcc or clang
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setenv("AUTOGRAD_CACHE", str(tmp_path))
+    fn = lambda p, x: (p[0] * x[0]).tanh()  # noqa: E731
+    with pytest.warns(NoCompilerWarning, match="needs a C compiler .* none was found; running "
+                                               "the compiled Python code instead"):
+        step = compile_loss(fn, [0.5], [2.0], backend="c")
+    assert step.backend == "python" and step.source.startswith("def loss_and_grads")
+    assert_identical(step([0.5], [2.0]), engine(fn, [0.5], [2.0]))
+
+
+def test_a_compiler_that_fails_is_reported_and_python_runs(tmp_path, monkeypatch):
+    broken = tmp_path / "brokencc"
+    broken.write_text("#!/bin/sh\necho 'brokencc: cannot compile today' >&2\nexit 3\n")
+    broken.chmod(0o755)
+    monkeypatch.setenv("CC", str(broken))
+    monkeypatch.setenv("AUTOGRAD_CACHE", str(tmp_path / "cache"))
+    with pytest.warns(NoCompilerWarning, match="failed .*cannot compile today"):
+        step = compile_loss(lambda p, x: p[0] * x[0], [0.5], [2.0], backend="c")
+    assert step.backend == "python" and step([0.5], [2.0]) == (1.0, [2.0])
+
+
+def test_bad_backend_and_opt_level_are_refused():
+    with pytest.raises(ValueError, match="backend must be 'python' or 'c', not 'C'"):
+        compile_loss(lambda p, x: p[0], [1.0], backend="C")
+    with pytest.raises(ValueError, match="opt_level must be a whole number from 0 to 3"):
+        compile_loss(lambda p, x: p[0], [1.0], opt_level=4)
+    with pytest.raises(TypeError, match="has_aux=True the function must return"):
+        compile_loss(lambda p, x: p[0], [1.0], has_aux=True)
+
+
+# --------------------------------------------------------------------- a compiled training step
+
+
+def moons_runs(steps=12, batch=20, **engines):
+    """Losses of `steps` mini-batch steps on the moons by each named way of stepping."""
+    from autograd.fast import Value as FastValue
+    X, y = make_moons(n=60, noise=0.1, seed=3)
+    batches = [(X[i:i + batch], y[i:i + batch]) for i in range(0, len(X), batch)]
+    runs = {}
+    for name, way in engines.items():
+        model = nn.MLP(2, [8, 8, 1], seed=4, value_class=FastValue if way == "fast" else Value)
+        step = None
+        losses = []
+        for k in range(steps):
+            bx, by = batches[k % len(batches)]
+            if way in ("reference", "fast"):
+                result = nn.train_step(model, bx, by, lr=0.3)
+            else:
+                step = step or compile_step(model, bx, by, backend=way)
+                result = step(bx, by, lr=0.3)
+            losses.append(result)
+        runs[name] = (losses, [p.data for p in model.parameters()])
+    return runs
+
+
+def test_a_compiled_step_trains_the_moons_step_for_step_like_the_engines():
+    runs = moons_runs(reference="reference", fast="fast", compiled="python")
+    reference, fast, compiled_run = runs["reference"], runs["fast"], runs["compiled"]
+    assert compiled_run == reference  # the same losses, accuracies and weights, to the bit
+    for (f_loss, f_acc), (r_loss, r_acc) in zip(fast[0], reference[0]):
+        assert f_loss == pytest.approx(r_loss, rel=1e-9) and f_acc == r_acc
+    assert reference[0][-1].loss < reference[0][0].loss  # and it did learn
+
+
+def test_a_compiled_c_step_trains_the_moons_like_the_reference_engine(c_cache):
+    runs = moons_runs(steps=6, reference="reference", compiled="c")
+    assert runs["compiled"] == runs["reference"]
+
+
+def test_a_compiled_step_with_an_optimizer_leaves_the_gradients_in_the_parameters():
+    X, y = make_moons(n=10, noise=0.1, seed=0)
+    model, twin = nn.MLP(2, [4, 1], seed=1), nn.MLP(2, [4, 1], seed=1)
+    step = compile_step(model, X, y, loss="mse", alpha=0.0)
+    schedule = lambda k: 0.1 / (1 + k)  # noqa: E731
+    got = step(X, y, optimizer=nn.SGD(model.parameters(), schedule))
+    want = nn.train_step(twin, X, y, loss="mse", alpha=0.0, optimizer=nn.SGD(twin.parameters(), schedule))
+    assert got == want
+    assert [p.grad for p in model.parameters()] == [p.grad for p in twin.parameters()]
+    assert [p.data for p in model.parameters()] == [p.data for p in twin.parameters()]
+
+
+def test_what_a_compiled_step_refuses():
+    from autograd.fast import Value as FastValue
+    X, y = make_moons(n=6, noise=0.1, seed=0)
+    model = nn.MLP(2, [3, 1], seed=0)
+    with pytest.raises(ValueError, match="cannot compile loss='bce'.*freeze"):
+        compile_step(model, X, y, loss="bce")
+    with pytest.raises(TypeError, match="value_class=autograd.engine.Value"):
+        compile_step(nn.MLP(2, [3, 1], seed=0, value_class=FastValue), X, y)
+    with pytest.raises(ValueError, match="labels must be -1 or \\+1, but label 0 is 0"):
+        compile_step(model, X, [0] * len(X))
+    step = compile_step(model, X, y)
+    with pytest.raises(TypeError, match="exactly one of lr="):
+        step(X, y)
+    with pytest.raises(ValueError, match="labels must be -1 or \\+1, but label 2 is 2"):
+        step(X, [1, 1, 2, 1, 1, 1], lr=0.1)
+    with pytest.raises(ValueError, match="inputs shaped"):
+        step(X[:5], y[:5], lr=0.1)

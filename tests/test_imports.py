@@ -15,7 +15,8 @@ LAYERS = [
     {"autograd._floats", "autograd.graph", "autograd.syllabus", "autograd.data",
      "autograd.profiling", "autograd.article"},
     {"autograd.engine", "autograd.fast"},
-    {"autograd.nn", "autograd.gradcheck", "autograd.stages", "autograd.compile"},
+    {"autograd.nn", "autograd.gradcheck", "autograd.stages", "autograd.compile", "autograd._tape",
+     "autograd._compile_c"},
     {"autograd.checks", "autograd.viz"},
     {"autograd.widgets", "autograd.environment"},
     {"autograd"},  # the package itself: `from autograd import Value`

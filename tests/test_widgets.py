@@ -681,6 +681,20 @@ def test_dashboard_trains_on_the_fast_engine_unless_given_another():
     assert fast.losses == [pytest.approx(loss, rel=1e-9) for loss in slow.losses]
 
 
+def test_dashboard_can_train_on_a_compiled_step_with_the_reference_engines_numbers():
+    compiled = small_dashboard(compiled=True, batch_size=6)
+    assert compiled.compiled and all(type(p) is Value for p in compiled.model.parameters())
+    slow = small_dashboard(value_class=Value, batch_size=6)
+    compiled.run(5)
+    slow.run(5)
+    assert compiled.losses == slow.losses and compiled.accuracies == slow.accuracies
+    compiled.set_width(3)  # a new model: traced again at the next step
+    compiled.run(1)
+    assert compiled.steps == 1 and len(compiled.model.parameters()) == 9 + 4
+    with pytest.raises(ValueError, match="compiled=True takes loss='hinge' or 'mse'"):
+        small_dashboard(compiled=True, loss="bce")
+
+
 def test_dashboard_mini_batches_cover_every_point_once_per_pass():
     board = small_dashboard(batch_size=6)
     batches = [board._next_batch() for _ in range(3)]  # 18 of 20 points
