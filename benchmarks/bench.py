@@ -2,8 +2,9 @@
 
 Contenders (see contenders.py): micrograd 0.1.0; PyTorch with one 0-d tensor per scalar;
 PyTorch on whole matrices (batched); the course's reference engine (`autograd.engine`); its
-fast engine (`autograd.fast`); and a hand-written forward/backward on plain floats, the floor
-for pure Python (floor.py).
+fast engine (`autograd.fast`); the step traced once and compiled by `autograd.compile` to
+straight-line Python and, where a C compiler exists, to C; and a hand-written forward/backward
+on plain floats, the floor for pure Python (floor.py).
 
 Method. Before anything is timed, every contender takes two steps from the same initial
 weights, and their losses and updated weights must agree (to 1e-9) with the floor's; if any
@@ -15,16 +16,20 @@ contender pays for walking another library's objects either. Ratios are medians 
 per-round ratios. Memory is the memory held by one step's graph divided by that graph's
 number of nodes (tracemalloc for the Python engines; the process's resident size for PyTorch,
 whose tensors live outside Python's allocator). The deepest chain each engine can
-differentiate is found in fresh subprocesses at the default recursion limit.
+differentiate is found in fresh subprocesses at the default recursion limit. The compiled
+steps are compiled once, before the agreement check, and the seconds that took (trace,
+generate, build) are a column of their own: they are not in the step times.
 
-Run:  python benchmarks/bench.py            (about two minutes)
+Run:  python benchmarks/bench.py            (about two minutes, plus the C build: 3-4 minutes)
       python benchmarks/bench.py --quick    (a smoke run with tiny sizes)
       python benchmarks/bench.py --engines micrograd,fast,floor --rounds 31
+      python benchmarks/bench.py --engines compiled-c,torch-batched,floor --c-opt 0,1
 """
 
 import argparse
 import functools
 import gc
+import math
 import os
 import statistics
 import subprocess
@@ -32,6 +37,7 @@ import sys
 import time
 import tracemalloc
 from pathlib import Path
+from typing import NamedTuple, Optional
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -46,19 +52,46 @@ TOLERANCE = 1e-9
 CHECK_STEPS = 2  # two steps, so an engine that forgets to zero its gradients is caught too
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
-# (what, contender, baseline, ">=" or "<=", bound, aim or None). Speed-ups are the baseline's
-# step time / the contender's; "time / floor" is the contender's / the floor's; memory is bytes
-# per node, or (with a baseline) their ratio to the baseline's.
+
+class Target(NamedTuple):
+    """A bound on one measurement of one contender: `value <sense> bound`, and a tighter aim.
+
+    `kind` says what is measured:
+      "speed"    `base`'s step time / `key`'s (higher is faster), the median per-round ratio;
+      "time"     `key`'s step time / `base`'s (lower is closer to `base`), the same way;
+      "bytes"    bytes per node of `key`'s graph, or (with a `base`) its ratio to `base`'s;
+      "compile"  seconds `key` took to compile (trace, generate and build), once.
+    """
+
+    what: str
+    key: str
+    kind: str
+    sense: str  # ">=" or "<="
+    bound: float
+    aim: Optional[float] = None
+    base: Optional[str] = None
+
+
+KINDS = ("speed", "time", "bytes", "compile")
+
 TARGETS = {
-    "issue 6, fast engine": [
-        ("speed vs micrograd", "fast", "micrograd", ">=", 20, 25),
-        ("speed vs PyTorch 0-d", "fast", "torch-0d", ">=", 10, None),
-        ("time / floor", "fast", "floor", "<=", 12, 10),
-        ("bytes per node", "fast", None, "<=", 150, None),
+    "fast engine": [
+        Target("speed vs PyTorch 0-d", "fast", "speed", ">=", 10, base="torch-0d"),
+        Target("time / floor", "fast", "time", "<=", 12, 10, base="floor"),
+        Target("bytes per node", "fast", "bytes", "<=", 150),
     ],
-    "issue 2, reference engine": [
-        ("speed vs micrograd", "autograd", "micrograd", ">=", 1.3, None),
-        ("bytes per node vs micrograd", "autograd", "micrograd", "<=", 0.75, None),
+    "reference engine": [
+        Target("speed vs micrograd", "autograd", "speed", ">=", 1.3, base="micrograd"),
+        Target("bytes per node vs micrograd", "autograd", "bytes", "<=", 0.75, base="micrograd"),
+    ],
+    "compiled Python step": [
+        Target("time / floor", "compiled-py", "time", "<=", 1.5, 1.2, base="floor"),
+        Target("compile time", "compiled-py", "compile", "<=", 5),
+    ],
+    "compiled C step": [
+        Target("speed vs PyTorch batched", "compiled-c", "speed", ">=", 1, 3,
+               base="torch-batched"),
+        Target("compile time", "compiled-c", "compile", "<=", 15),
     ],
 }
 
@@ -230,6 +263,8 @@ def measure(contenders, X, y, args):
         row["torch-0d"] = ratio(times, "torch-0d", c.key)
         row["torch-batched"] = ratio(times, "torch-batched", c.key)
         row["floor"] = ratio(times, c.key, "floor")
+        row["times"] = times[c.key]
+        row["compile"] = getattr(c, "compile_seconds", None)
         row["nodes"] = row["bytes"] = row["chain"] = None
         if c.has_nodes:
             row["nodes"], row["bytes"] = graph_memory(c, X, y)
@@ -247,11 +282,11 @@ def _x(r):
     return f"{r[0]:.2g}x" if r[0] < 1 else f"{r[0]:.1f}x"
 
 
-def table(rows):
+def table(rows, reference="autograd"):
     mg_bytes = rows.get("micrograd", {}).get("bytes")
     head = (f"{'engine':<22}{'step ms':>9}{'vs micrograd':>14}{'vs torch 0-d':>14}"
-            f"{'vs batched':>12}{'/ floor':>9}{'nodes':>8}{'bytes/node':>12}{'vs mg':>7}"
-            f"{'deepest chain':>15}")
+            f"{'vs batched':>12}{'/ floor':>9}{'compile s':>11}{'nodes':>8}{'bytes/node':>12}"
+            f"{'vs mg':>7}{'deepest chain':>15}")
     lines = [head, "-" * len(head)]
     for key, r in rows.items():
         if r["nodes"] is None:
@@ -265,10 +300,11 @@ def table(rows):
             else:
                 depth, beyond = r["chain"]
                 deep = f">= {depth:,}" if beyond else f"~{depth:,}"
+        compiled = "-" if r["compile"] is None else f"{r['compile']:.2f}"
         lines.append(
             f"{r['name']:<22}{r['step'] * 1e3:>9.2f}{_x(r['micrograd']):>14}"
             f"{_x(r['torch-0d']):>14}{_x(r['torch-batched']):>12}{_x(r['floor']):>9}"
-            f"{nodes:>8}{bpn:>12}{vs_mg:>7}{deep:>15}"
+            f"{compiled:>11}{nodes:>8}{bpn:>12}{vs_mg:>7}{deep:>15}"
         )
     lines += [
         "",
@@ -278,42 +314,71 @@ def table(rows):
         "nodes: in each engine's own graph of one step (the fast engine and PyTorch make no node",
         "for a plain-number operand such as the 1 in 1 - y*score); bytes/node: what that graph",
         "holds, by tracemalloc, / its nodes; * by the growth of the resident size (PyTorch).",
+        "compile s: seconds to trace the step, generate its code and build it, once, before",
+        "any step is timed (not in step ms); - for the engines that do not compile.",
     ]
+    lines += pay_off_lines(rows, reference)
     return "\n".join(lines)
 
 
-def target_lines(rows):
+def pay_off_lines(rows, reference="autograd"):
+    """For each compiled step: after how many steps compiling has paid for itself, against the
+    reference engine (compile seconds / the step time it saves, from medians)."""
+    ref = rows.get(reference)
+    compiled = [r for r in rows.values() if r["compile"] is not None]
+    if ref is None or not compiled:
+        return []
+    lines = ["", f"compiling pays off after (compile time / the step time saved against "
+                 f"{ref['name']}):"]
+    for r in compiled:
+        saved = ref["step"] - r["step"]
+        if saved <= 0:
+            lines.append(f"  {r['name']:<22} never: its step is no faster")
+        else:
+            lines.append(f"  {r['name']:<22} {math.ceil(r['compile'] / saved):>7,} steps "
+                         f"({r['compile']:.2f} s / {saved * 1e3:.2f} ms saved per step)")
+    return lines
+
+
+def target_lines(rows, targets=None):
     lines = []
-    for title, targets in TARGETS.items():
+    for title, group in (TARGETS if targets is None else targets).items():
         lines.append(f"targets, {title}:")
-        for what, key, base, sense, bound, aim in targets:
-            value, spread = _target_value(rows, key, base, what)
+        for t in group:
+            value, spread = _target_value(rows, t)
             if value is None:
-                lines.append(f"  {what:<28} n/a ({spread})")
+                lines.append(f"  {t.what:<28} n/a ({spread})")
                 continue
-            ok = value >= bound if sense == ">=" else value <= bound
-            unit = "" if what == "bytes per node" else "x"
-            goal = f"{sense} {bound:g}{unit}" + (f" (aim {aim:g}{unit})" if aim else "")
+            unit = {"compile": " s", "bytes": "" if t.base is None else "x"}.get(t.kind, "x")
+            ok = value >= t.bound if t.sense == ">=" else value <= t.bound
+            goal = f"{t.sense} {t.bound:g}{unit}" + (f" (aim {t.aim:g}{unit})" if t.aim else "")
             verdict = "met" if ok else "NOT MET"
-            if aim is not None:
-                aimed = value >= aim if sense == ">=" else value <= aim
+            if t.aim is not None:
+                aimed = value >= t.aim if t.sense == ">=" else value <= t.aim
                 verdict += ", aim met" if aimed else ", aim not met"
-            shown = f"{value:.0f}" if unit == "" else f"{value:.2f}x"
-            lines.append(f"  {what:<28} {shown:>8}  {goal:<22} {verdict}{spread}")
+            shown = {"": f"{value:.0f}", " s": f"{value:.2f} s"}.get(unit, f"{value:.2f}x")
+            lines.append(f"  {t.what:<28} {shown:>8}  {goal:<22} {verdict}{spread}")
     return "\n".join(lines)
 
 
-def _target_value(rows, key, base, what):
-    """(the measured value for a target, text on its spread) or (None, why it is missing)."""
-    if key not in rows or (base is not None and base not in rows):
-        missing = [k for k in (key, base) if k is not None and k not in rows]
+def _target_value(rows, t):
+    """(the measured value for target `t`, text on its spread) or (None, why it is missing)."""
+    if t.kind not in KINDS:
+        raise ValueError(f"target {t.what!r}: unknown kind {t.kind!r}, expected one of {KINDS}")
+    missing = [k for k in (t.key, t.base) if k is not None and k not in rows]
+    if missing:
         return None, f"needs {', '.join(missing)}"
-    r = rows[key]
-    if what.startswith("bytes"):
-        if base is None:
+    r = rows[t.key]
+    if t.kind == "compile":
+        if r["compile"] is None:
+            return None, f"{t.key} does not compile"
+        return r["compile"], ""
+    if t.kind == "bytes":
+        if t.base is None:
             return r["bytes"], ""
-        return r["bytes"] / rows[base]["bytes"], ""
-    med, q1, q3 = r["floor"] if base == "floor" else r[base]
+        return r["bytes"] / rows[t.base]["bytes"], ""
+    top, bottom = (t.base, t.key) if t.kind == "speed" else (t.key, t.base)
+    med, q1, q3 = ratio({k: rows[k]["times"] for k in (top, bottom)}, top, bottom)
     return med, f"  (middle half of rounds {q1:.2f}-{q3:.2f}x)"
 
 
@@ -322,7 +387,7 @@ def main(argv=None, registry=CONTENDERS):
     parser.add_argument("--engines", default=",".join(registry),
                         help=f"comma-separated, from: {', '.join(registry)} (default: all)")
     parser.add_argument("--rounds", type=int, default=21, help="interleaved rounds (default 21)")
-    parser.add_argument("--points", type=int, default=100, help="moons points (default 100)")
+    parser.add_argument("--points", type=int, help="moons points (default 100; 10 with --quick)")
     parser.add_argument("--chain-limit", type=int, default=1_000_000, help="deepest chain tried")
     parser.add_argument("--no-chain", action="store_true", help="skip the deepest-chain search")
     parser.add_argument("--no-freeze", action="store_true",
@@ -330,28 +395,53 @@ def main(argv=None, registry=CONTENDERS):
     parser.add_argument("--clock", choices=CLOCKS, default="wall",
                         help="wall (perf_counter, default) or cpu (process_time: less noise "
                              "from other work on a busy machine)")
+    parser.add_argument("--c-opt", default="0", metavar="LEVELS",
+                        help="the C compiler's -O level(s) for compiled-c, comma-separated: "
+                             "--c-opt 0,1 times a row for each (default 0, the one the "
+                             "targets name)")
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes (2 rounds, 10 points, chains up to 1,000): checks it runs")
     args = parser.parse_args(argv)
     if args.quick:
-        args.rounds, args.points, args.chain_limit = 2, 10, 1000
+        args.rounds, args.chain_limit = 2, 1000
+    if args.points is None:
+        args.points = 10 if args.quick else 100
     if args.rounds < 1 or args.points < 2:
         parser.error(f"need at least 1 round and 2 points, got {args.rounds} and {args.points}")
 
     keys = args.engines.split(",")
     if len(set(keys)) != len(keys):
         parser.error(f"each engine may be named once, got {args.engines!r}")
-    contenders = []
+    try:
+        levels = [int(level) for level in args.c_opt.split(",")]
+    except ValueError:
+        parser.error(f"--c-opt takes -O levels such as 0,1, not {args.c_opt!r}")
+    if len(set(levels)) != len(levels) or not all(0 <= level <= 3 for level in levels):
+        parser.error(f"--c-opt takes distinct -O levels from 0 to 3, got {args.c_opt!r}")
+    makers = []  # (key, how to make the contender)
     for key in keys:
         if key not in registry:
             parser.error(f"unknown engine {key!r}; choose from {', '.join(registry)}")
+        if key == "compiled-c":
+            makers += [(f"{key} -O{level}", functools.partial(registry[key], opt_level=level))
+                       for level in levels]
+        else:
+            makers.append((key, registry[key]))
+    X, y = make_moons(args.points, noise=0.1, seed=0)
+    contenders, skipped = [], []
+    for key, make in makers:
         try:
-            contenders.append(registry[key]())
-        except ImportError as e:
-            print(f"skipping {key}: {e}")
+            contender = make()
+            if hasattr(contender, "compile_seconds"):  # a compiled step: compile it now, once
+                print(f"compiling {contender.name} ...", flush=True)
+                contender.prepare(X, y)
+        except ImportError as e:  # also Unavailable: no C compiler
+            skipped.append(f"{key} not run: {e}")
+            print(f"skipping {key}: {e}", flush=True)
+            continue
+        contenders.append(contender)
     if not contenders:
         raise SystemExit("no engine to benchmark")
-    X, y = make_moons(args.points, noise=0.1, seed=0)
 
     try:
         largest = check_agreement(contenders, X, y)
@@ -370,6 +460,8 @@ def main(argv=None, registry=CONTENDERS):
 
     rows = measure(contenders, X, y, args)
     print(table(rows))
+    for note in skipped:
+        print(f"({note})")
     print()
     print(target_lines(rows))
     load = os.getloadavg()

@@ -14,10 +14,20 @@ The scalar engines (micrograd, PyTorch with one 0-d tensor per scalar, the cours
 engines) all run the very same Python code below, one node per scalar, so the differences
 between them are the engines. PyTorch on whole matrices and the hand-written floor do the
 same arithmetic in their own way: they have no per-scalar nodes.
+
+The compiled steps (`autograd.compile`) trace that same Python code once, with the reference
+engine, into straight-line code (Python, or C built into a shared library) that takes the
+parameters' and the points' numbers and returns the loss and every gradient; their step is a
+call of that code and the same SGD update. Compiling is done once, in `prepare`, outside the
+timed steps, and its time is kept in `compile_seconds`.
 """
 
 import importlib
+import os
 import random
+import tempfile
+import time
+import warnings
 
 from floor import floor_step
 
@@ -51,16 +61,26 @@ def forward(layers, x):
     return x[0]
 
 
-def build_loss(engine, model, X, y):
-    """(loss, accuracy) of `model` on the points, as a graph of `engine`'s scalars."""
+def loss_and_scores(engine, model, X, y):
+    """(loss, the score of each point) of `model` on the points, as `engine`'s scalars."""
     layers, params = model
     inputs = [[engine.inp(a) for a in row] for row in X]
     scores = [forward(layers, row) for row in inputs]
     losses = [(1 + -yi * si).relu() for yi, si in zip(y, scores)]
     data_loss = sum(losses) * (1.0 / len(losses))
     reg_loss = ALPHA * sum(p * p for p in params)
-    accuracy = sum((yi > 0) == (engine.data(si) > 0) for yi, si in zip(y, scores)) / len(y)
-    return data_loss + reg_loss, accuracy
+    return data_loss + reg_loss, scores
+
+
+def accuracy(y, scores):
+    """The fraction of points whose score has the sign of their label (scores as numbers)."""
+    return sum((yi > 0) == (si > 0) for yi, si in zip(y, scores)) / len(y)
+
+
+def build_loss(engine, model, X, y):
+    """(loss, accuracy) of `model` on the points, as a graph of `engine`'s scalars."""
+    loss, scores = loss_and_scores(engine, model, X, y)
+    return loss, accuracy(y, [engine.data(s) for s in scores])
 
 
 def train_step(engine, model, X, y, lr=LR):
@@ -287,5 +307,142 @@ class Floor:
         return [p for layer in model for neuron in layer for p in neuron]
 
 
-# In the order the table lists them: the baselines, then the course's engines, then the floor.
-CONTENDERS = {c.key: c for c in (Micrograd, TorchScalars, TorchBatched, Reference, Fast, Floor)}
+class Unavailable(ImportError):
+    """A contender that cannot run on this machine (a missing library or C compiler)."""
+
+
+class _Traced:
+    """What `loss_and_scores` needs of an engine while `compile_loss` traces it: the inputs
+    are already `Value`s (compile_loss makes them)."""
+
+    @staticmethod
+    def inp(x):
+        return x
+
+
+def _layers(params):
+    """The flat parameter list (layer by layer, neuron by neuron, weights then bias) as the
+    `layers` that `forward` takes: per layer, a list of (weights, bias)."""
+    layers, at = [], 0
+    for nin, nout in zip(SIZES, SIZES[1:]):
+        layer = []
+        for _ in range(nout):
+            layer.append((params[at:at + nin], params[at + nin]))
+            at += nin + 1
+        layers.append(layer)
+    return layers
+
+
+class CompiledPython:
+    """The step compiled by `autograd.compile.compile_loss`: traced once, then plain code.
+
+    `prepare(X, y)` traces `loss_and_scores` (the very code the scalar engines run) with the
+    reference engine and compiles it, once per data set (the labels `y` are constants of the
+    compiled code, the points `X` its inputs); `compile_seconds` is how long that took, from
+    the first `Value` of the trace to the callable code. The model is the flat list of
+    parameter numbers; a step calls the compiled code with them and the points' numbers,
+    which returns the loss, the gradients and the scores (for the accuracy, which every step
+    counts), and makes the same SGD update as the engines (p - lr * grad, the L2 term being
+    in the loss).
+    """
+
+    name = "compiled step, Python"
+    key = "compiled-py"
+    has_nodes = False
+    backend = "python"
+
+    def __init__(self):
+        self.compile_loss = importlib.import_module("autograd.compile").compile_loss
+        self.compile_seconds = None
+        self._compiled = {}  # the data, as tuples -> its compiled loss
+
+    def _compile(self, X, y):
+        def loss(params, inputs):
+            return loss_and_scores(_Traced, (_layers(params), params), inputs, y)
+
+        trace_weights = [p for layer in initial_weights(0) for neuron in layer for p in neuron]
+        return self.compile_loss(loss, trace_weights, [list(row) for row in X], has_aux=True,
+                                 **self.compile_options())
+
+    def compile_options(self):
+        return {}
+
+    def prepare(self, X, y):
+        key = (tuple(tuple(row) for row in X), tuple(y))
+        if key not in self._compiled:
+            start = time.perf_counter()
+            compiled = self._compile(X, y)
+            self.compile_seconds = time.perf_counter() - start
+            self._compiled[key] = compiled
+        return self._compiled[key], [list(row) for row in X], list(y)
+
+    def new_model(self, seed):
+        return [p for layer in initial_weights(seed) for neuron in layer for p in neuron]
+
+    def step(self, model, data):
+        compiled, X, y = data
+        loss, grads, scores = compiled(model, X)
+        _accuracy = accuracy(y, scores)  # as the other steps do
+        model[:] = [p - LR * g for p, g in zip(model, grads)]
+        return loss
+
+    def weights(self, model):
+        return list(model)
+
+
+class CompiledC(CompiledPython):
+    """The same step compiled to C (`compile_loss(..., backend="c")`): the generated C is built
+    into a shared library and called through ctypes. `opt_level` is the compiler's -O level.
+
+    The library is built in a fresh temporary directory (`$AUTOGRAD_CACHE` pointed there
+    while compiling), so `compile_seconds` is always a full build, never a hit in the cache
+    of an earlier run. Unavailable where no C compiler is found or it cannot build the code
+    (compile_loss would fall back to Python, which the other compiled contender measures).
+    """
+
+    name = "compiled step, C"
+    key = "compiled-c"
+    backend = "c"
+
+    def __init__(self, opt_level=0):
+        super().__init__()
+        compiler = importlib.import_module("autograd.compile")
+        self.no_compiler = compiler.NoCompilerWarning
+        if compiler.c_compiler() is None:
+            raise Unavailable("no C compiler found (cc, gcc or clang on PATH), so there is no "
+                              "C step to time")
+        self.opt_level = opt_level
+        self.name = f"{type(self).name} -O{opt_level}"
+        if opt_level != 0:  # -O0 is the default, and the one the targets name
+            self.key = f"{type(self).key}-O{opt_level}"
+
+    def compile_options(self):
+        return {"backend": "c", "opt_level": self.opt_level}
+
+    def _compile(self, X, y):
+        cache = tempfile.TemporaryDirectory(prefix="bench-compiled-c-")  # removed at exit
+        self._caches = getattr(self, "_caches", []) + [cache]  # the library lives there
+        before = os.environ.get("AUTOGRAD_CACHE")
+        os.environ["AUTOGRAD_CACHE"] = cache.name
+        try:
+            with warnings.catch_warnings():
+                # the warning that compile_loss falls back on Python stops the compiling here
+                warnings.simplefilter("error", self.no_compiler)
+                compiled = super()._compile(X, y)
+        except self.no_compiler as why:
+            why = str(why).split("; running")[0].rstrip(": ")  # (compiled-py times Python)
+            raise Unavailable(f"compile_loss could not build C: {why}") from None
+        finally:
+            if before is None:
+                del os.environ["AUTOGRAD_CACHE"]
+            else:
+                os.environ["AUTOGRAD_CACHE"] = before
+        if compiled.backend != "c":
+            raise Unavailable(f"compile_loss ran {compiled.backend!r}, not C")
+        return compiled
+
+
+# In the order the table lists them: the baselines, then the course's engines, then the
+# compiled steps and the floor.
+CONTENDERS = {c.key: c for c in (Micrograd, TorchScalars, TorchBatched, Reference, Fast,
+                                 CompiledPython, CompiledC, Floor)}

@@ -1,16 +1,22 @@
 """The benchmark runs, prints its table and targets, and refuses an engine whose step is wrong.
 
 No timing is asserted anywhere: the numbers depend on the machine. What is tested is that the
-script runs for the engines that are installed, and that its correctness check, which guards
-every number in the table, really catches an engine whose step is wrong.
+script runs for the engines that are installed, that its correctness check, which guards
+every number in the table, really catches an engine (or a compiled step) whose step is wrong,
+and that the targets and the compile column report what they are given.
+
+The C step needs a C compiler: without one its tests skip with a reason (and fail under
+CI=true, where every test must run).
 """
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import require_module
+from conftest import require_module, skip_or_fail
 
 BENCH_DIR = Path(__file__).resolve().parent.parent / "benchmarks"
 BENCH = BENCH_DIR / "bench.py"
@@ -22,6 +28,8 @@ import contenders  # noqa: E402
 from autograd.data import make_moons  # noqa: E402
 
 X, Y = make_moons(10, noise=0.1, seed=0)
+# The C step is built afresh for each test, in seconds per point: it gets four points.
+X4, Y4 = make_moons(4, noise=0.1, seed=0)
 
 
 def run_bench(*args, prelude=""):
@@ -30,32 +38,89 @@ def run_bench(*args, prelude=""):
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
 
 
+def require_c_compiler():
+    from autograd.compile import c_compiler
+
+    if c_compiler() is None:
+        skip_or_fail("no C compiler (cc, gcc or clang on PATH) for the compiled C step")
+
+
+def target_line(stdout, group, what):
+    """The line of target `what` in the group titled `group`."""
+    lines = stdout.splitlines()
+    start = lines.index(f"targets, {group}:")
+    for line in lines[start + 1:]:
+        if not line.startswith("  "):
+            break
+        if line.strip().startswith(what):
+            return line
+    raise AssertionError(f"no target {what!r} under {group!r} in:\n{stdout}")
+
+
 def table_row(stdout, name):
     rows = [line for line in stdout.splitlines() if line.startswith(name)]
     assert len(rows) == 1, f"expected one row for {name!r} in:\n{stdout}"
     return rows[0].split()
 
 
+COLUMNS = ("step ms", "vs micrograd", "vs torch 0-d", "vs batched", "/ floor", "compile s",
+           "nodes", "bytes/node", "vs mg", "deepest chain")
+
+
+def table_cells(stdout, name):
+    """{column: cell} of the row of `name`, cut where the header's right-aligned titles end."""
+    header = next(line for line in stdout.splitlines() if line.startswith("engine "))
+    row = " ".join(table_row(stdout, name)[:len(name.split())])  # the name, as it was found
+    line = next(line for line in stdout.splitlines() if line.startswith(row))
+    cells, start = {}, 22
+    for title in COLUMNS:
+        end = header.index(title) + len(title)
+        cells[title] = line[start:end].strip()
+        start = end
+    return cells
+
+
 # ---------------------------------------------------------------- the script runs
 
 
-def test_quick_run_prints_a_row_per_pure_python_engine_and_both_issues_targets():
-    done = run_bench("--quick", "--engines", "micrograd,autograd,fast,floor")
+def test_quick_run_prints_a_row_per_pure_python_engine_and_every_target_group():
+    done = run_bench("--quick", "--engines", "micrograd,autograd,fast,compiled-py,floor")
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "every engine matches the hand-written floor" in out, out
     for name in ("micrograd 0.1.0", "autograd.engine", "autograd.fast"):
-        row = table_row(out, name)
-        assert row[-1] != "-", row  # graph engines report a deepest chain
+        cells = table_cells(out, name)
+        assert cells["deepest chain"] != "-", cells  # graph engines report a deepest chain
+        assert cells["compile s"] == "-", cells  # and do not compile
     floor = table_row(out, "hand-written floor")
-    assert floor[-4:] == ["-", "-", "-", "-"], floor  # no nodes, no bytes, no chain
-    for target in ("speed vs micrograd", "speed vs PyTorch 0-d", "time / floor", "bytes per node",
-                   "bytes per node vs micrograd"):
-        assert any(line.strip().startswith(target) for line in out.splitlines()), (target, out)
-    assert "targets, issue 6, fast engine:" in out and "targets, issue 2, reference engine:" in out
-    # PyTorch was not chosen, so the target that needs it says so instead of a verdict
-    assert any("speed vs PyTorch 0-d" in line and "n/a (needs torch-0d)" in line
-               for line in out.splitlines()), out
+    assert floor[-5:] == ["-", "-", "-", "-", "-"], floor  # no compile, nodes, bytes, chain
+    compiled = table_row(out, "compiled step, Python")
+    assert compiled[-4:] == ["-", "-", "-", "-"], compiled  # no graph of its own
+    assert float(compiled[-5]) > 0, compiled  # the seconds it took to compile
+    assert table_cells(out, "compiled step, Python")["compile s"] == compiled[-5]
+    assert out.index("compiling compiled step, Python") < out.index("step ms")
+
+    # every group is named by what it measures; the micrograd ratio of the fast engine is gone
+    assert "issue" not in out, out
+    for group, what in [("fast engine", "speed vs PyTorch 0-d"), ("fast engine", "time / floor"),
+                        ("fast engine", "bytes per node"),
+                        ("reference engine", "speed vs micrograd"),
+                        ("reference engine", "bytes per node vs micrograd"),
+                        ("compiled Python step", "time / floor"),
+                        ("compiled Python step", "compile time"),
+                        ("compiled C step", "speed vs PyTorch batched"),
+                        ("compiled C step", "compile time")]:
+        target_line(out, group, what)
+    with pytest.raises(AssertionError):
+        target_line(out, "fast engine", "speed vs micrograd")
+    assert "<= 1.5x (aim 1.2x)" in target_line(out, "compiled Python step", "time / floor")
+    line = target_line(out, "compiled Python step", "compile time")
+    assert f"{float(compiled[-5]):.2f} s  <= 5 s" in line and "met" in line, line
+    # PyTorch and the C step were not chosen, so the targets that need them say so
+    assert "n/a (needs torch-0d)" in target_line(out, "fast engine", "speed vs PyTorch 0-d")
+    assert "n/a (needs compiled-c)" in target_line(out, "compiled C step", "compile time")
+    # the pay-off of compiling, against the reference engine
+    assert "compiling pays off after" in out and "against autograd.engine" in out, out
 
 
 def test_quick_run_with_pytorch_reports_0d_tensors_and_batched_tensors():
@@ -65,8 +130,61 @@ def test_quick_run_with_pytorch_reports_0d_tensors_and_batched_tensors():
     scalars = table_row(done.stdout, "PyTorch, 0-d tensors")
     assert any(cell.endswith("*") for cell in scalars), scalars  # bytes from the resident size
     batched = table_row(done.stdout, "PyTorch, batched")
-    assert batched[-4:] == ["-", "-", "-", "-"], batched
-    assert "targets, issue 6" in done.stdout
+    assert batched[-5:] == ["-", "-", "-", "-", "-"], batched
+    assert "x  >= 10x" in target_line(done.stdout, "fast engine", "speed vs PyTorch 0-d")
+
+
+def test_quick_run_with_the_c_step_reports_its_compile_time_and_its_targets():
+    require_c_compiler()
+    require_module("torch")
+    done = run_bench("--quick", "--points", "4", "--no-chain",
+                     "--engines", "torch-batched,compiled-c,floor")
+    assert done.returncode == 0, done.stderr
+    row = table_row(done.stdout, "compiled step, C -O0")
+    assert row[-4:] == ["-", "-", "-", "-"] and float(row[-5]) > 0, row
+    for what in ("speed vs PyTorch batched", "compile time"):
+        line = target_line(done.stdout, "compiled C step", what)
+        assert "n/a" not in line and "met" in line.lower(), line  # a verdict, whichever
+
+
+def test_c_opt_times_a_row_per_level():
+    require_c_compiler()
+    done = run_bench("--quick", "--points", "4", "--no-chain", "--engines", "compiled-c,floor",
+                     "--c-opt", "0,1")
+    assert done.returncode == 0, done.stderr
+    assert float(table_row(done.stdout, "compiled step, C -O0")[-5]) > 0
+    assert float(table_row(done.stdout, "compiled step, C -O0")[-5]) > 0
+
+
+def test_c_opt_refuses_what_is_not_a_level():
+    done = run_bench("--quick", "--engines", "fast", "--c-opt", "fast")
+    assert done.returncode != 0 and "--c-opt" in done.stderr, done.stderr
+
+
+def test_without_a_c_compiler_the_c_row_is_left_out_with_a_note_under_the_table():
+    # works with or without a compiler: the prelude makes autograd.compile find none
+    done = run_bench("--quick", "--no-chain", "--engines", "compiled-c,compiled-py,floor",
+                     prelude="import autograd.compile as c; c.c_compiler = lambda: None; ")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert not any(line.startswith("compiled step, C") for line in out.splitlines()), out
+    table_row(out, "compiled step, Python")
+    note = [line for line in out.splitlines() if line.startswith("(compiled-c")]
+    assert len(note) == 1 and "no C compiler" in note[0], out
+    assert out.index("step ms") < out.index(note[0]) < out.index("targets,"), out
+    assert "n/a (needs compiled-c" in target_line(out, "compiled C step", "compile time")
+
+
+def test_a_c_compiler_that_fails_leaves_the_c_row_out_with_its_reason():
+    if shutil.which("false") is None:
+        pytest.skip("needs the `false` command to stand for a C compiler that fails")
+    # compile_loss falls back on Python with a NoCompilerWarning; the benchmark says why
+    done = run_bench("--quick", "--points", "4", "--no-chain", "--engines", "compiled-c,floor",
+                     prelude="import os; os.environ['CC'] = 'false'; ")
+    assert done.returncode == 0, done.stderr
+    note = [line for line in done.stdout.splitlines() if line.startswith("(compiled-c")]
+    assert len(note) == 1 and "could not build C" in note[0] and "failed" in note[0], done.stdout
+    assert not any(line.startswith("compiled step, C") for line in done.stdout.splitlines())
 
 
 def test_a_missing_pytorch_is_skipped_with_a_printed_line():
@@ -91,6 +209,33 @@ def test_agreement_check_accepts_the_scalar_engines_and_the_floor():
     engines = [contenders.Micrograd(), contenders.Reference(), contenders.Fast(),
                contenders.Floor()]
     assert bench.check_agreement(engines, X, Y) <= 1e-12
+
+
+def test_agreement_check_accepts_the_compiled_python_step():
+    compiled = contenders.CompiledPython()
+    assert bench.check_agreement([compiled], X, Y) <= 1e-12
+    assert compiled.compile_seconds > 0
+
+
+def test_agreement_check_accepts_the_compiled_c_step():
+    require_c_compiler()
+    cache = os.environ.get("AUTOGRAD_CACHE")
+    compiled = contenders.CompiledC()
+    assert bench.check_agreement([compiled], X4, Y4) <= 1e-12
+    assert compiled.compile_seconds > 0
+    assert compiled.prepare(X4, Y4)[0].backend == "c"
+    # built in a directory of its own (a full build, not a hit in an earlier run's cache),
+    # and the cache setting is as it was
+    assert list(Path(compiled._caches[-1].name).rglob("loss-*")), compiled._caches
+    assert os.environ.get("AUTOGRAD_CACHE") == cache
+
+
+def test_a_compiled_step_is_compiled_once_per_data_set():
+    compiled = contenders.CompiledPython()
+    first = compiled.prepare(X, Y)[0]
+    assert compiled.prepare([list(row) for row in X], list(Y))[0] is first  # same numbers
+    other_y = [-v for v in Y]
+    assert compiled.prepare(X, other_y)[0] is not first  # the labels are compiled in
 
 
 def test_agreement_check_accepts_pytorch_scalars_and_batched():
@@ -127,10 +272,49 @@ class LossOffByAHair(contenders.Fast):
         return super().step(model, data) + 1e-7
 
 
+class CompiledWithoutPenalty(contenders.CompiledPython):
+    """Wrong: compiles the loss without its L2 term (so the weights decay by less, too)."""
+
+    name = key = "compiled without the penalty"
+
+    def _compile(self, X, y):
+        alpha = contenders.ALPHA
+        contenders.ALPHA = 0.0  # build_loss reads it when the trace runs
+        try:
+            return super()._compile(X, y)
+        finally:
+            contenders.ALPHA = alpha
+
+
+class CompiledGradientsShifted(contenders.CompiledPython):
+    """Wrong: right loss, but each weight is updated with its neighbour's gradient."""
+
+    name = key = "compiled, gradients shifted"
+
+    def step(self, model, data):
+        compiled, points, _ = data
+        loss, grads, _ = compiled(model, points)
+        grads = grads[1:] + grads[:1]
+        model[:] = [p - contenders.LR * g for p, g in zip(model, grads)]
+        return loss
+
+
+class CompiledFrozenLabels(contenders.CompiledPython):
+    """Wrong: traced with every label +1, so the -1 points' hinge losses are compiled wrong."""
+
+    name = key = "compiled with the wrong labels"
+
+    def _compile(self, X, y):
+        return super()._compile(X, [1] * len(y))
+
+
 @pytest.mark.parametrize("wrong, where", [
     (ClimbsTheGradient, "weight #"),
     (NeverZeroes, "weight #"),
     (LossOffByAHair, "loss of step 1"),
+    (CompiledWithoutPenalty, "loss of step"),
+    (CompiledGradientsShifted, "weight #"),
+    (CompiledFrozenLabels, "loss of step 1"),
 ])
 def test_agreement_check_refuses_an_engine_that_computes_a_different_step(wrong, where):
     with pytest.raises(bench.EnginesDisagree) as caught:
@@ -138,6 +322,65 @@ def test_agreement_check_refuses_an_engine_that_computes_a_different_step(wrong,
     message = str(caught.value)
     assert f"{wrong.name}: {where}" in message, message
     assert "autograd.engine" not in message, message  # the right engine is not blamed
+
+
+def test_agreement_check_refuses_a_wrong_c_step():
+    require_c_compiler()
+    wrong = type("CWithoutPenalty", (CompiledWithoutPenalty, contenders.CompiledC),
+                 {"name": "C without the penalty", "key": "c-without-penalty"})
+    with pytest.raises(bench.EnginesDisagree) as caught:
+        bench.check_agreement([wrong()], X4, Y4)
+    message = str(caught.value)
+    assert "C without the penalty -O0: loss of step" in message, message
+
+
+# ---------------------------------------------------------------- targets and the compile column
+
+
+def fake_row(name, step, compiled=None, times=None):
+    return {"name": name, "step": step, "compile": compiled, "times": times or [step] * 3,
+            "micrograd": None, "torch-0d": None, "torch-batched": None, "floor": None,
+            "nodes": None, "bytes": None, "chain": None}
+
+
+def test_compile_targets_judge_seconds_and_say_when_a_contender_does_not_compile():
+    rows = {"floor": fake_row("floor", 0.010), "quick": fake_row("quick", 0.012, compiled=4.0),
+            "slow": fake_row("slow", 0.020, compiled=6.5)}
+    targets = {"compiling": [
+        bench.Target("quick to compile", "quick", "compile", "<=", 5, 3),
+        bench.Target("slow to compile", "slow", "compile", "<=", 5),
+        bench.Target("the floor compiles", "floor", "compile", "<=", 5),
+        bench.Target("quick / floor", "quick", "time", "<=", 1.5, 1.1, base="floor"),
+        bench.Target("speed vs quick", "floor", "speed", ">=", 1.5, base="quick"),
+    ]}
+    out = bench.target_lines(rows, targets)
+    line = target_line(out, "compiling", "quick to compile")
+    assert "4.00 s  <= 5 s (aim 3 s)" in line and line.endswith("met, aim not met"), line
+    assert target_line(out, "compiling", "slow to compile").endswith("NOT MET")
+    assert "n/a (floor does not compile)" in target_line(out, "compiling", "the floor compiles")
+    line = target_line(out, "compiling", "quick / floor")
+    assert "1.20x  <= 1.5x (aim 1.1x)" in line and "met, aim not met" in line, line
+    line = target_line(out, "compiling", "speed vs quick")
+    assert "1.20x  >= 1.5x" in line and "NOT MET" in line, line
+
+
+def test_a_target_of_an_unknown_kind_is_refused():
+    rows = {"floor": fake_row("floor", 0.01)}
+    with pytest.raises(ValueError, match="unknown kind 'seconds'"):
+        bench.target_lines(rows, {"g": [bench.Target("t", "floor", "seconds", "<=", 1)]})
+
+
+def test_the_pay_off_is_compile_time_over_the_step_time_saved_against_the_reference_engine():
+    rows = {"autograd": fake_row("autograd.engine", 0.010),
+            "c": fake_row("compiled fast", 0.002, compiled=2.0),
+            "py": fake_row("compiled slow", 0.011, compiled=1.0),
+            "floor": fake_row("floor", 0.001)}
+    lines = bench.pay_off_lines(rows)
+    assert any(line.split()[:3] == ["compiled", "fast", "250"] for line in lines), lines
+    assert any("compiled slow" in line and "never" in line for line in lines), lines
+    assert not any("floor" in line for line in lines), lines  # it does not compile
+    del rows["autograd"]
+    assert bench.pay_off_lines(rows) == []  # nothing to pay off against
 
 
 def test_benchmark_aborts_before_timing_when_an_engine_disagrees(capsys):
