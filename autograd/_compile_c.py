@@ -22,6 +22,7 @@ default `~/.cache/autograd-from-scratch`), in a folder `c`. Delete it at any tim
 import ctypes
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -165,8 +166,8 @@ def c_program(trace, chunk=CHUNK):
     sizes = {"p": trace.n_params, "x": trace.n_inputs, "t": len(trace.tape), "dt": len(trace.tape)}
     arrays = ", ".join(f"{name}[{max(n, 1)}]" for name, n in sizes.items())
     header = _PRELUDE + f"\nextern SHARED double {arrays};\n"
-    forward_statements = [line for ins in trace.tape for line in forward(ins, C)]
     statements, grads = backward_statements(trace, C)
+    forward_statements = _folded_forward(trace, statements)
     functions = _functions(forward_statements, "forward", "SHARED int {}(void)", "    return 0;", chunk)
     n_forward = len(functions)
     functions += _functions(statements, "backward", "SHARED void {}(double *dp)", "", chunk)
@@ -186,6 +187,46 @@ def c_program(trace, chunk=CHUNK):
             "EXPORT int loss_and_grads(const double *p_in, const double *x_in, double *out) {\n"
             "    double *dp = out + 1;\n" + "\n".join(body) + "\n    return 0;\n}\n")
     return Program(header, functions, main)
+
+
+def _folded_forward(trace, backward):
+    """The forward statements, with each result that is used once, by a `+` or a `*`, and
+    nowhere else (not by the backward pass, a guard, or as a result) folded into the
+    expression that uses it: a neuron's weighted sum becomes one statement,
+    `t[3] = (p[2] + (p[0] * x[0])) + (p[1] * x[1]);`, instead of four. The same operations on
+    the same numbers, so the same result; fewer statements for the compiler, and less code
+    to run. (The Python code keeps one line per operation, for reading.)"""
+    kept = {"t" + k for k in _ARRAY_INDEX.findall("\n".join(backward))}  # the backward reads them
+    kept.update(name for name in trace.ends)
+    users = {}
+    for ins in trace.tape:
+        for a in ins.args:
+            users[a] = users.get(a, 0) + 1
+    foldable = {ins.out: ins for ins in trace.tape if ins.op in ("+", "*")}
+    folded = set()
+    for ins in trace.tape:
+        if ins.op in ("+", "*"):
+            folded.update(a for a in ins.args if a in foldable and users[a] == 1)
+    folded -= kept
+    expressions, lines = {}, []
+
+    def value(name):
+        return expressions.get(name) or C.v(name)
+
+    for ins in trace.tape:
+        if ins.out in folded:
+            a, b = ins.args
+            expressions[ins.out] = f"({value(a)} {ins.op} {value(b)})"
+            continue
+        if any(a in expressions for a in ins.args):
+            a, b = ins.args  # only a `+` or a `*` has a folded input
+            lines.append(C.assign(C.v(ins.out), f"{value(a)} {ins.op} {value(b)}"))
+        else:
+            lines.extend(forward(ins, C))
+    return lines
+
+
+_ARRAY_INDEX = re.compile(r"\bt\[(\d+)\]")
 
 
 def _functions(statements, name, signature, ending, chunk):
