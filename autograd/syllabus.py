@@ -14,7 +14,7 @@ the checks modules.
     >>> chapter(4).heading
     '04 · Non-linear activations'
     >>> [c.number for c in with_checkpoint()]
-    [1, 2, 3, 4, 5, 6, 7, 8, 10]
+    [1, 2, 3, 4, 5, 6, 7, 8, 10, 11]
 
 Standard library only, and nothing from the rest of the package, so that any part of it (and
 any script) can import the list.
@@ -75,6 +75,8 @@ CHAPTERS = (
             assumes=(7, 8)),
     Chapter(10, "10_making_it_fast.ipynb", "Making it fast",
             checkpoint=True, assumes=(7, 9)),
+    Chapter(11, "11_trace_once_run_many.ipynb", "Trace once, run many",
+            checkpoint=True, assumes=(7, 10)),
 )
 
 LAST = CHAPTERS[-1].number

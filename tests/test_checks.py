@@ -16,11 +16,11 @@ from autograd import syllabus
 from autograd.checks import (
     CheckFailed, Report, check, checkpoint, expect_close, fail, run_checks,
 )
-from autograd.checks import ch01, ch02, ch03, ch04, ch05, ch06, ch07, ch08, ch10
+from autograd.checks import ch01, ch02, ch03, ch04, ch05, ch06, ch07, ch08, ch10, ch11
 from autograd.engine import Value as EngineValue
 from autograd.stages import add_to_class, stage
 
-LAST_CHAPTER = 10
+LAST_CHAPTER = 11
 
 
 def result(report, words):
@@ -112,14 +112,15 @@ def test_expect_close_says_what_was_expected_and_what_happened():
 @pytest.mark.parametrize("chapter", [0, 9])
 def test_checkpoint_refuses_a_chapter_without_one_and_names_those_with_one(chapter):
     with pytest.raises(ValueError, match=f"^chapter {chapter} has no checkpoint: "
-                                         "chapters 1 to 8 and 10 have one$"):
+                                         "chapters 1 to 8, 10 and 11 have one$"):
         checkpoint(chapter, stage(5))
 
 
-@pytest.mark.parametrize("chapter", [-1, 11])
+@pytest.mark.parametrize("chapter", [-1, 12])
 def test_checkpoint_refuses_a_number_that_is_no_chapter(chapter):
     with pytest.raises(ValueError, match=f"^there is no chapter {chapter}: the course has "
-                                         "chapters 0 to 10, and chapters 1 to 8 and 10 have one$"):
+                                         "chapters 0 to 11, and chapters 1 to 8, 10 and 11 have "
+                                         "one$"):
         checkpoint(chapter, stage(5))
 
 
@@ -140,6 +141,20 @@ def test_checkpoint_ten_runs_chapter_tens_specification():
     assert report.title.startswith("Chapter 10") and not report.passed
     assert [(r.name, r.passed) for r in report.results] == [
         (r.name, r.passed) for r in direct.results]
+
+
+def test_checkpoint_eleven_runs_chapter_elevens_specification():
+    # `checkpoint(11, ...)` runs chapter 11's checks on a compiler; a function that is not one
+    # (it compiles nothing and returns None) fails every check, and says why
+    def not_a_compiler(root, inputs):
+        return None
+
+    report = checkpoint(11, not_a_compiler)
+    direct = ch11.checkpoint(not_a_compiler)
+    assert report.title.startswith("Chapter 11") and not report.passed
+    assert [(r.name, r.passed) for r in report.results] == [
+        (r.name, r.passed) for r in direct.results]
+    assert "should return the compiled function" in report.results[0].message
 
 
 def test_checkpoint_dispatches_to_the_chapter_module():
