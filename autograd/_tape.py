@@ -280,9 +280,19 @@ def backward_statements(trace, lang):
             needs.add(out)
     # A sum passes its gradient on as it is: where that is the first gradient an input gets,
     # the input's gradient simply *is* the sum's, and shares its variable instead of copying
-    # it (dt0 = dt1). A sum's gradient is final once its closure runs, so only the one input
-    # can change it from then on; its second input, if it needs a variable, gets a copy.
+    # it (dt0 = dt1). A sum's gradient is final once its closure runs, so only that input can
+    # change it from then on. Its second input may share it too, if both inputs are used
+    # nowhere else and the second is no sum: backward() runs the second input's closure right
+    # after the sum's (the sort visits a node's inputs in order, so the last one ends just
+    # before the node); that closure passes nothing on unchanged, and cannot reach the first
+    # input, which only the sum uses; so the variable holds the sum's gradient for as long as
+    # the second input reads it. Otherwise the second input gets a copy.
     shares = {}  # name -> the name whose gradient variable it uses
+    users, op_of = {}, {}
+    for ins in trace.tape:
+        op_of[ins.out] = ins.op
+        for a in ins.args:
+            users[a] = users.get(a, 0) + 1
 
     def gradient(name):
         return lang.d(shares.get(name, name))
@@ -302,7 +312,10 @@ def backward_statements(trace, lang):
             if target not in needs:  # a constant or an input, whose gradient nobody wants
                 continue
             bare = expr == g  # the gradient above, passed on as it is
-            if bare and condition is None and target not in assigned and not shared:
+            if bare and condition is None and target not in assigned and (
+                    not shared or (target == ins.args[-1] and users.get(target) == 1
+                                   and users.get(ins.args[0]) == 1
+                                   and op_of.get(target, "+") != "+")):
                 shares[target] = shares.get(ins.out, ins.out)
                 assigned.add(target)
                 shared = True
