@@ -157,17 +157,35 @@ def c_program(trace, chunk=CHUNK):
     """The `Program` for `trace`.
 
     Its numbers live in arrays of the library: `p` (parameters) and `x` (inputs), copied in
-    at each call, `t` (every instruction's result) and `dt` (their gradients); addressing a
+    at each call, `t` (the instructions' results that are kept) and `dt` (gradients), both
+    numbered in the order the code first uses them (so `t[3]` need not be the tape's `t3`);
+    addressing a
     fixed array is simpler for the compiler than a pointer, and it builds faster. So one
     library runs one call at a time (`Library` holds a lock). `loss_and_grads(p, x, out)`
     returns 0 with the loss, the gradients and the auxiliary values in `out`, or 1 where a
     value is not finite, for the careful Python code to redo.
     """
-    sizes = {"p": trace.n_params, "x": trace.n_inputs, "t": len(trace.tape), "dt": len(trace.tape)}
-    arrays = ", ".join(f"{name}[{max(n, 1)}]" for name, n in sizes.items())
-    header = _PRELUDE + f"\nextern SHARED double {arrays};\n"
     statements, grads = backward_statements(trace, C)
     forward_statements = _folded_forward(trace, statements)
+    ends = [C.guard(C.v(name)) for name in trace.ends]
+    # a parameter's gradient that shares another variable (see `backward_statements`), or 0
+    copies = [f"dp[{i}] = {g};" for i, g in enumerate(grads) if g != C.d(f"p{i}")]
+    results = [f"out[0] = {C.v(trace.result)};"] + [
+        f"out[{1 + trace.n_params + i}] = {C.v(name)};" for i, name in enumerate(trace.aux)]
+    # Most results are folded away, and many gradients share a variable: number the slots of
+    # `t` and `dt` that remain in the order the code uses them, so that the numbers a step
+    # touches sit together in memory.
+    slots = {"t": {}, "dt": {}}
+
+    def renumber(lines):
+        return [_SLOT.sub(lambda m: f"{m[1]}[{slots[m[1]].setdefault(m[2], len(slots[m[1]]))}]",
+                          line) for line in lines]
+
+    forward_statements, ends, statements, copies, results = map(
+        renumber, (forward_statements, ends, statements, copies, results))
+    sizes = {"p": trace.n_params, "x": trace.n_inputs, "t": len(slots["t"]), "dt": len(slots["dt"])}
+    arrays = ", ".join(f"{name}[{max(n, 1)}]" for name, n in sizes.items())
+    header = _PRELUDE + f"\nextern SHARED double {arrays};\n"
     functions = _functions(forward_statements, "forward", "SHARED int {}(void)", "    return 0;", chunk)
     n_forward = len(functions)
     functions += _functions(statements, "backward", "SHARED void {}(double *dp)", "", chunk)
@@ -177,12 +195,9 @@ def c_program(trace, chunk=CHUNK):
     body = [f"    for (int i = 0; i < {trace.n_params}; i++) p[i] = p_in[i];",
             f"    for (int i = 0; i < {trace.n_inputs}; i++) x[i] = x_in[i];"]
     body += [f"    if (forward_{i}()) return 1;" for i in range(n_forward)]
-    body += [f"    {C.guard(C.v(name))}" for name in trace.ends]
+    body += ["    " + line for line in ends]
     body += [f"    backward_{i}(dp);" for i in range(n_backward)]
-    # a parameter's gradient that shares another variable (see `backward_statements`), or 0
-    body += [f"    dp[{i}] = {g};" for i, g in enumerate(grads) if g != C.d(f"p{i}")]
-    body.append(f"    out[0] = {C.v(trace.result)};")
-    body += [f"    out[{1 + trace.n_params + i}] = {C.v(name)};" for i, name in enumerate(trace.aux)]
+    body += ["    " + line for line in copies + results]
     main = ("\n".join(declarations) + f"\n\nSHARED double {arrays};\n\n"
             "EXPORT int loss_and_grads(const double *p_in, const double *x_in, double *out) {\n"
             "    double *dp = out + 1;\n" + "\n".join(body) + "\n    return 0;\n}\n")
@@ -227,6 +242,7 @@ def _folded_forward(trace, backward):
 
 
 _ARRAY_INDEX = re.compile(r"\bt\[(\d+)\]")
+_SLOT = re.compile(r"\b(d?t)\[(\d+)\]")
 
 
 def _functions(statements, name, signature, ending, chunk):
