@@ -17,7 +17,11 @@ kernel's [lock] extra needs it. Step by step, everything inside lite/ and ignore
 5. `jupyter lite build`, from scratch (the old output, cache and .jupyterlite.doit.db deleted):
    every notebook of notebooks/, the wheel listed for piplite (pypi/all.json) and in the site's
    Pyodide lock file (static/pyodide-lock/), so that `import autograd` installs it, together
-   with ipython and the kernel's other packages.
+   with ipython and the kernel's other packages; the lock also holds graphviz's Python package
+   (jupyter_lite_config.json pins it), as a dependency of the wheel there, so that
+   `from autograd.viz import draw_dot` installs it too;
+6. _output/static/viz/viz.js: Graphviz compiled to WebAssembly (the npm package `@viz-js/viz`,
+   pinned in lite/package.json, one MIT file), with which `autograd.viz` draws in the browser.
 
 Takes about 35 s on a 2-core machine (31 s with warm pip/npm/uv caches, 35 s with empty ones);
 the site is about 39 MB.
@@ -46,6 +50,10 @@ MIN_PYTHON = (3, 12)
 
 # Of the npm package, only what the browser loads (no type stubs, sourcemaps or demo pages).
 PYODIDE_SKIP = ("*.d.ts", "*.map", "*.html", "README.md", "package.json")
+# viz-js's single-file ES module (the WebAssembly inside), and where the site serves it:
+# autograd/viz/browser.py looks for it at ../viz/viz.js from the site's Pyodide lock folder.
+VIZ_JS = LITE / "node_modules" / "@viz-js" / "viz" / "dist" / "viz.js"
+SITE_VIZ_JS = OUTPUT / "static" / "viz" / "viz.js"
 
 
 def find_python():
@@ -111,6 +119,12 @@ def lite_build():
     run(VENV / "bin" / "jupyter", "lite", "build", cwd=LITE, env=env)
 
 
+def copy_viz_js():
+    """viz-js into the site, beside the Pyodide lock folder, where autograd.viz imports it."""
+    SITE_VIZ_JS.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(VIZ_JS, SITE_VIZ_JS)
+
+
 def main():
     started = time.monotonic()
     BUILD.mkdir(exist_ok=True)
@@ -118,6 +132,7 @@ def main():
     copy_pyodide()
     build_wheel()
     lite_build()
+    copy_viz_js()
     size = sum(p.stat().st_size for p in OUTPUT.rglob("*") if p.is_file())
     print(f"lite/build.py: {OUTPUT} ({size / 1e6:.1f} MB) in {time.monotonic() - started:.0f} s")
 

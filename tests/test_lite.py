@@ -5,7 +5,9 @@ learner's machine and fail under CI=true. The site is built once for this module
 (1) its files are checked: the notebooks, the `autograd` wheel where the Pyodide kernel installs
 it from, a local Pyodide; (2) it is served on 127.0.0.1 and headless Chromium, with every request
 to any other host blocked and logged, opens chapter 00, adds a cell that imports `autograd` and
-runs it. No cell may import numpy or matplotlib here: Pyodide has them only on its CDN.
+runs it; (3) the same with a cell that draws a graph with `draw_dot`, which in the browser
+draws with viz-js (Graphviz as WebAssembly) from the site. No cell may import numpy or matplotlib
+here: Pyodide has them only on its CDN.
 """
 
 import functools
@@ -18,7 +20,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 import pytest
 from conftest import require_module, skip_or_fail
@@ -43,6 +45,8 @@ CHROMIUM_ARGS = [
 ]
 
 SMOKE_CELL = "import autograd; print(autograd.Value(2.0) * 3)"
+DRAW_CELL = ('from autograd import Value; from autograd.viz import draw_dot; '
+             'a = Value(2.0, label="a"); draw_dot(a * a)')
 
 
 def _build_module():
@@ -109,6 +113,15 @@ def test_site_has_the_course_and_a_local_pyodide(site):
     for name in ("micropip", "ipython", "comm", "pyodide-kernel", "ipykernel", "jedi"):
         assert not lock[name]["file_name"].startswith("http"), (name, lock[name]["file_name"])
         assert (lock_path.parent / lock[name]["file_name"]).resolve().is_file(), name
+    # drawing: graphviz's Python package installs with autograd, and viz-js is in the site
+    assert lock["autograd-from-scratch"]["depends"] == ["graphviz"]
+    assert (lock_path.parent / lock["graphviz"]["file_name"]).resolve().is_file()
+    assert lock["graphviz"]["imports"] == ["graphviz"]
+    viz_js = site / "static" / "viz" / "viz.js"
+    assert viz_js.is_file()
+    assert (lock_path.parent / "../viz/viz.js").resolve() == viz_js.resolve()  # browser.VIZ_JS
+    assert b"Graphviz" in viz_js.read_bytes()[:400]
+
     remote = sorted(name for name, p in lock.items() if p["file_name"].startswith("http"))
     print(f"\n{len(lock) - len(remote)} packages in the site, {len(remote)} left on Pyodide's "
           f"CDN (numpy in it: {'numpy' in remote}, matplotlib: {'matplotlib' in remote})")
@@ -146,7 +159,9 @@ KERNEL_IDLE = """() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]
 FIRST_CELL_OUTPUT = ".jp-Notebook .jp-Cell:first-child .jp-OutputArea-output"
 
 
-def test_autograd_runs_offline_in_the_lite_notebook(served, tmp_path):
+def _run_a_new_first_cell(served, tmp_path, cell, name):
+    """Open chapter 00 in headless Chromium (every other host blocked and logged), insert `cell`
+    above its first cell and run it. Returns the output's HTML and what happened."""
     require_module("playwright")
     from playwright.sync_api import sync_playwright
 
@@ -181,20 +196,40 @@ def test_autograd_runs_offline_in_the_lite_notebook(served, tmp_path):
             page.keyboard.press("Escape")
             page.keyboard.press("a")
             page.keyboard.press("Enter")
-            page.keyboard.type(SMOKE_CELL)
+            page.keyboard.type(cell)
             page.keyboard.press("Shift+Enter")
             page.wait_for_selector(FIRST_CELL_OUTPUT, timeout=CELL)
             first_output = time.monotonic() - started
-            output = page.locator(FIRST_CELL_OUTPUT).first.inner_text()
-            page.screenshot(path=str(tmp_path / "lite.png"))
+            output = page.locator(FIRST_CELL_OUTPUT).first
+            result = {"text": output.inner_text(), "html": output.inner_html()}
+            page.screenshot(path=str(tmp_path / f"{name}.png"))
         except Exception:
-            page.screenshot(path=str(tmp_path / "failure.png"))
+            page.screenshot(path=str(tmp_path / f"{name}-failure.png"))
             raise
         finally:
             browser.close()
 
-    print(f"\nlite in Chromium: kernel idle {kernel_ready:.1f} s, first output "
-          f"{first_output:.1f} s after page load; screenshot {tmp_path / 'lite.png'}")
+    print(f"\n{name} in Chromium: kernel idle {kernel_ready:.1f} s, first output "
+          f"{first_output:.1f} s after page load; screenshot {tmp_path / name}.png")
     print(f"blocked requests ({len(blocked)}):", *blocked, sep="\n  ")
-    assert output.strip() == "Value(data=6.0000, grad=0.0000)", output
+    return result, blocked, page_errors
+
+
+def test_autograd_runs_offline_in_the_lite_notebook(served, tmp_path):
+    output, blocked, page_errors = _run_a_new_first_cell(served, tmp_path, SMOKE_CELL, "lite")
+    assert output["text"].strip() == "Value(data=6.0000, grad=0.0000)", output["text"]
     assert page_errors == [], page_errors
+
+
+def test_draw_dot_draws_offline_in_the_lite_notebook(served, tmp_path):
+    output, blocked, page_errors = _run_a_new_first_cell(served, tmp_path, DRAW_CELL, "draw")
+    # JupyterLab shows an untrusted notebook's SVG as <img src="data:image/svg+xml,...">
+    html = unquote(output["html"])
+    assert "<svg" in html, output["html"][:3000]
+    assert "autograd-no-drawing" not in html, output["text"][-3000:]
+    # the picture is of a * a: the box of a (its label, data 2.0000) and the product's 4.0000
+    for text in (">a<", "data 2.0000", "data 4.0000", ">*<"):
+        assert text in html, (text, html[:3000])
+    assert page_errors == [], page_errors
+    # nothing the drawing needs was asked of another host
+    assert not [url for url in blocked if "viz" in url or "graphviz" in url], blocked

@@ -13,6 +13,8 @@ environment's scripts folder on PATH. With neither, drawing raises `GraphvizNotF
 which says how to install one, and a notebook shows that advice with the DOT text instead.
 A layout that takes longer than `LAYOUT_TIMEOUT` seconds (20; `draw_dot(..., timeout=...)`)
 is stopped, and the notebook says so instead of waiting on and on.
+In the browser (the JupyterLite edition, under Pyodide) there is no program to start: Graphviz
+compiled to WebAssembly (viz-js, which the site carries) draws instead, in SVG.
 
 >>> from autograd import Value
 >>> from autograd.viz import backward_order, draw_dot
@@ -25,6 +27,7 @@ is stopped, and the notebook says so instead of waiting on and on.
 
 The package's modules, each importing only those before it:
 
+    browser.py   in the browser (JupyterLite's Pyodide kernel): Graphviz as WebAssembly
     layout.py    finding the layout program, running it under a time limit, its errors
     drawing.py   GraphDrawing: a graphviz.Digraph that becomes a picture through layout.py,
                  in a file (`save`), or in a notebook (or an explanation instead)

@@ -27,7 +27,7 @@ __all__ = ["GraphDrawing", "save", "explain", "CANNOT_DRAW"]
 
 # What stops a drawing from becoming a picture, and what a notebook explains instead.
 CANNOT_DRAW = (layout.GraphvizNotFoundError, layout.LayoutTimeoutError,
-               graphviz.CalledProcessError)
+               graphviz.CalledProcessError, layout.browser.VizJsNotLoadedError)
 
 # What a notebook may ask a drawing for, and how the layout program makes it (format and,
 # for text, the encoding to read it in). SVG unless the notebook asks for another.

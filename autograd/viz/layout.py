@@ -10,6 +10,9 @@ install one.
 `LAYOUT_TIMEOUT` seconds (or the drawing's own limit) and raises `LayoutTimeoutError`, so a
 notebook says what happened instead of waiting on and on.
 
+In the browser (JupyterLite's Pyodide kernel, `sys.platform == "emscripten"`), where no program
+can be started, the layout program is Graphviz compiled to WebAssembly: `browser.py`.
+
 This module knows nothing of graphviz's Python objects: it takes DOT text as bytes and gives
 back the picture as bytes. From the graphviz package it uses only two public exception classes.
 """
@@ -23,6 +26,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 import graphviz
+
+from . import browser
 
 __all__ = [
     "LAYOUT_TIMEOUT",
@@ -38,13 +43,14 @@ __all__ = [
 # article's graphs take a tenth of a second; a few hundred values with many crossing arrows can
 # take minutes, which a notebook would spend looking stuck.
 LAYOUT_TIMEOUT = 20.0
+IN_BROWSER = sys.platform == "emscripten"  # Pyodide: drawn by viz-js (browser.py), no program
 _LONGEST_TIMEOUT = 86400.0  # a day; more is no limit but a mistake (and overflows select())
 
 
 class LayoutProgram(NamedTuple):
     """The Graphviz layout program that drawings use: its name and where it is."""
 
-    name: str  # "dot" or "graphviz-pure"
+    name: str  # "dot" or "graphviz-pure"; in the browser "viz-js"
     path: str
 
 
@@ -99,7 +105,10 @@ def layout_program():
 
     The system's `dot` on PATH first, then `graphviz-pure` on PATH, then `graphviz-pure`
     beside the running Python. Looked up afresh each time, so installing one mid-session works.
+    In the browser: viz-js, and the address it loads from.
     """
+    if IN_BROWSER:
+        return LayoutProgram(browser.NAME, browser.location())
     dot = shutil.which("dot")
     if dot:
         return LayoutProgram("dot", dot)
@@ -136,7 +145,12 @@ def run(engine, format, source, *, renderer=None, formatter=None, neato_no_op=No
     `LayoutTimeoutError` says so; `values`, the number of values drawn, goes in its message.
     A program that fails raises `graphviz.CalledProcessError` with its output and complaint
     (bytes); its warnings go to stderr unless `quiet`.
+
+    In the browser viz-js draws instead (`browser.run`), with no time limit and no `cwd`.
     """
+    if IN_BROWSER:
+        return browser.run(engine, format, source, renderer=renderer, formatter=formatter,
+                           neato_no_op=neato_no_op, quiet=quiet, options=options)
     program = layout_program()
     output = ":".join(part for part in (format, renderer, formatter) if part)
     command = [program.path, f"-K{engine}", f"-T{output}", *options]
