@@ -93,7 +93,7 @@ import math
 import time
 import warnings
 
-from . import _floats
+from . import _compile_c, _floats
 from .engine import Value
 from ._tape import Instruction, creations, python_source, record
 
@@ -131,7 +131,6 @@ _compiled_count = itertools.count()
 
 def c_compiler():
     """The path of the C compiler `backend="c"` would use (`$CC`, `cc`, `gcc` or `clang`), or None."""
-    from . import _compile_c
     return _compile_c.find_compiler()
 
 
@@ -201,7 +200,6 @@ class CompiledLoss:
             self._careful = None
             self.backend, self._c = "python", None
             if backend == "c":
-                from . import _compile_c
                 try:
                     self._c = _compile_c.build(self._trace, opt_level)
                 except _compile_c.CannotBuild as reason:

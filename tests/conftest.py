@@ -5,6 +5,7 @@ but CI (`CI=true`) must run every test, so there a missing tool is a failure, no
 """
 
 import os
+import shutil
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -32,6 +33,27 @@ def require_module(name):
     except ImportError:
         hint = "pip install -r requirements-torch.txt" if name == "torch" else f"pip install {name}"
         skip_or_fail(f"{name} is not installed ({hint})")
+
+
+# Headless Chromium, as it runs here: the system's own (Debian's `chromium`), never a
+# Playwright download, with nothing that reaches out to the network on its own.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+
+def chromium():
+    """The system's Chromium, or skip (fail under CI) without it."""
+    executable = shutil.which("chromium")
+    if executable is None:
+        skip_or_fail("no `chromium` on PATH (Debian: apt-get install chromium)")
+    return executable
 
 
 @pytest.fixture(autouse=True)

@@ -23,7 +23,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import require_module, skip_or_fail
+from conftest import CHROMIUM_ARGS, chromium, require_module
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -33,15 +33,6 @@ SERVER_START = 120  # seconds: JupyterLab starts slowly on a busy machine
 RUN_ALL = 180_000  # milliseconds: kernel start plus every cell, drawings included
 STEP = 60_000  # milliseconds for one widget round trip (kernel, layout, redraw)
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 
 # User settings for the temporary JupyterLab: no news or update checks (no network, no
 # pop-ups over the notebook), the notebook's kernel started without asking, and every cell
@@ -163,14 +154,6 @@ def _signal_group(server, signum):
         pass
 
 
-def _chromium():
-    """Launch arguments for the system's Chromium, or skip (fail under CI) without it."""
-    executable = shutil.which("chromium")
-    if executable is None:
-        skip_or_fail("no `chromium` on PATH (Debian: apt-get install chromium)")
-    return executable
-
-
 # ------------------------------------------------------------------------ in the page
 
 
@@ -215,7 +198,7 @@ def test_explorers_work_in_jupyterlab(jupyter_lab, tmp_path):
     require_module("playwright")
     from playwright.sync_api import sync_playwright
 
-    executable = _chromium()
+    executable = chromium()
     base, token, work = jupyter_lab
     page_errors = []
     started = time.monotonic()

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from autograd.checks import ch03, ch04, ch05, checkpoint
 from autograd.checks.exercise import forget_answers
-from autograd.engine import Value as EngineValue
+from autograd.graph import topological_order
 from autograd.stages import add_to_class, stage
+from mistakes.ch05 import _ALL_AT_ONCE
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -219,19 +220,8 @@ def test_chapter_four_slope_prediction_hints_first_then_answers_each_number_roun
 
 def backward_without_reset(self):
     """The article's backward with an iterative sort: intermediate gradients are not reset."""
-    order, visited, stack = [], {id(self)}, [(self, iter(self._prev))]
-    while stack:
-        node, children = stack[-1]
-        for child in children:
-            if id(child) not in visited:
-                visited.add(id(child))
-                stack.append((child, iter(child._prev)))
-                break
-        else:
-            stack.pop()
-            order.append(node)
     self.grad = 1.0
-    for node in reversed(order):
+    for node in reversed(topological_order(self)):
         node._backward()
 
 
@@ -312,20 +302,16 @@ def sort_without_break(root):
     return order
 
 
-def sort_pushing_all_inputs(root):
-    order, visited, stack = [], {root}, [(root, iter(root._prev))]
-    while stack:
-        node, inputs = stack[-1]
-        pushed = False
-        for child in inputs:
-            if child not in visited:
-                visited.add(child)
-                stack.append((child, iter(child._prev)))
-                pushed = True
-        if not pushed:
-            stack.pop()
-            order.append(node)
-    return order
+def _sort_from_catalogue(source):
+    """The sort a mistake of tests/mistakes/ch05.py plants, as a function (with its source)."""
+    filename = "<planted sort>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace["iterative_topological_order"]
+
+
+sort_pushing_all_inputs = _sort_from_catalogue(_ALL_AT_ONCE)
 
 
 def sort_of_children_only(root):

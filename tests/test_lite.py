@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
-from conftest import require_module, skip_or_fail
+from conftest import CHROMIUM_ARGS, chromium, require_module, skip_or_fail
 
 ROOT = Path(__file__).resolve().parent.parent
 LITE = ROOT / "lite"
@@ -34,15 +34,6 @@ BUILD_TIMEOUT = 1200  # seconds: a cold build downloads about 40 MB of packages
 KERNEL_START = 240_000  # milliseconds: Pyodide, ipython and the kernel load in the page
 CELL = 120_000  # milliseconds for the first cell's output
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 
 SMOKE_CELL = "import autograd; print(autograd.Value(2.0) * 3)"
 DRAW_CELL = ('from autograd import Value; from autograd.viz import draw_dot; '
@@ -165,9 +156,7 @@ def _run_a_new_first_cell(served, tmp_path, cell, name):
     require_module("playwright")
     from playwright.sync_api import sync_playwright
 
-    executable = shutil.which("chromium")
-    if executable is None:
-        skip_or_fail("no `chromium` on PATH (Debian: apt-get install chromium)")
+    executable = chromium()
 
     blocked, page_errors = [], []
 

@@ -402,15 +402,19 @@ def check_flat_exp(cls):
 
 # --------------------------------------------------------------------- the checkpoint
 
-# name -> (arity, operation written with what FlatValue has: + and * (numbers on either side),
-# relu and exp). Operands of exp are kept small so that nothing overflows.
-OPERATIONS = {
+# name -> (arity, operation): + and * of two values, and with a number on either side
+ARITHMETIC = {
     "add": (2, lambda a, b: a + b),
     "mul": (2, lambda a, b: a * b),
     "add_number": (1, lambda a: a + 1.5),
     "number_add": (1, lambda a: -0.5 + a),
     "mul_number": (1, lambda a: a * -0.75),
     "number_mul": (1, lambda a: 2 * a),
+}
+# What FlatValue has: the arithmetic, relu and exp. Operands of exp are kept small so that
+# nothing overflows.
+OPERATIONS = {
+    **ARITHMETIC,
     "relu": (1, lambda a: a.relu()),
     "exp": (1, lambda a: (a * 0.1).exp()),
 }
