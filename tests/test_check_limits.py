@@ -383,6 +383,26 @@ def test_run_checks_off_the_main_thread_runs_without_a_time_limit_and_changes_no
     assert signal.getsignal(signal.SIGINT) is before
 
 
+def test_in_the_browser_where_no_thread_can_start_checks_run_without_a_time_limit(monkeypatch):
+    """Pyodide (the JupyterLite edition) cannot start a thread: checks and exercises still run."""
+    from autograd.checks import core
+
+    def no_threads(self):
+        raise RuntimeError("can't start new thread")
+
+    @check("takes a moment")
+    def moment(x):
+        time.sleep(0.3)
+
+    monkeypatch.setattr(threading.Thread, "start", no_threads)
+    monkeypatch.setattr(core, "IN_BROWSER", True)
+    before = signal.getsignal(signal.SIGINT)
+    report = run_checks("t", [moment, passing, failing], 1, seconds=0.1)
+    assert [r.passed for r in report.results] == [True, True, False]
+    assert report.results[2].message == "x should be 2 but was 1"
+    assert signal.getsignal(signal.SIGINT) is before
+
+
 def test_a_check_that_runs_other_checks_keeps_one_time_limit():
     @check("runs checks of its own")
     def outer(x):

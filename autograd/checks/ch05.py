@@ -56,6 +56,22 @@ def default_recursion_limit():
         sys.setrecursionlimit(old)
 
 
+def chain_of_sums(Value, depth, start, step):
+    """`x`, `step` and the nodes of x + step + step + ... (`depth` sums), last node last.
+
+    The list is what frees the chain safely. Dropped from its last node alone, a chain is freed
+    by a recursion as deep as the chain: each node, as it goes, lets go of its input. In the
+    browser (the JupyterLite edition) that recursion overflows the JavaScript stack for a chain
+    of a few thousand nodes of a class with `__slots__`, and the kernel dies. A list lets go of
+    its last item first, so each node goes when no other node is left to go with it.
+    """
+    x, step = Value(start), Value(step)
+    nodes = [x]
+    for _ in range(depth):
+        nodes.append(nodes[-1] + step)  # one more node on the chain, and one more use of `step`
+    return x, step, nodes
+
+
 def random_program(seed, n_inputs=3, n_steps=12):
     """A seeded random graph as (inputs, steps); each step is (op, i, j) on earlier nodes.
 
@@ -151,13 +167,10 @@ def random_graphs(Value):
 @check(f"a chain {DEPTH:,} nodes deep works at the default recursion limit", seconds=40,
        timeout_hint=VISITED_IN_A_SET)
 def deep_chain(Value):
-    x, step = Value(1.0), Value(0.5)
-    y = x
-    for _ in range(DEPTH):
-        y = y + step  # one more node on the chain, and one more use of `step`
+    x, step, chain = chain_of_sums(Value, DEPTH, 1.0, 0.5)
     try:
         with default_recursion_limit():
-            y.backward()
+            chain[-1].backward()
     except RecursionError:
         fail(f"`backward()` raised RecursionError on a chain {DEPTH:,} nodes deep: a recursive "
              f"sort needs one Python frame per node, and Python allows about "

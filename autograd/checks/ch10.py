@@ -33,7 +33,7 @@ from numbers import Real
 from ..engine import Value as Reference
 from ..profiling import collector_off, new_tracked_objects
 from . import check, expect, expect_close, fail, is_close, run_checks, show
-from .ch05 import VISITED, default_recursion_limit
+from .ch05 import VISITED, chain_of_sums, default_recursion_limit
 from .exercise import Exercise, is_unwritten
 
 __all__ = ["checkpoint", "check_cycle_path", "check_object_predictions", "check_flat_exp",
@@ -547,12 +547,9 @@ def no_cycles(cls):
 @check(f"backward() works on a chain {DEPTH:,} nodes deep at the default recursion limit",
        seconds=15, timeout_hint=VISITED)
 def deep_chain(cls):
-    x, step = cls(0.5), cls(1.0)
-    y = x
-    for _ in range(DEPTH):
-        y = y + step
+    x, step, chain = chain_of_sums(cls, DEPTH, 0.5, 1.0)
     with default_recursion_limit():
-        y.backward()
+        chain[-1].backward()
     expect(x.grad == 1.0 and step.grad == DEPTH,
            f"`x.grad` should be 1.0 and `step.grad` {DEPTH:,}, but were {show(x.grad)} and "
            f"{show(step.grad)}")

@@ -18,6 +18,7 @@ from collections import namedtuple
 from contextlib import contextmanager
 from numbers import Real
 
+from .._platform import IN_BROWSER
 from ..graph import backward_by_hand, backward_order
 
 
@@ -67,8 +68,10 @@ def check(name, *, seconds=None, timeout_hint=None):
 # line. Any other interrupt is the learner's Ctrl-C: the run stops, shows the checks that ran,
 # and raises `ChecksInterrupted`, so that Run All stops as it would after any Ctrl-C.
 #
-# A time limit needs the main thread. Elsewhere (and inside a check that is itself timed, when
-# a check runs other checks), checks run without a limit of their own.
+# A time limit needs the main thread and a thread to watch it. Elsewhere (and inside a check
+# that is itself timed, when a check runs other checks), checks run without a limit of their
+# own: so too in the browser (the JupyterLite edition), where Python cannot start a thread;
+# there the notebook's stop button is the way out of a loop that never ends.
 
 _RESEND = 0.5  # seconds between interrupts, when the learner's code swallows one
 
@@ -166,7 +169,7 @@ def _on_interrupt(signum, frame):
 def _take_interrupts():
     """Install `_on_interrupt`; return True if it is in place (on the main thread only)."""
     global _previous_handler
-    if threading.current_thread() is not threading.main_thread():
+    if IN_BROWSER or threading.current_thread() is not threading.main_thread():
         return False
     try:
         previous = signal.getsignal(signal.SIGINT)

@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 import graphviz
 
+from .._platform import IN_BROWSER  # Pyodide: drawn by viz-js (browser.py), no program
 from . import browser
 
 __all__ = [
@@ -43,7 +44,6 @@ __all__ = [
 # article's graphs take a tenth of a second; a few hundred values with many crossing arrows can
 # take minutes, which a notebook would spend looking stuck.
 LAYOUT_TIMEOUT = 20.0
-IN_BROWSER = sys.platform == "emscripten"  # Pyodide: drawn by viz-js (browser.py), no program
 _LONGEST_TIMEOUT = 86400.0  # a day; more is no limit but a mistake (and overflows select())
 
 
