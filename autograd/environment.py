@@ -18,8 +18,11 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
+from ._platform import IN_BROWSER
+
 __all__ = [
     "MIN_PYTHON",
+    "IN_BROWSER",
     "REQUIREMENTS",
     "Finding",
     "EnvironmentReport",
@@ -27,6 +30,7 @@ __all__ = [
     "TestDrawing",
     "WidgetTest",
     "check_environment",
+    "browser_note",
     "draw_test_graph",
     "widget_test",
 ]
@@ -112,6 +116,8 @@ def _check_python():
     version = _python_version()
     shown = ".".join(map(str, version))
     detail = f"Python {shown} at {sys.executable or 'an unknown location'}"
+    if IN_BROWSER:
+        detail = f"Python {shown} in this browser tab (Pyodide: Python compiled to WebAssembly)"
     if version[:2] >= MIN_PYTHON:
         return Finding("Python", OK, detail)
     need = ".".join(map(str, MIN_PYTHON))
@@ -123,12 +129,33 @@ def _check_python():
     )
 
 
+# In the browser (the JupyterLite edition) the site brings the notebook app and the drawing
+# program, and Pyodide fetches packages that are not pure Python when a cell first imports them.
+IN_BROWSER_NOT_NEEDED = {
+    "jupyterlab": "not needed: JupyterLite, the notebook app in this browser tab, runs the course",
+    "graphviz-pure": "not needed: in the browser, Graphviz compiled to WebAssembly draws",
+}
+IN_BROWSER_ON_IMPORT = {
+    "matplotlib": "not loaded yet: the browser fetches it (with numpy, about 10 MB) from "
+                  "Pyodide's package site the first time a cell imports it, so the chapters' "
+                  "plots need the network",
+}
+YOUR_EDITS = (
+    "kept in this browser's storage for this site, not on your disk: to keep a notebook, "
+    "File > Download. Clearing the browser's site data deletes them."
+)
+
+
 def _check_package(distribution, dot_on_path):
     minimum, use = REQUIREMENTS[distribution]
     requirement = f"{distribution}>={minimum}"
     version = _installed_version(distribution)
     if version is not None and _at_least(version, minimum):
         return Finding(distribution, OK, f"{version}, for {use}")
+    if IN_BROWSER and distribution in IN_BROWSER_NOT_NEEDED:
+        return Finding(distribution, OK, IN_BROWSER_NOT_NEEDED[distribution])
+    if IN_BROWSER and version is None and distribution in IN_BROWSER_ON_IMPORT:
+        return Finding(distribution, OK, f"{IN_BROWSER_ON_IMPORT[distribution]}, for {use}")
     if version is None:
         found = f"not installed (the course uses it for {use})"
     else:
@@ -224,7 +251,11 @@ def _check_layout_program():
     except viz.GraphvizNotFoundError as error:
         return Finding("layout program", PROBLEM, "none found, so graphs cannot be drawn",
                        f"{error}\nIf the cell still fails, restart the kernel. {RESTART}"), None
-    who = "Graphviz's dot" if program.name == "dot" else program.name
+    who = program.name
+    if program.name == "dot":
+        who = "Graphviz's dot"
+    elif IN_BROWSER:
+        who = f"Graphviz compiled to WebAssembly ({program.name})"
     return Finding("layout program", OK, f"{who} draws the graphs ({program.path})"), program.name
 
 
@@ -309,7 +340,8 @@ class EnvironmentReport:
 
 
 def check_environment(*, cwd=None):
-    """Check Python, the course's packages, `import autograd` and the Graphviz layout program.
+    """Check Python, the course's packages, `import autograd` and the Graphviz layout program
+    (in the browser, what the site brings instead, and where the learner's edits are kept).
 
     `cwd` is the folder the notebook runs in (by default the current one); when it lies in a
     copy of the course, `import autograd` should give that copy's package.
@@ -320,7 +352,42 @@ def check_environment(*, cwd=None):
     findings = [_check_python(), _check_autograd(cwd)]
     findings += [_check_package(name, dot_on_path) for name in REQUIREMENTS]
     findings.append(layout)
+    if IN_BROWSER:
+        findings.append(Finding("your edits", OK, YOUR_EDITS))
     return EnvironmentReport(findings)
+
+
+# --------------------------------------------------------------------- chapters that measure
+
+
+IN_BROWSER_MEASURING = (
+    "You are running this chapter in the browser (the JupyterLite edition). Python runs here "
+    "as WebAssembly, a few times slower than on your computer, so the times you measure are "
+    "longer than the ones the text quotes; the comparisons between engines still hold. PyTorch "
+    "does not run in the browser and there is no C compiler: the cells that use them say so "
+    "and show what another machine measured. To run everything, open the course on Binder or "
+    "on your computer (the README says how)."
+)
+
+
+class BrowserNote:
+    """A note at the top of a chapter that times, profiles or compares with PyTorch."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
+
+    def _repr_html_(self):
+        return ('<div class="autograd-browser-note" style="border-left:4px solid #9a6700;'
+                f'padding-left:0.8em"><p>{_html_text(self.text)}</p></div>')
+
+
+def browser_note():
+    """In the browser, what a chapter that measures cannot do there (a `BrowserNote`, which a
+    notebook shows); elsewhere None, which a notebook cell shows as nothing."""
+    return BrowserNote(IN_BROWSER_MEASURING) if IN_BROWSER else None
 
 
 # --------------------------------------------------------------------- drawing and widgets

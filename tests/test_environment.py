@@ -168,6 +168,44 @@ def test_graphviz_pure_is_not_needed_when_dot_draws(monkeypatch):
     assert found.status == "ok" and "not needed" in found.detail
 
 
+def test_in_the_browser_the_report_knows_what_the_site_brings_and_where_edits_live(monkeypatch):
+    """The JupyterLite edition: no JupyterLab, no graphviz-pure, matplotlib not yet loaded and
+    Graphviz compiled to WebAssembly are all as they should be, not problems to fix."""
+    viz = pytest.importorskip("autograd.viz")
+    monkeypatch.setattr(environment, "IN_BROWSER", True)
+    monkeypatch.setattr(viz.layout, "IN_BROWSER", True)
+    monkeypatch.setattr(viz.layout.browser, "location", lambda: "http://course.test/viz.js")
+    pretend_installed(monkeypatch, jupyterlab=None, graphviz_pure=None, matplotlib=None)
+    report = check_environment(cwd=Path("/drive"))
+    assert report.passed and not report.warnings, str(report)
+    assert "browser" in report.finding("Python").detail
+    assert "WebAssembly" in report.finding("Python").detail
+    assert report.finding("jupyterlab").detail.startswith("not needed")
+    assert report.finding("graphviz-pure").detail.startswith("not needed")
+    assert "network" in report.finding("matplotlib").detail
+    assert "pip install" not in str(report)  # nothing to install
+    layout = report.finding("layout program")
+    assert "WebAssembly (viz-js)" in layout.detail and "course.test/viz.js" in layout.detail
+    assert "File > Download" in report.finding("your edits").detail
+
+
+def test_in_the_browser_an_old_widget_package_is_still_a_problem(monkeypatch):
+    monkeypatch.setattr(environment, "IN_BROWSER", True)
+    pretend_installed(monkeypatch, ipywidgets="7.8.5", matplotlib="3.1")
+    report = check_environment(cwd=Path("/drive"))
+    assert report.finding("ipywidgets").status == "problem"
+    assert report.finding("matplotlib").status == "problem"  # too old, not merely not loaded
+
+
+def test_outside_the_browser_the_report_says_nothing_of_it(monkeypatch):
+    pretend_installed(monkeypatch, matplotlib=None)
+    report = check_environment(cwd=ROOT / "notebooks")
+    assert report.finding("matplotlib").status == "problem"
+    assert "browser" not in str(report)
+    with pytest.raises(KeyError):
+        report.finding("your edits")
+
+
 def test_old_python_is_a_problem_that_says_which_version_to_install(monkeypatch):
     monkeypatch.setattr(environment, "_python_version", lambda: (3, 9, 18))
     found = check_environment(cwd=ROOT / "notebooks").finding("Python")
@@ -268,3 +306,13 @@ def test_without_ipywidgets_the_widget_says_how_to_install_it(monkeypatch):
     assert '%pip install "ipywidgets>=8.0"' in str(advice)
     assert RESTART_WORDS in str(advice) and "Restart Kernel" in str(advice)
     assert "ipywidgets&gt;=8.0" in advice._repr_html_()
+
+
+def test_chapters_that_measure_say_what_the_browser_cannot_do_there_and_nothing_elsewhere(
+        monkeypatch):
+    assert environment.browser_note() is None  # a notebook cell shows nothing
+    monkeypatch.setattr(environment, "IN_BROWSER", True)
+    note = environment.browser_note()
+    for words in ("browser", "slower", "PyTorch does not run", "no C compiler", "Binder"):
+        assert words in str(note), words
+    assert 'class="autograd-browser-note"' in note._repr_html_()

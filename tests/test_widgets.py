@@ -6,6 +6,8 @@ never copied from what the code printed.
 
 import math
 import re
+import subprocess
+import sys
 import warnings
 import xml.etree.ElementTree as ET
 
@@ -1018,3 +1020,15 @@ def test_autograd_widgets_keeps_every_name_it_has_always_offered():
                       package.GraphExplorerView)
     assert set(package.WRONG_ORDERS) == {"forward", "breadth-first"}
     assert set(package.ACTIVATIONS) == {"tanh", "relu", "sigmoid", "exp"}
+
+
+def test_the_explorers_import_matplotlib_only_with_their_first_plot():
+    """The backward stepper and the graph explorer draw graphs, not plots: they work offline in
+    the browser, where matplotlib would come from the network."""
+    code = ("import sys; from autograd.widgets import BackwardStepper, GraphExplorer; "
+            "from autograd import Value; from autograd.article import neuron; "
+            "stepper = BackwardStepper(neuron(Value)['o']); stepper.go_to(3); stepper.graph(); "
+            "print('matplotlib' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "False", done.stdout + done.stderr

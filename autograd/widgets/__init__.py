@@ -6,8 +6,10 @@ methods and state, which tests and notebook cells drive without a browser. Its *
 (`model.widget()`) is built from ipywidgets and redraws whenever the model changes, so a cell
 can still move an explorer that is on screen. A model shown in a notebook shows its view.
 
-This package imports ipywidgets, matplotlib and `autograd.viz` (graphviz) itself; `import
-autograd` never does, so import it explicitly: `from autograd.widgets import BackwardStepper`.
+This package imports ipywidgets and `autograd.viz` (graphviz) itself, and matplotlib with the
+first plot (so that the explorers that only draw graphs work where matplotlib is not at hand,
+as in the browser offline); `import autograd` never does, so import it explicitly:
+`from autograd.widgets import BackwardStepper`.
 
 Extreme settings never end in a traceback inside a view: what the engine raises for a
 computation it cannot do (ValueError, OverflowError, ZeroDivisionError) is shown as a message.

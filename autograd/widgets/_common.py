@@ -9,7 +9,6 @@ import io
 import math
 
 import ipywidgets as widgets
-from matplotlib.figure import Figure
 
 from .. import graph, viz
 
@@ -241,8 +240,22 @@ def _picture(make_figure):
         return b"", f"The plot cannot be drawn here ({type(exc).__name__}: {exc})."
 
 
-class _Figure(Figure):
-    """A matplotlib figure that a notebook shows as a picture without pyplot's help."""
+_figure_class = None
 
-    def _repr_png_(self):
-        return _png(self)
+
+def _Figure(**settings):
+    """A matplotlib figure that a notebook shows as a picture without pyplot's help.
+
+    matplotlib is imported on the first plot, not with the explorers: in the browser (the
+    JupyterLite edition) it comes from the network, and the explorers that draw only graphs
+    (the backward stepper, the graph explorer) must work offline."""
+    global _figure_class
+    if _figure_class is None:
+        from matplotlib.figure import Figure
+
+        class Picture(Figure):
+            def _repr_png_(self):
+                return _png(self)
+
+        _figure_class = Picture
+    return _figure_class(**settings)

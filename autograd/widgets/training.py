@@ -7,7 +7,6 @@ import random
 import time
 
 import ipywidgets as widgets
-from matplotlib.ticker import MaxNLocator
 
 from .. import data as _data
 from .. import nn as _nn
@@ -306,6 +305,8 @@ class TrainingDashboard(_Model):
 
     def figure(self, grid=30):
         """The loss curve (left) and the data over the decision boundary (right)."""
+        from matplotlib.ticker import MaxNLocator  # with the first plot, as _Figure does
+
         fig = _Figure(figsize=(10, 4.2), layout="constrained")
         left, right = fig.subplots(1, 2)
         few = len(self.losses) < 30  # dots while there are few enough to count
