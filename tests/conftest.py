@@ -4,8 +4,18 @@ Optional tools (PyTorch, a browser) skip with a reason on a learner's machine th
 but CI (`CI=true`) must run every test, so there a missing tool is a failure, not a skip.
 """
 
+import contextlib
+import functools
+import http.server
+import importlib.util
 import os
 import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -64,3 +74,121 @@ def fresh_answers():
     forget_answers()
     yield
     forget_answers()
+
+
+# ------------------------------------------------------------------ the website, built and served
+# `python3 website/build.py` builds the course website, the JupyterLite edition included, into
+# website/_site. The fixtures below build it once for the whole session, serve it on 127.0.0.1,
+# and open its pages in headless Chromium with every other host blocked (tests/test_website.py;
+# any test of a static site can use them).
+
+REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
+WEBSITE_BUILD = REPOSITORY_ROOT / "website" / "build.py"
+WEBSITE_SITE = REPOSITORY_ROOT / "website" / "_site"
+WEBSITE_BUILD_TIMEOUT = 1500  # seconds: a cold build downloads the Sphinx and Lite stacks
+
+
+def _lite_build_module():
+    path = REPOSITORY_ROOT / "lite" / "build.py"
+    spec = importlib.util.spec_from_file_location("lite_build", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _size_mb(folder):
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
+
+
+@pytest.fixture(scope="session")
+def built_site():
+    """Build the website once (website/build.py, with this Python) and return website/_site."""
+    if shutil.which("npm") is None:
+        skip_or_fail("no `npm` on PATH, which website/build.py needs (Debian: apt-get install npm)")
+    if _lite_build_module().find_python() is None:
+        skip_or_fail("no Python >= 3.12, which the JupyterLite edition needs "
+                     "(python3.12 on PATH or pyenv)")
+    started = time.monotonic()
+    try:
+        result = subprocess.run([sys.executable, str(WEBSITE_BUILD)], capture_output=True,
+                                text=True, timeout=WEBSITE_BUILD_TIMEOUT)
+    except subprocess.TimeoutExpired as timeout:
+        output = timeout.stdout or b""  # bytes, even with text=True
+        output = output.decode(errors="replace") if isinstance(output, bytes) else output
+        pytest.fail(f"website/build.py took more than {WEBSITE_BUILD_TIMEOUT} s:\n"
+                    f"{output[-4000:]}", pytrace=False)
+    if result.returncode != 0:
+        pytest.fail(f"website/build.py failed (exit {result.returncode}):\n"
+                    f"{result.stdout[-4000:]}\n{result.stderr[-6000:]}", pytrace=False)
+    summary = result.stdout[result.stdout.rfind("website/build.py:"):]
+    print(f"\nwebsite build: {time.monotonic() - started:.0f} s, "
+          f"site {_size_mb(WEBSITE_SITE):.1f} MB\n{summary}")
+    return WEBSITE_SITE
+
+
+class _QuietStaticHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".mjs": "text/javascript", ".js": "text/javascript",
+                      ".wasm": "application/wasm", ".json": "application/json"}
+
+    def log_message(self, *args):
+        pass
+
+
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a page closed mid-download
+            super().handle_error(request, client_address)
+
+
+@contextlib.contextmanager
+def serve_folder(folder):
+    """Serve `folder` on 127.0.0.1, on a free port, in a thread: yields the base URL."""
+    handler = functools.partial(_QuietStaticHandler, directory=str(folder))
+    server = _QuietServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def served_site(built_site):
+    """The built website on 127.0.0.1: its base URL (the Lite edition is under /lite/)."""
+    with serve_folder(built_site) as base_url:
+        yield base_url
+
+
+@contextlib.contextmanager
+def offline_page(base_url, blocked, page_errors, viewport=(1400, 1000)):
+    """A page of headless Chromium (the system's, see chromium()) in which only `base_url`'s
+    host (127.0.0.1) answers: every request to another host is aborted and its URL appended to
+    `blocked`; every uncaught error of a page's scripts is appended to `page_errors`. Relative
+    URLs (`page.goto("/index.html")`) are relative to `base_url`. One browser, one context."""
+    require_module("playwright")
+    from playwright.sync_api import sync_playwright
+
+    executable = chromium()
+    host = urlparse(base_url).hostname
+
+    def only_this_host(route):
+        if urlparse(route.request.url).hostname == host:
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(base_url=base_url,
+                                          viewport={"width": viewport[0], "height": viewport[1]})
+            context.route("**/*", only_this_host)
+            page = context.new_page()
+            page.on("pageerror", lambda error: page_errors.append(f"{page.url}: {error}"))
+            yield page
+        finally:
+            browser.close()
