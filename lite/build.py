@@ -21,7 +21,9 @@ kernel's [lock] extra needs it. Step by step, everything inside lite/ and ignore
    (jupyter_lite_config.json pins it), as a dependency of the wheel there, so that
    `from autograd.viz import draw_dot` installs it too;
 6. _output/static/viz/viz.js: Graphviz compiled to WebAssembly (the npm package `@viz-js/viz`,
-   pinned in lite/package.json, one MIT file), with which `autograd.viz` draws in the browser.
+   pinned in lite/package.json, one MIT file), with which `autograd.viz` draws in the browser;
+7. _output/index.html: the first page, lite/welcome.html with the chapters filled in: what
+   loads and how long it takes, where the learner's edits are kept, what needs the network.
 
 Takes about 35 s on a 2-core machine (31 s with warm pip/npm/uv caches, 35 s with empty ones);
 the site is about 39 MB.
@@ -31,14 +33,18 @@ imports them needs the network.
 """
 
 import glob
+import html
 import json
 import os
+import re
 import shutil
+import string
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 LITE = Path(__file__).resolve().parent
 ROOT = LITE.parent
@@ -125,6 +131,28 @@ def copy_viz_js():
     shutil.copy(VIZ_JS, SITE_VIZ_JS)
 
 
+def write_welcome():
+    """The site's first page (lite/welcome.html, filled in): what loads, where edits are kept,
+    and the chapters. It replaces JupyterLite's own index.html, which redirects to lab/, and
+    keeps the settings that page carries for the apps."""
+    sys.path.insert(0, str(ROOT))
+    from autograd.syllabus import CHAPTERS
+
+    items = "\n".join(
+        f'  <li><a href="lab/index.html?path={quote(chapter.notebook)}">'
+        f"{html.escape(chapter.title)}</a></li>" for chapter in CHAPTERS)
+    size = sum(p.stat().st_size for p in OUTPUT.rglob("*") if p.is_file())
+    # JupyterLite's apps read the site's settings from this element of the root page: keep it
+    jupyterlite_page = (OUTPUT / "index.html").read_text(encoding="utf-8")
+    config = re.search(r'<script id="jupyter-config-data".*?</script>', jupyterlite_page, re.S)
+    if config is None:
+        sys.exit("lite/build.py: JupyterLite's index.html has no jupyter-config-data script")
+    page = string.Template((LITE / "welcome.html").read_text(encoding="utf-8"))
+    (OUTPUT / "index.html").write_text(
+        page.substitute(chapters=items, size=f"{size / 1e6:.0f}", config=config.group()),
+        encoding="utf-8")
+
+
 def main():
     started = time.monotonic()
     BUILD.mkdir(exist_ok=True)
@@ -133,6 +161,7 @@ def main():
     build_wheel()
     lite_build()
     copy_viz_js()
+    write_welcome()
     size = sum(p.stat().st_size for p in OUTPUT.rglob("*") if p.is_file())
     print(f"lite/build.py: {OUTPUT} ({size / 1e6:.1f} MB) in {time.monotonic() - started:.0f} s")
 

@@ -1,67 +1,38 @@
-"""The JupyterLite edition: `lite/build.py` builds it, and it runs offline.
+"""The JupyterLite edition: the course in the browser, with nothing to install.
 
-The build needs npm and a Python >= 3.12 (see lite/build.py); without them the tests skip on a
-learner's machine and fail under CI=true. The site is built once for this module, then
-(1) its files are checked: the notebooks, the `autograd` wheel where the Pyodide kernel installs
-it from, a local Pyodide; (2) it is served on 127.0.0.1 and headless Chromium, with every request
-to any other host blocked and logged, opens chapter 00, adds a cell that imports `autograd` and
-runs it; (3) the same with a cell that draws a graph with `draw_dot`, which in the browser
-draws with viz-js (Graphviz as WebAssembly) from the site. No cell may import numpy or matplotlib
-here: Pyodide has them only on its CDN.
+`website/build.py` builds it (it runs lite/build.py) into the website's lite/ folder, once per
+session (the `built_site` fixture: it needs npm and a Python >= 3.12; without them these tests
+skip on a learner's machine and fail under CI=true). Then (1) its files are checked: every
+chapter, the `autograd` wheel where the Pyodide kernel installs it from, a local Pyodide, viz-js,
+the widgets' front end, the first page; (2) it is served on 127.0.0.1 and headless Chromium,
+with every request to any other host blocked and logged, runs every cell of the chapters that
+need no numpy or matplotlib (00, 02, 03, 05: Pyodide has those two only on its CDN), with their
+drawings drawn by viz-js; moves chapter 00's slider and sees the kernel's answer; and runs
+chapter 10's checkpoint on the fast engine, whose deep chain once killed the kernel.
+Screenshots go to a temporary folder; their paths, each chapter's times and the blocked
+requests are printed (pytest -s).
 """
 
-import functools
-import http.server
-import importlib.util
 import json
-import shutil
-import subprocess
-import sys
-import threading
+import re
 import time
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+from urllib.parse import urlparse
 
 import pytest
-from conftest import CHROMIUM_ARGS, chromium, require_module, skip_or_fail
+from conftest import CHROMIUM_ARGS, chromium, require_module, serve_folder
 
 ROOT = Path(__file__).resolve().parent.parent
-LITE = ROOT / "lite"
-OUTPUT = LITE / "_output"
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 
-BUILD_TIMEOUT = 1200  # seconds: a cold build downloads about 40 MB of packages
 KERNEL_START = 240_000  # milliseconds: Pyodide, ipython and the kernel load in the page
 CELL = 120_000  # milliseconds for the first cell's output
 
 
-SMOKE_CELL = "import autograd; print(autograd.Value(2.0) * 3)"
-DRAW_CELL = ('from autograd import Value; from autograd.viz import draw_dot; '
-             'a = Value(2.0, label="a"); draw_dot(a * a)')
-
-
-def _build_module():
-    spec = importlib.util.spec_from_file_location("lite_build", LITE / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
-def site():
-    """Build the site once (from scratch) and return its folder."""
-    if shutil.which("npm") is None:
-        skip_or_fail("no `npm` on PATH, which lite/build.py needs (Debian: apt-get install npm)")
-    if _build_module().find_python() is None:
-        skip_or_fail("no Python >= 3.12, which lite/build.py needs (python3.12 on PATH or pyenv)")
-    started = time.monotonic()
-    result = subprocess.run([sys.executable, str(LITE / "build.py")], capture_output=True,
-                            text=True, timeout=BUILD_TIMEOUT)
-    if result.returncode != 0:
-        pytest.fail(f"lite/build.py failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}")
-    size = sum(p.stat().st_size for p in OUTPUT.rglob("*") if p.is_file())
-    print(f"\nlite build: {time.monotonic() - started:.0f} s, site {size / 1e6:.1f} MB")
-    return OUTPUT
+def site(built_site):
+    """The JupyterLite edition, as the website carries it (website/build.py runs lite/build.py)."""
+    return built_site / "lite"
 
 
 def _kernel_settings(site):
@@ -70,8 +41,20 @@ def _kernel_settings(site):
         "@jupyterlite/pyodide-kernel-extension:kernel"]
 
 
+def test_the_first_page_says_what_loads_where_edits_stay_and_lists_every_chapter(site):
+    page = " ".join((site / "index.html").read_text(encoding="utf-8").split())
+    size = sum(p.stat().st_size for p in site.rglob("*") if p.is_file()) / 1e6
+    said = re.search(r"loads about (\d+) MB", page)
+    assert said and abs(int(said.group(1)) - size) < 1, (said, size)  # this site, as built
+    assert "seconds before the first cell runs" in page
+    assert "File &gt; Download" in page and "this browser's storage" in page
+    assert "need the network" in page  # numpy and matplotlib
+    links = re.findall(r'href="lab/index.html\?path=([^"]+)"', page)
+    assert sorted(set(links)) == NOTEBOOKS
+    assert (site / "lab" / "index.html").is_file()
+
+
 def test_site_has_the_course_and_a_local_pyodide(site):
-    assert (site / "index.html").is_file()
     assert (site / "lab" / "index.html").is_file()
 
     # every chapter, as the file browser lists it
@@ -104,10 +87,14 @@ def test_site_has_the_course_and_a_local_pyodide(site):
     for name in ("micropip", "ipython", "comm", "pyodide-kernel", "ipykernel", "jedi"):
         assert not lock[name]["file_name"].startswith("http"), (name, lock[name]["file_name"])
         assert (lock_path.parent / lock[name]["file_name"]).resolve().is_file(), name
-    # drawing: graphviz's Python package installs with autograd, and viz-js is in the site
-    assert lock["autograd-from-scratch"]["depends"] == ["graphviz"]
-    assert (lock_path.parent / lock["graphviz"]["file_name"]).resolve().is_file()
-    assert lock["graphviz"]["imports"] == ["graphviz"]
+    # drawing and widgets: graphviz's and ipywidgets' Python packages install with autograd
+    # (ipywidgets without its front-end packages, which the site serves), viz-js is in the site
+    assert lock["autograd-from-scratch"]["depends"] == ["graphviz", "ipywidgets"]
+    assert lock["ipywidgets"]["depends"] == ["comm", "ipython", "traitlets"]
+    for name in ("graphviz", "ipywidgets"):
+        assert (lock_path.parent / lock[name]["file_name"]).resolve().is_file(), name
+        assert lock[name]["imports"] == [name]
+    assert (site / "extensions" / "@jupyter-widgets" / "jupyterlab-manager").is_dir()
     viz_js = site / "static" / "viz" / "viz.js"
     assert viz_js.is_file()
     assert (lock_path.parent / "../viz/viz.js").resolve() == viz_js.resolve()  # browser.VIZ_JS
@@ -121,104 +108,230 @@ def test_site_has_the_course_and_a_local_pyodide(site):
 # ------------------------------------------------------------------------ in the browser
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".mjs": "text/javascript", ".js": "text/javascript",
-                      ".wasm": "application/wasm", ".json": "application/json"}
-
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture
-def served(site):
-    """The site on 127.0.0.1, a free port, in a thread: its base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 KERNEL_IDLE = """() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]
     .some(item => /^(?!No Kernel).* \\| Idle$/.test(item.textContent.trim()))"""
 
-FIRST_CELL_OUTPUT = ".jp-Notebook .jp-Cell:first-child .jp-OutputArea-output"
+# The notebook as the page holds it: each cell's JSON (source, tags, execution count, outputs).
+CELLS = """() => {
+    const cells = window.jupyterapp.shell.currentWidget.content.model.cells;
+    return Array.from({length: cells.length}, (_, i) => cells.get(i).toJSON());
+}"""
+
+# Run the cells from `index` down, as Run > Run Selected Cell and All Below does; resolves
+# (true or false) when they have run or an error stopped them.
+RUN_FROM = """async (index) => {
+    const notebook = window.jupyterapp.shell.currentWidget.content;
+    notebook.activeCellIndex = index;
+    notebook.deselectAll();
+    return await window.jupyterapp.commands.execute('notebook:run-all-below');
+}"""
+
+# Scroll the notebook so that cell `index` is at the bottom of the window.
+SCROLL_TO = """async (index) => {
+    await window.jupyterapp.shell.currentWidget.content.scrollToItem(index, 'end');
+}"""
+
+# A new cell above the first, with `code` in it, run: resolves to the cell when it has run.
+RUN_NEW_FIRST_CELL = """async (code) => {
+    const notebook = window.jupyterapp.shell.currentWidget.content;
+    notebook.activeCellIndex = 0;
+    await window.jupyterapp.commands.execute('notebook:insert-cell-above');
+    notebook.activeCell.model.sharedModel.setSource(code);
+    await window.jupyterapp.commands.execute('notebook:run-cell');
+    return notebook.model.cells.get(0).toJSON();
+}"""
+
+# The pictures the chapters' prose shows from other hosts (`![...](https://...)`): badges
+PICTURES_IN_PROSE = {
+    url for path in (ROOT / "notebooks").glob("*.ipynb")
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]
+    if cell["cell_type"] == "markdown"
+    for url in re.findall(r"!\[[^\]]*\]\((https?://[^)\s]+)\)", "".join(cell["source"]))}
+
+# Chapters whose every cell runs offline (no numpy or matplotlib, which only Pyodide's CDN has)
+OFFLINE_CHAPTERS = ["00_start_here.ipynb", "02_value_and_graph.ipynb",
+                    "03_operators_and_local_gradients.ipynb", "05_topological_sort.ipynb"]
 
 
-def _run_a_new_first_cell(served, tmp_path, cell, name):
-    """Open chapter 00 in headless Chromium (every other host blocked and logged), insert `cell`
-    above its first cell and run it. Returns the output's HTML and what happened."""
+class OfflineBrowser:
+    """Headless Chromium on the served site, every request to another host blocked and logged.
+
+    The site's `jupyter-lite.json` reaches the page with `exposeAppInBrowser` on, so that the
+    test can read the notebook's cells as JupyterLab holds them (the file on disk is unchanged).
+    """
+
+    def __init__(self, playwright, served, screenshots):
+        self.served, self.screenshots = served, screenshots
+        self.blocked, self.page_errors = [], []
+        self.browser = playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+
+    def _route(self, route):
+        url = urlparse(route.request.url)
+        if url.hostname != "127.0.0.1":
+            self.blocked.append((route.request.resource_type, route.request.url))
+            route.abort()
+        elif url.path.endswith("/jupyter-lite.json") and url.path.count("/") == 1:
+            response = route.fetch()
+            config = response.json()
+            config["jupyter-config-data"]["exposeAppInBrowser"] = "true"
+            route.fulfill(response=response, json=config)
+        else:
+            route.continue_()
+
+    def open(self, notebook):
+        """Open `notebook` in a page of its own (a new browser profile, as a first visit) and
+        wait for its kernel: (page, seconds it took). Close the page's context afterwards."""
+        context = self.browser.new_context(viewport={"width": 1400, "height": 1000})
+        context.route("**/*", self._route)
+        page = context.new_page()
+        page.on("pageerror", lambda error: self.page_errors.append(str(error)))
+        started = time.monotonic()
+        page.goto(f"{self.served}/lab/index.html?path={notebook}")
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=KERNEL_START)
+        page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_START)
+        self.opened = time.monotonic()  # when the kernel was ready
+        return page, self.opened - started
+
+    def screenshot(self, page, name):
+        path = self.screenshots / f"{name}.png"
+        page.screenshot(path=str(path))
+        print(f"screenshot: {path}")
+        return path
+
+
+@pytest.fixture(scope="module")
+def browser(site, tmp_path_factory):
     require_module("playwright")
     from playwright.sync_api import sync_playwright
 
-    executable = chromium()
-
-    blocked, page_errors = [], []
-
-    def only_this_site(route):
-        if urlparse(route.request.url).hostname == "127.0.0.1":
-            route.continue_()
-        else:
-            blocked.append(route.request.url)
-            route.abort()
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        context.route("**/*", only_this_site)
-        page = context.new_page()
-        page.on("pageerror", lambda error: page_errors.append(str(error)))
+    screenshots = tmp_path_factory.mktemp("lite-screenshots")
+    with serve_folder(site) as served, sync_playwright() as playwright:
+        offline = OfflineBrowser(playwright, served, screenshots)
         try:
-            started = time.monotonic()
-            page.goto(f"{served}/lab/index.html?path=00_start_here.ipynb")
-            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=KERNEL_START)
-            page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_START)
-            kernel_ready = time.monotonic() - started
-
-            # a new first cell (command mode, "a" inserts above), typed and run
-            page.locator(".jp-Notebook .jp-Cell").first.locator(".jp-InputPrompt").click()
-            page.keyboard.press("Escape")
-            page.keyboard.press("a")
-            page.keyboard.press("Enter")
-            page.keyboard.type(cell)
-            page.keyboard.press("Shift+Enter")
-            page.wait_for_selector(FIRST_CELL_OUTPUT, timeout=CELL)
-            first_output = time.monotonic() - started
-            output = page.locator(FIRST_CELL_OUTPUT).first
-            result = {"text": output.inner_text(), "html": output.inner_html()}
-            page.screenshot(path=str(tmp_path / f"{name}.png"))
-        except Exception:
-            page.screenshot(path=str(tmp_path / f"{name}-failure.png"))
-            raise
+            yield offline
         finally:
-            browser.close()
-
-    print(f"\n{name} in Chromium: kernel idle {kernel_ready:.1f} s, first output "
-          f"{first_output:.1f} s after page load; screenshot {tmp_path / name}.png")
-    print(f"blocked requests ({len(blocked)}):", *blocked, sep="\n  ")
-    return result, blocked, page_errors
+            offline.browser.close()
+            print(f"\nblocked requests ({len(offline.blocked)}):",
+                  *[f"{kind}: {url}" for kind, url in sorted(set(offline.blocked))], sep="\n  ")
 
 
-def test_autograd_runs_offline_in_the_lite_notebook(served, tmp_path):
-    output, blocked, page_errors = _run_a_new_first_cell(served, tmp_path, SMOKE_CELL, "lite")
-    assert output["text"].strip() == "Value(data=6.0000, grad=0.0000)", output["text"]
-    assert page_errors == [], page_errors
+def _tags(cell):
+    return cell.get("metadata", {}).get("tags", [])
 
 
-def test_draw_dot_draws_offline_in_the_lite_notebook(served, tmp_path):
-    output, blocked, page_errors = _run_a_new_first_cell(served, tmp_path, DRAW_CELL, "draw")
-    # JupyterLab shows an untrusted notebook's SVG as <img src="data:image/svg+xml,...">
-    html = unquote(output["html"])
-    assert "<svg" in html, output["html"][:3000]
-    assert "autograd-no-drawing" not in html, output["text"][-3000:]
-    # the picture is of a * a: the box of a (its label, data 2.0000) and the product's 4.0000
-    for text in (">a<", "data 2.0000", "data 4.0000", ">*<"):
-        assert text in html, (text, html[:3000])
-    assert page_errors == [], page_errors
-    # nothing the drawing needs was asked of another host
-    assert not [url for url in blocked if "viz" in url or "graphviz" in url], blocked
+def run_all(page):
+    """Run every cell, top to bottom, as Run All does; return the cells and the seconds it took.
+
+    JupyterLite stops running the cells below any cell that raises, even one tagged
+    `raises-exception` (the tag that shows an error on purpose, which JupyterLab runs past).
+    So where Run All stops at such a cell, the learner goes on with Run Selected Cell and All
+    Below from the next one, and so does this test. An untagged error stops the run."""
+    started = time.monotonic()
+    index = 0
+    while True:
+        page.evaluate(RUN_FROM, index)
+        cells = page.evaluate(CELLS)
+        code = [i for i, cell in enumerate(cells) if cell["cell_type"] == "code"]
+        not_run = [i for i in code if cells[i]["execution_count"] is None]
+        if not not_run:
+            return cells, time.monotonic() - started
+        stopped = [i for i in code if i < not_run[0] and _errors(cells[i])][-1:]
+        assert stopped and "raises-exception" in _tags(cells[stopped[0]]), (
+            f"Run All stopped before cell {not_run[0]}: "
+            + _describe_errors(cells[stopped[0]] if stopped else {"outputs": []}))
+        index = not_run[0]
+
+
+def _errors(cell):
+    return [output for output in cell.get("outputs", []) if output["output_type"] == "error"]
+
+
+def _describe_errors(cell):
+    return "; ".join(f"{error['ename']}: {error['evalue']}" for error in _errors(cell)) or "?"
+
+
+def _svg(cell):
+    """The SVG a cell shows: a drawing's own, or inside HTML (chapter 00's test drawing)."""
+    return "".join(output.get("data", {}).get(kind, "") for output in cell.get("outputs", [])
+                   for kind in ("image/svg+xml", "text/html"))
+
+
+@pytest.mark.parametrize("notebook", OFFLINE_CHAPTERS)
+def test_a_chapter_runs_every_cell_offline_in_the_browser(browser, notebook):
+    source = json.loads((ROOT / "notebooks" / notebook).read_text(encoding="utf-8"))["cells"]
+    page, kernel_seconds = browser.open(notebook)
+    try:
+        cells, seconds = run_all(page)
+        browser.screenshot(page, notebook.removesuffix(".ipynb"))
+        drawing = next((i for i, cell in enumerate(cells) if "<svg" in _svg(cell)), None)
+        if drawing is not None:  # and the chapter's first drawing, as the learner sees it
+            page.evaluate(SCROLL_TO, drawing + 1)  # its output, under the cell's code
+            page.wait_for_timeout(500)
+            browser.screenshot(page, notebook.removesuffix(".ipynb") + "-drawing")
+    finally:
+        page.context.close()
+    print(f"\n{notebook}: kernel idle {kernel_seconds:.1f} s after page load, Run All "
+          f"{seconds:.1f} s")
+    assert [cell["source"] for cell in cells] == ["".join(cell["source"]) for cell in source]
+    for index, cell in enumerate(cells):
+        if cell["cell_type"] != "code":
+            continue
+        assert cell["execution_count"] is not None, f"cell {index} did not run"
+        if "raises-exception" in _tags(cell):
+            assert _errors(cell), f"cell {index} should raise, as it does in JupyterLab"
+        else:
+            assert not _errors(cell), f"cell {index}: {_describe_errors(cell)}"
+    # every drawing the chapter makes is an SVG of boxes, drawn in the browser by viz-js
+    drawn = [i for i, cell in enumerate(cells) if cell["cell_type"] == "code"
+             and ("draw_dot(" in cell["source"] or "draw_test_graph()" in cell["source"])]
+    for index in drawn:
+        svg = _svg(cells[index])
+        assert "<svg" in svg and "data " in svg, f"cell {index} drew no graph: {svg[:300]}"
+    assert browser.page_errors == [], browser.page_errors
+    # nothing the chapter needs was asked of another host: at most a picture in its prose
+    # (the Binder badge), never a script, a style sheet, a package or viz-js
+    assert {url for kind, url in browser.blocked} <= PICTURES_IN_PROSE, browser.blocked
+
+
+def test_a_slider_moved_in_the_page_changes_what_the_kernel_writes(browser):
+    """Chapter 00's widget test: the label under the slider is written by Python in the kernel."""
+    page, _ = browser.open("00_start_here.ipynb")
+    try:
+        run_all(page)
+        label = page.locator(".widget-label", has_text="The slider is at")
+        assert "The slider is at 5." in label.inner_text(timeout=CELL)
+        handle = page.locator(".widget-slider .noUi-handle").first
+        handle.focus()
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            """() => [...document.querySelectorAll('.widget-label')]
+                .some(label => label.textContent.includes('The slider is at 7.'))""",
+            timeout=CELL)
+        browser.screenshot(page, "widget-round-trip")
+    finally:
+        page.context.close()
+    assert browser.page_errors == [], browser.page_errors
+
+
+def test_a_check_on_a_deep_chain_does_not_crash_the_browsers_kernel(browser):
+    """Freed from its last node, a chain of thousands of `__slots__` nodes overflows Pyodide's
+    stack and kills the kernel; the checks hold their chains in a list, which frees them one
+    node at a time. Chapter 10's checkpoint on the package's fast engine builds one of 20,000,
+    and no check may start a thread there (Pyodide has none)."""
+    page, kernel_seconds = browser.open("00_start_here.ipynb")
+    try:
+        first = page.evaluate(RUN_NEW_FIRST_CELL, "import autograd; print(autograd.Value(2.0) * 3)")
+        first_output = kernel_seconds + (time.monotonic() - browser.opened)
+        print(f"\nthe first cell's output {first_output:.1f} s after page load (the kernel was "
+              f"idle at {kernel_seconds:.1f} s)")
+        assert first["outputs"][0]["text"] == "Value(data=6.0000, grad=0.0000)\n", first
+        page.evaluate(RUN_FROM, 1)  # the chapter, so that the kernel is as a learner's
+        cell = page.evaluate(RUN_NEW_FIRST_CELL, "from autograd import fast; "
+                             "from autograd.checks import ch10; "
+                             "print(ch10.checkpoint(fast.Value))")
+    finally:
+        page.context.close()
+    text = "".join(output.get("text", "") for output in cell["outputs"])
+    assert "8 of 8 checks passed" in text, text
+    assert browser.page_errors == [], browser.page_errors
