@@ -6,7 +6,8 @@ so import them explicitly when you want them.
 """
 
 from .engine import Value
+from .higher_order import grad
 from .nn import MLP, Layer, Module, Neuron
 
-__all__ = ["Value", "Module", "Neuron", "Layer", "MLP"]
+__all__ = ["Value", "grad", "Module", "Neuron", "Layer", "MLP"]
 __version__ = "0.1.0"

@@ -16,7 +16,7 @@ LAYERS = [
      "autograd.data", "autograd.profiling", "autograd.article"},
     {"autograd.engine", "autograd.fast"},
     {"autograd.nn", "autograd.gradcheck", "autograd.stages", "autograd.compile", "autograd._tape",
-     "autograd._compile_c"},
+     "autograd._compile_c", "autograd.higher_order"},
     {"autograd.checks", "autograd.viz"},
     {"autograd.widgets", "autograd.environment"},
     {"autograd"},  # the package itself: `from autograd import Value`

@@ -1,0 +1,535 @@
+"""Higher-order gradients: derivatives that are Values, so that they can be differentiated again.
+
+`backward()` runs the chain rule on numbers: each operation passes back its local derivative
+times the gradient from above, as a float, into `.grad`. `grad(y, x)` walks the same graph in
+the same order, but can build every local derivative from `Value` operations on the graph's own
+nodes (the slope of `t = x.tanh()` is `(1 - t) * (1 + t)`, with `t` the tanh node itself). The
+gradient is then a Value with a graph of its own, which reaches back to `x`, so grad can walk it
+in turn: `grad(grad(y, x, create_graph=True), x)` is the second derivative.
+
+    >>> from autograd import Value, grad
+    >>> x = Value(3.0, label="x")
+    >>> y = x ** 3
+    >>> dy = grad(y, x, create_graph=True)      # 3 x^2
+    >>> d2y = grad(dy, x, create_graph=True)    # 6 x
+    >>> d3y = grad(d2y, x)                      # 6
+    >>> dy.data, d2y.data, d3y.data
+    (27.0, 18.0, 6.0)
+    >>> x.grad                                  # grad leaves .grad alone
+    0.0
+
+Neither engine changes for this. grad reads a graph (`_prev`, `_op`, `data`, and the fast
+engine's recorded local derivatives) and builds new nodes with the engine's own operators. Each
+operation has one rule below, written the way its engine computes the derivative, so that the
+rule run on numbers gives backward()'s gradients bit for bit, and run on Values gives Values
+that hold the same numbers.
+"""
+
+import math
+import types
+
+from . import _floats, engine, fast
+from .graph import topological_order
+
+__all__ = ["grad"]
+
+ENGINES = {engine.Value: "autograd.engine", fast.Value: "autograd.fast"}
+
+
+def grad(output, inputs, *, create_graph=False, allow_unused=False):
+    """d(output)/d(input) for each of `inputs`, without touching any `.grad`.
+
+    `output` is a Value of either engine (`autograd.engine` or `autograd.fast`); `inputs` is one
+    Value of the same engine, which gives one gradient back, or a list or tuple of them, which
+    gives a list in the same order. Inputs may be leaves or values computed along the way.
+
+    grad visits the graph in backward()'s order (reverse topological order, the same walk) and
+    adds up what each operation passes back, so a value used twice gets the sum over both paths.
+    It is functional: it reads no `.grad`, writes none, and changes nothing in the graph.
+
+    - `create_graph=False` (the default): each gradient is a new leaf Value (no inputs, no
+      history) holding exactly the number `output.backward()` would put into the input's `.grad`
+      on a graph whose gradients start at 0, bit for bit.
+    - `create_graph=True`: each gradient is a Value computed from the graph's own nodes by the
+      engine's operations (the slope of `exp` is the exp node, that of `x ** n` is
+      `n * x ** (n - 1)`, that of relu the constant 0 or 1), so grad can be applied to it again,
+      to any order. It holds backward()'s number too (equal with `==`; a zero may differ in
+      sign). Its graph reaches every input of the call: where the derivative does not depend on
+      an input (d(3x)/dx = 3), grad ties it to the input through `x ** 0`, whose value is 1 and
+      whose slope is 0, so the next derivative is 0 rather than an error.
+    - `allow_unused`: an input that is not in the output's graph has no gradient. By default
+      grad raises ValueError and names it (as PyTorch does); with `allow_unused=True` its
+      gradient is a Value of 0 (not None: every gradient here is a number).
+
+    Conventions, as in the engines (and PyTorch): relu's slope at 0 is 0; `x ** 0` passes
+    nothing back, and neither does `a ** b` to `a` where b = 0; the slope of `x ** n` with
+    0 < n < 1 at x = 0 is infinite. With `create_graph=True`, every local derivative is built
+    so that its own derivative is right, except a power's slope where it is infinite or NaN
+    (`x ** 0.5` at 0, `a ** b` in b where a <= 0): that one is a constant, there being nothing
+    further to differentiate. So at b = 0, where `a ** b` passes nothing back to a, grad keeps
+    the zero slope as `b * a ** (b - 1)`, whose slope in b, 1/a, a second derivative needs
+    (PyTorch drops it and gives 0 there). Any other number too large for a float, a gradient
+    or a step on the way to one, raises OverflowError with `create_graph=True`, as every
+    operation of the engines does, where backward() gives inf.
+
+    Errors: TypeError for an output that is not a Value of the two engines (a class of your
+    own, or a chapter's stage), for inputs that are not such Values, and for a graph or inputs
+    that mix the engines; NotImplementedError for an operation grad has no rule for (your own,
+    such as `sin`); ValueError for an input the output does not depend on (see above) and for a
+    node whose derivative grad cannot know: made by hand (`Value(data, children, op)`), with a
+    `_backward` that is not its engine's, or, on the fast engine, whose recorded derivative no
+    longer fits its inputs' data.
+    """
+    value_class = _engine_of(output)
+    single = not isinstance(inputs, (list, tuple))
+    wanted = _checked_inputs(inputs, single, value_class)
+    for name, flag in (("create_graph", create_graph), ("allow_unused", allow_unused)):
+        if type(flag) is not bool:
+            raise TypeError(f"{name} must be True or False, but was given {flag!r}")
+
+    order = topological_order(output)
+    for node in order:
+        if not isinstance(node, value_class):
+            raise TypeError(
+                f"the graph of the output, a Value of {ENGINES[value_class]}, holds "
+                f"{_show(node)}, a value of {_class_name(node)}: a graph is built by one engine, "
+                f"so grad cannot walk this one"
+            )
+    needed = _leading_to(order, {id(x) for x in wanted})
+    if not allow_unused:
+        for position, x in enumerate(wanted):
+            if id(x) not in needed:
+                which = "the input" if single else f"inputs[{position}],"
+                raise ValueError(
+                    f"the output does not depend on {which} {_show(x)}: it is not in the "
+                    f"output's graph, so it has no gradient. Pass allow_unused=True to get 0 "
+                    f"for such an input instead"
+                )
+
+    totals = _chain_rule(output, order, needed, value_class, create_graph)
+    if create_graph:
+        zero = value_class(0.0)
+        results = _tied([totals.get(id(x), zero) for x in wanted], wanted)
+    else:
+        results = [value_class(totals.get(id(x), 0.0)) for x in wanted]
+    return results[0] if single else results
+
+
+def _chain_rule(output, order, needed, value_class, create_graph):
+    """{id(node): d(output)/d(node)} for the nodes in `needed`: backward(), without `.grad`.
+
+    Every node that leads to an input runs its rule, in reverse topological order, with the
+    gradient it has received (0 if none, as backward() does, since 0 times an infinite slope
+    is NaN there too), and each part it passes back is added to what its input holds.
+    """
+    rules = RULES[value_class]
+    v = _node if create_graph else _number
+    zero = value_class(0.0) if create_graph else 0.0
+    totals = {id(output): value_class(1.0) if create_graph else 1.0}
+    for node in reversed(order):
+        inputs = node._prev
+        if not inputs or id(node) not in needed:
+            continue  # a leaf passes nothing back; a node that leads to no input need not
+        rule = _rule_for(node, value_class, rules)
+        g = totals.get(id(node), zero)
+        needs = tuple(id(child) in needed for child in inputs)
+        try:
+            parts = rule(node, g, v, needs)
+            if value_class is fast.Value:
+                parts = _as_recorded(node, g, parts, needs, create_graph)
+            for child, part, need in zip(inputs, parts, needs):
+                if part is None or not need:
+                    continue
+                before = totals.get(id(child))
+                if before is None:  # backward() adds to a .grad that starts at 0.0
+                    totals[id(child)] = part if create_graph else 0.0 + part
+                else:
+                    totals[id(child)] = before + part
+        except OverflowError as error:
+            if not create_graph:
+                raise
+            raise OverflowError(
+                f"grad(..., create_graph=True): the gradient through {_show(node)}, made by "
+                f"{node._op!r}, is too large for a float ({error}). backward() gives an "
+                f"infinite gradient here; a gradient that is a Value follows the engine's rule "
+                f"for numbers and raises"
+            ) from error
+    return totals
+
+
+def _number(node):
+    """create_graph=False: a local derivative is a float, computed from the nodes' numbers."""
+    return node.data
+
+
+def _node(node):
+    """create_graph=True: a local derivative is a Value, computed from the nodes themselves."""
+    return node
+
+
+# ------------------------------------------------------------------------------------ rules
+# A rule takes an operation's output node `out`, the gradient `g` it has received, `v`
+# (`_number` or `_node`) and `needs`, whether each input needs a gradient (as PyTorch's
+# `ctx.needs_input_grad`: a constant's gradient is not built, and cannot overflow). It returns
+# one part per input in `out._prev` order: the gradient it passes to that input, or None where
+# it passes nothing or the input needs none. Each is written as the engine's own
+# backward computes it (the same float expression, in the same order), so run on numbers it
+# gives backward()'s floats, and run on Values it gives Values that hold them, with graphs
+# whose own derivatives are right.
+
+
+def _add(out, g, v, needs):
+    """a + b: slope 1 for each input (the fast engine's `a + 2` has one input)."""
+    return (g,) * len(out._prev)
+
+
+def _mul(out, g, v, needs):
+    """a * b: the slope in a is b, and in b it is a."""
+    if len(out._prev) == 1:  # the fast engine's `a * 2`: the number is the recorded slope
+        return (out._da * g,)
+    a, b = out._prev
+    return _parts(needs, lambda: v(b) * g, lambda: v(a) * g)
+
+
+def _power(out, g, v, needs):
+    """a ** n with a number n (the op is '**n'): slope n a^(n-1); none at all for n = 0."""
+    n = _exponent(out._op)
+    if n == 0:
+        return (None,)
+    return (_slope_of_power(out._prev[0], n, v) * g,)
+
+
+def _power_of_values(out, g, v, needs):
+    """a ** b with a Value b: slope b a^(b-1) in a (none where b = 0), a^b ln a in b."""
+    a, b = out._prev
+    to_a = None
+    if not needs[0]:
+        pass
+    elif b.data != 0:
+        to_a = _slope_of_power(a, b, v) * g
+    elif v is _node and a.data > 0 and 1.0 / a.data < math.inf and math.isfinite(g.data):
+        # The slope is 0 at b = 0, but its own slope in b is a^-1: keep it, as a Value that is
+        # 0, so that a second derivative through b gets it.
+        to_a = v(b) * v(a) ** (v(b) - 1) * g
+    to_b = _slope_in_exponent(a, b, out, v) * g if needs[1] else None
+    return (to_a, to_b)
+
+
+def _tanh(out, g, v, needs):
+    """tanh: slope 1 - t^2, as (1 - t)(1 + t) with t the tanh node."""
+    t = v(out)
+    return ((1.0 - t) * (1.0 + t) * g,)
+
+
+def _exp(out, g, v, needs):
+    """exp: the slope is the exp node itself."""
+    return (v(out) * g,)
+
+
+def _relu(out, g, v, needs):
+    """relu: slope 1 where out > 0; at and below 0 it passes nothing (a constant, no graph)."""
+    return (g if out.data > 0 else None,)
+
+
+def _sigmoid(out, g, v, needs):
+    """sigmoid: slope s (1 - s), with s the sigmoid node."""
+    s = v(out)
+    return (s * (1.0 - s) * g,)
+
+
+def _divide(out, g, v, needs):
+    """Reference engine, a / b: a gets g / b, and b gets -g (out / b)."""
+    a, b = out._prev
+    return _parts(needs, lambda: g / v(b), lambda: -g * (v(out) / v(b)))
+
+
+def _log(out, g, v, needs):
+    """Reference engine, log a: a gets g / a."""
+    return (g / v(out._prev[0]),)
+
+
+def _divide_fast(out, g, v, needs):
+    """Fast engine, a / b: slopes 1/b and -(out / b); a / c and c / a keep one input."""
+    a, b = out._a, out._b
+    if b is not None:
+        return _parts(needs, lambda: _times_reciprocal(out._da, g, b, v),
+                      lambda: -(v(out) / v(b)) * g)
+    if _is_number_over_input(out):  # c / a: slope -(out / a)
+        return (-(v(out) / v(a)) * g,)
+    return (out._da * g,)  # a / c: the recorded slope 1/c is a number
+
+
+def _log_fast(out, g, v, needs):
+    """Fast engine, log a: slope 1/a."""
+    return (_times_reciprocal(out._da, g, out._a, v),)
+
+
+def _power_fast(out, g, v, needs):
+    """Fast engine, '**': a ** b with a Value b, or c ** a with a number c (one input)."""
+    if out._b is not None:
+        return _power_of_values(out, g, v, needs)
+    return (_slope_of_number_to_power(out, v) * g,)
+
+
+RULES = {
+    engine.Value: {"+": _add, "*": _mul, "/": _divide, "**n": _power, "**": _power_of_values,
+                   "tanh": _tanh, "exp": _exp, "log": _log, "relu": _relu, "sigmoid": _sigmoid},
+    fast.Value: {"+": _add, "*": _mul, "/": _divide_fast, "**n": _power, "**": _power_fast,
+                 "tanh": _tanh, "exp": _exp, "log": _log_fast, "relu": _relu, "sigmoid": _sigmoid},
+}
+
+
+def _parts(needs, *parts):
+    """Each of `parts` (a function that builds one) computed where its input needs it."""
+    return tuple(part() if need else None for need, part in zip(needs, parts))
+
+
+def _slope_of_power(a, n, v):
+    """n a^(n-1), the slope of a ** n in a, as `_floats.power_slope` computes it (n a number or
+    an exponent node). An infinite slope (x ** 0.5 at 0) stays a number: a constant."""
+    exponent_is_node = isinstance(n, tuple(ENGINES))
+    slope = _floats.power_slope(a.data, n.data if exponent_is_node else n)
+    if v is _number or not math.isfinite(slope):
+        return slope
+    return n * v(a) ** (n - 1)
+
+
+def _slope_in_exponent(a, b, out, v):
+    """a^b ln a, the slope of a ** b in b, as `_floats.log_slope` computes it: a constant 0 at
+    a = 0 and NaN for a < 0, where there is no logarithm to differentiate."""
+    slope = _floats.log_slope(a.data, b.data, out.data)
+    if v is _number or not (a.data > 0 and math.isfinite(slope)):
+        return slope
+    return v(out) * v(a).log()
+
+
+def _times_reciprocal(slope, g, x, v):
+    """g times the fast engine's recorded slope 1/x: (1/x) g, or g / x where 1/x overflows
+    (the engine's `_Divide`, which divides instead)."""
+    if isinstance(slope, fast._Divide):
+        return g / v(x)
+    return (1.0 / v(x)) * g
+
+
+def _is_number_over_input(out):
+    """Whether a one-input '/' node of the fast engine is c / a (slope -(out / a)) rather than
+    a / c (slope 1/c): only c / a records exactly -(out / a), since 1/c has the other sign."""
+    slope, a = out._da, out._a.data
+    if type(slope) is not float or a == 0:
+        return False
+    expected = -(out.data / a)
+    return _same(slope, expected) and math.copysign(1.0, slope) == math.copysign(1.0, expected)
+
+
+def _slope_of_number_to_power(out, v):
+    """The slope out * ln c of c ** a, a number c to a Value power, on the fast engine, which
+    keeps only the slope: ln c is taken back as slope / out, made exact if rounding was not."""
+    slope, y = float(out._da), out.data
+    if v is _number or not (math.isfinite(slope) and math.isfinite(y) and y != 0):
+        return slope  # c <= 0: a constant 0 or NaN, as _floats.log_slope gives
+    log_c = slope / y
+    if y * log_c == slope:
+        return v(out) * log_c
+    return v(out) * log_c + (slope - y * log_c)  # the correction is exact: the two are so close
+
+
+# ------------------------------------------------------------------------ reading a graph
+
+
+def _exponent(op):
+    """The number n of an op '**n' (as `_floats.short` wrote it); ValueError if it is none."""
+    text = op[2:]
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def _kind(op):
+    """The rule's name for an op: '**n' for every power by a number, the op itself otherwise."""
+    if op.startswith("**") and op != "**":
+        try:
+            _exponent(op)
+        except ValueError:
+            return op
+        return "**n"
+    return op
+
+
+def _backward_code(method):
+    """The code of the `_backward` closure that a reference-engine method defines."""
+    return next(const for const in method.__code__.co_consts
+                if isinstance(const, types.CodeType) and const.co_name == "_backward")
+
+
+# What backward() runs for each operation of the reference engine: a node whose `_backward`
+# runs other code would get other gradients from backward() than from grad.
+_REFERENCE_BACKWARD = {
+    kind: _backward_code(method)
+    for kind, method in (
+        ("+", engine.Value.__add__), ("*", engine.Value.__mul__),
+        ("/", engine.Value.__truediv__), ("**n", engine.Value.__pow__),
+        ("**", engine.Value._pow_value), ("tanh", engine.Value.tanh), ("exp", engine.Value.exp),
+        ("log", engine.Value.log), ("relu", engine.Value.relu),
+        ("sigmoid", engine.Value.sigmoid),
+    )
+}
+
+
+def _rule_for(node, value_class, rules):
+    """The rule for `node`'s operation, or the error that says why there is none."""
+    op = node._op
+    by_hand = not op or (value_class is engine.Value and node._backward is engine._leaf_backward)
+    if by_hand:
+        raise ValueError(
+            f"grad cannot differentiate {_show(node)} (op {op!r}): it was made by hand, as "
+            f"Value(data, children, op), which records its inputs for drawing but no derivative, "
+            f"so backward() passes nothing through it. Compute it with the engine's operations"
+        )
+    kind = _kind(op)
+    rule = rules.get(kind)
+    if rule is None:
+        raise NotImplementedError(
+            f"grad has no rule for the operation {op!r} of {_show(node)}. It knows the "
+            f"operations of {ENGINES[value_class]}: +, *, /, ** (a number or a Value "
+            f"exponent), tanh, exp, log, relu and sigmoid (-, negation and the rest are made of "
+            f"these). Write your own operation from these, or use backward() for its first "
+            f"derivative"
+        )
+    if value_class is engine.Value:
+        if getattr(node._backward, "__code__", None) is not _REFERENCE_BACKWARD[kind]:
+            raise ValueError(
+                f"grad cannot differentiate {_show(node)}: its _backward is not the engine's "
+                f"closure for {op!r} (it was replaced), so grad cannot know what backward() "
+                f"does through it"
+            )
+    return rule
+
+
+def _as_recorded(node, g, parts, needs, create_graph):
+    """Check a fast node's rule against the local derivatives the engine recorded when it made
+    the node (`_da`, `_db`), and return what backward() passes: the same numbers, unless the
+    node was made by hand or an input's data has changed since."""
+    g_number = g.data if create_graph else g
+    for stored, part, need in zip((node._da, node._db), parts, needs):
+        if not need:
+            continue
+        if part is None:
+            fits = isinstance(stored, fast._Stop)  # STOP, or a copy of it from pickle
+        else:
+            fits = _same(part.data if create_graph else part, stored * g_number)
+        if not fits:
+            raise ValueError(
+                f"grad cannot differentiate {_show(node)}, made by {node._op!r}: the fast "
+                f"engine recorded a local derivative ({float(stored)!r}) that is not the one "
+                f"{node._op!r} gives for the numbers its inputs hold now. The node was made by "
+                f"hand, or an input's data changed after it was computed (the fast engine takes "
+                f"its derivatives then): build the graph again"
+            )
+    if create_graph:
+        return parts
+    return tuple(stored * g for stored, _ in zip((node._da, node._db), node._prev))
+
+
+def _leading_to(order, wanted_ids):
+    """The ids of the nodes of `order` (inputs first) from which some wanted node is reached
+    through `_prev`: only they have a gradient that matters."""
+    needed = set()
+    for node in order:
+        if id(node) in wanted_ids or any(id(child) in needed for child in node._prev):
+            needed.add(id(node))
+    return needed
+
+
+def _tied(results, inputs):
+    """Each result, or, where its graph misses an input, `result * x**0 * y**0 ...`: the same
+    number (times 1.0), with a graph that reaches every input, whose slope there is 0."""
+    distinct = list({id(x): x for x in inputs}.values())
+    anchor = None
+    tied = []
+    for result in results:
+        if not _reaches_all(result, distinct):
+            if anchor is None:
+                anchor = distinct[0] ** 0
+                for x in distinct[1:]:
+                    anchor = anchor * x ** 0
+            result = result * anchor
+        tied.append(result)
+    return tied
+
+
+def _reaches_all(root, nodes):
+    """Whether every one of `nodes` is in the graph of `root`: a breadth-first search, which
+    stops as soon as it has met them all (a gradient's inputs are usually near its top)."""
+    missing = {id(node) for node in nodes}
+    seen, queue = {id(root)}, [root]
+    for node in queue:  # the list grows as the search goes: it is its own queue
+        missing.discard(id(node))
+        if not missing:
+            return True
+        for child in node._prev:
+            if id(child) not in seen:
+                seen.add(id(child))
+                queue.append(child)
+    return False
+
+
+def _same(x, y):
+    """Equal floats, NaN equal to NaN."""
+    return x == y or (x != x and y != y)
+
+
+# ------------------------------------------------------------------------- checking inputs
+
+
+def _engine_of(output):
+    for value_class in ENGINES:
+        if isinstance(output, value_class):
+            return value_class
+    looks_like_a_value = all(hasattr(output, name) for name in ("data", "_prev", "_op"))
+    raise TypeError(
+        f"grad needs the output as a Value of autograd.engine or autograd.fast, but was given "
+        f"{_floats.show(output)} of type {_class_name(output)}"
+        + (". It looks like a value of another class (your own, or a chapter's stage): grad "
+           "knows only the operations of the package's two engines, whose derivatives it can "
+           "build again as Values" if looks_like_a_value else "")
+    )
+
+
+def _checked_inputs(inputs, single, value_class):
+    """`inputs` as a list of Values of `value_class`, or a TypeError that says what is wrong."""
+    if single and not isinstance(inputs, tuple(ENGINES)):
+        raise TypeError(
+            f"inputs must be a Value or a list or tuple of Values, but was given "
+            f"{_floats.show(inputs)} of type {_class_name(inputs)}"
+        )
+    items = [inputs] if single else list(inputs)
+    for position, x in enumerate(items):
+        where = "the input" if single else f"inputs[{position}]"
+        if isinstance(x, value_class):
+            continue
+        if isinstance(x, tuple(ENGINES)):
+            raise TypeError(
+                f"{where}, {_show(x)}, is a Value of {_engine_name(x)}, but the output is a "
+                f"Value of {ENGINES[value_class]}: a graph is built by one engine, so the output "
+                f"and every input must be values of the same one"
+            )
+        raise TypeError(
+            f"{where} is {_floats.show(x)} of type {_class_name(x)}, not a Value: grad "
+            f"differentiates with respect to Values of the output's graph"
+        )
+    return items
+
+
+def _show(node):
+    """A value in a message: its data, and its label if it has one (never its `.grad`)."""
+    data, label = getattr(node, "data", "?"), getattr(node, "label", "")
+    return f"Value(data={data!r}, label={label!r})" if label else f"Value(data={data!r})"
+
+
+def _engine_name(value):
+    return next(name for value_class, name in ENGINES.items() if isinstance(value, value_class))
+
+
+def _class_name(obj):
+    return f"{type(obj).__module__}.{type(obj).__qualname__}"
