@@ -126,6 +126,14 @@ RUN_FROM = """async (index) => {
     return await window.jupyterapp.commands.execute('notebook:run-all-below');
 }"""
 
+# Run cell `index` alone, as Shift+Enter does; resolves when it has run.
+RUN_ONE = """async (index) => {
+    const notebook = window.jupyterapp.shell.currentWidget.content;
+    notebook.activeCellIndex = index;
+    notebook.deselectAll();
+    return await window.jupyterapp.commands.execute('notebook:run-cell');
+}"""
+
 # Scroll the notebook so that cell `index` is at the bottom of the window.
 SCROLL_TO = """async (index) => {
     await window.jupyterapp.shell.currentWidget.content.scrollToItem(index, 'end');
@@ -256,22 +264,49 @@ def _svg(cell):
                    for kind in ("image/svg+xml", "text/html"))
 
 
+@pytest.fixture(scope="module")
+def run_chapters(browser):
+    """Each chapter of OFFLINE_CHAPTERS opened and run, once: {notebook: its run}. Chapter 00's
+    page stays open (its kernel running) for the tests that go on from there; the others close.
+    """
+    runs, pages = {}, []
+
+    def run(notebook):
+        if notebook not in runs:
+            page, kernel_seconds = browser.open(notebook)
+            pages.append(page)
+            first_output = None
+            if notebook == OFFLINE_CHAPTERS[0]:  # time the first cell, alone, from page load
+                first_code = next(i for i, cell in enumerate(page.evaluate(CELLS))
+                                  if cell["cell_type"] == "code")
+                page.evaluate(RUN_ONE, first_code)
+                first_output = kernel_seconds + time.monotonic() - browser.opened
+            cells, seconds = run_all(page)
+            stem = notebook.removesuffix(".ipynb")
+            browser.screenshot(page, stem)
+            drawing = next((i for i, cell in enumerate(cells) if "<svg" in _svg(cell)), None)
+            if drawing is not None:  # and the chapter's first drawing, as the learner sees it
+                page.evaluate(SCROLL_TO, drawing + 1)  # its output, under the cell's code
+                page.wait_for_timeout(500)
+                browser.screenshot(page, stem + "-drawing")
+            print(f"\n{notebook}: kernel idle {kernel_seconds:.1f} s after page load"
+                  + (f", first cell's output at {first_output:.1f} s" if first_output else "")
+                  + f", Run All {seconds:.1f} s")
+            if notebook != OFFLINE_CHAPTERS[0]:
+                page.context.close()
+            runs[notebook] = {"page": page, "cells": cells}
+        return runs[notebook]
+
+    yield run
+    for page in pages:
+        if not page.is_closed():
+            page.context.close()
+
+
 @pytest.mark.parametrize("notebook", OFFLINE_CHAPTERS)
-def test_a_chapter_runs_every_cell_offline_in_the_browser(browser, notebook):
+def test_a_chapter_runs_every_cell_offline_in_the_browser(browser, run_chapters, notebook):
     source = json.loads((ROOT / "notebooks" / notebook).read_text(encoding="utf-8"))["cells"]
-    page, kernel_seconds = browser.open(notebook)
-    try:
-        cells, seconds = run_all(page)
-        browser.screenshot(page, notebook.removesuffix(".ipynb"))
-        drawing = next((i for i, cell in enumerate(cells) if "<svg" in _svg(cell)), None)
-        if drawing is not None:  # and the chapter's first drawing, as the learner sees it
-            page.evaluate(SCROLL_TO, drawing + 1)  # its output, under the cell's code
-            page.wait_for_timeout(500)
-            browser.screenshot(page, notebook.removesuffix(".ipynb") + "-drawing")
-    finally:
-        page.context.close()
-    print(f"\n{notebook}: kernel idle {kernel_seconds:.1f} s after page load, Run All "
-          f"{seconds:.1f} s")
+    cells = run_chapters(notebook)["cells"]
     assert [cell["source"] for cell in cells] == ["".join(cell["source"]) for cell in source]
     for index, cell in enumerate(cells):
         if cell["cell_type"] != "code":
@@ -293,45 +328,34 @@ def test_a_chapter_runs_every_cell_offline_in_the_browser(browser, notebook):
     assert {url for kind, url in browser.blocked} <= PICTURES_IN_PROSE, browser.blocked
 
 
-def test_a_slider_moved_in_the_page_changes_what_the_kernel_writes(browser):
+def test_a_slider_moved_in_the_page_changes_what_the_kernel_writes(browser, run_chapters):
     """Chapter 00's widget test: the label under the slider is written by Python in the kernel."""
-    page, _ = browser.open("00_start_here.ipynb")
-    try:
-        run_all(page)
-        label = page.locator(".widget-label", has_text="The slider is at")
-        assert "The slider is at 5." in label.inner_text(timeout=CELL)
-        handle = page.locator(".widget-slider .noUi-handle").first
-        handle.focus()
-        page.keyboard.press("ArrowRight")
-        page.keyboard.press("ArrowRight")
-        page.wait_for_function(
-            """() => [...document.querySelectorAll('.widget-label')]
-                .some(label => label.textContent.includes('The slider is at 7.'))""",
-            timeout=CELL)
-        browser.screenshot(page, "widget-round-trip")
-    finally:
-        page.context.close()
+    page = run_chapters("00_start_here.ipynb")["page"]
+    label = page.locator(".widget-label", has_text="The slider is at")
+    label.scroll_into_view_if_needed(timeout=CELL)
+    assert "The slider is at 5." in label.inner_text(timeout=CELL)
+    handle = page.locator(".widget-slider .noUi-handle").first
+    handle.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('.widget-label')]
+            .some(label => label.textContent.includes('The slider is at 7.'))""",
+        timeout=CELL)
+    browser.screenshot(page, "widget-round-trip")
     assert browser.page_errors == [], browser.page_errors
 
 
-def test_a_check_on_a_deep_chain_does_not_crash_the_browsers_kernel(browser):
+def test_a_check_on_a_deep_chain_does_not_crash_the_browsers_kernel(browser, run_chapters):
     """Freed from its last node, a chain of thousands of `__slots__` nodes overflows Pyodide's
     stack and kills the kernel; the checks hold their chains in a list, which frees them one
     node at a time. Chapter 10's checkpoint on the package's fast engine builds one of 20,000,
-    and no check may start a thread there (Pyodide has none)."""
-    page, kernel_seconds = browser.open("00_start_here.ipynb")
-    try:
-        first = page.evaluate(RUN_NEW_FIRST_CELL, "import autograd; print(autograd.Value(2.0) * 3)")
-        first_output = kernel_seconds + (time.monotonic() - browser.opened)
-        print(f"\nthe first cell's output {first_output:.1f} s after page load (the kernel was "
-              f"idle at {kernel_seconds:.1f} s)")
-        assert first["outputs"][0]["text"] == "Value(data=6.0000, grad=0.0000)\n", first
-        page.evaluate(RUN_FROM, 1)  # the chapter, so that the kernel is as a learner's
-        cell = page.evaluate(RUN_NEW_FIRST_CELL, "from autograd import fast; "
-                             "from autograd.checks import ch10; "
-                             "print(ch10.checkpoint(fast.Value))")
-    finally:
-        page.context.close()
+    and no check may start a thread there (Pyodide has none). In chapter 00's kernel, after
+    the chapter has run."""
+    page = run_chapters("00_start_here.ipynb")["page"]
+    cell = page.evaluate(RUN_NEW_FIRST_CELL, "from autograd import fast; "
+                         "from autograd.checks import ch10; "
+                         "print(ch10.checkpoint(fast.Value))")
     text = "".join(output.get("text", "") for output in cell["outputs"])
     assert "8 of 8 checks passed" in text, text
     assert browser.page_errors == [], browser.page_errors

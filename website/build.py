@@ -20,7 +20,8 @@ own):
    a time, in the notebooks folder as a learner runs them, widget state kept; and the landing
    page, website/index.md with the README's chapter table, made from `autograd.syllabus`;
 4. website/_site: Sphinx (website/conf.py) renders website/_build/src, without executing again;
-5. website/_site/lite: lite/build.py builds the JupyterLite edition, copied here.
+5. website/_site/lite: lite/build.py builds the JupyterLite edition (beside steps 1 to 4, its
+   output in website/_build/lite.log), copied here.
 
 A chapter that raises an error (outside a cell tagged `raises-exception`) stops the build with a
 non-zero exit, the chapter's name and the error. On a 2-core machine it takes about 80 s when
@@ -235,8 +236,21 @@ def render():
     html.rename(SITE)
 
 
-def add_lite():
-    run(sys.executable, LITE_BUILD)
+def start_lite():
+    """Start lite/build.py, which runs beside the other steps (it mostly downloads and copies):
+    its output goes to website/_build/lite.log."""
+    BUILD.mkdir(parents=True, exist_ok=True)
+    log = open(BUILD / "lite.log", "w", encoding="utf-8")
+    print(f"+ {sys.executable} {LITE_BUILD} > {BUILD / 'lite.log'} (in the background)",
+          flush=True)
+    return subprocess.Popen([sys.executable, LITE_BUILD], stdout=log, stderr=subprocess.STDOUT)
+
+
+def add_lite(building):
+    """Wait for lite/build.py, then copy the Lite edition into the site."""
+    if building.wait():
+        print((BUILD / "lite.log").read_text(encoding="utf-8")[-6000:], file=sys.stderr)
+        sys.exit(f"website/build.py: lite/build.py failed (exit {building.returncode})")
     shutil.copytree(LITE_OUTPUT, SITE / LITE_IN_SITE)
 
 
@@ -245,11 +259,12 @@ def size_mb(folder):
 
 
 def main(argv):
+    building = None if "--skip-lite" in argv else start_lite()
     steps = [("venv", make_venv), ("npm", copy_browser_files),
              ("execute chapters", execute_chapters), ("landing page", write_index),
              ("sphinx", render)]
-    if "--skip-lite" not in argv:
-        steps.append(("lite", add_lite))
+    if building is not None:
+        steps.append(("lite (waited for)", lambda: add_lite(building)))
     times = {}
     for name, step in steps:
         print(f"== {name}", flush=True)
