@@ -14,7 +14,7 @@ the checks modules.
     >>> chapter(4).heading
     '04 · Non-linear activations'
     >>> [c.number for c in with_checkpoint()]
-    [1, 2, 3, 4, 5, 6, 7, 8, 10, 11]
+    [1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12]
 
 Standard library only, and nothing from the rest of the package, so that any part of it (and
 any script) can import the list.
@@ -77,6 +77,8 @@ CHAPTERS = (
             checkpoint=True, assumes=(7, 9)),
     Chapter(11, "11_trace_once_run_many.ipynb", "Trace once, run many",
             checkpoint=True, assumes=(7, 10)),
+    Chapter(12, "12_gradients_of_gradients.ipynb", "Gradients of gradients",
+            checkpoint=True, assumes=(5, 9)),
 )
 
 LAST = CHAPTERS[-1].number

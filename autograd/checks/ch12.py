@@ -1,0 +1,397 @@
+"""Chapter 12 · Gradients of gradients — checkpoint and exercise checks.
+
+What the chapter asks for: `my_grad(output, inputs)`, a small `autograd.grad` for `+`, `*` and
+`tanh` that always builds its gradients as Values (`create_graph=True`). It walks `output`'s
+graph in reverse topological order with a dict `grads` from `id(node)` to d(output)/d(node),
+a Value; each operation passes back its local slope times `g`, the gradient that arrived from
+above, built from the graph's own nodes (the slope of `t = tanh(a)` is `1 - t*t`, with `t` the
+node itself), and adds it to what its input already holds. It returns one Value per input, in
+order, and leaves every `.grad` alone. Because the gradients are Values on the same graph,
+`my_grad` can be applied to them again: second derivatives.
+
+The checkpoint compares it with the package's `autograd.grad`, the witness, on a value used
+twice under a factor that is not 1, on second derivatives and on random expressions. Where the
+numbers are wrong, it runs the chapter's `my_grad` with each classic mistake planted (`=` for
+`+=`, no `* g`, a slope computed from `.data`) and names the one whose numbers it reproduces.
+
+Exercise checks, each an `Exercise` of chapter 12 (see `exercise.py`):
+
+- `check_second_derivative_prediction(answer)`: f(x) = x³ − 2x at x = 1.5, f''(x) = 6x = 9.
+- `check_hvp(hvp)`: `hvp(f, xs, v)` gives the Hessian of `f` at the numbers `xs` times the
+  vector `v`, as numbers, without the Hessian: compared with central differences of the
+  gradient on functions whose Hessian has off-diagonal entries, with a `v` that is not all ones.
+- `check_my_grad(my_grad)`: the checkpoint's checks, on the learner's `my_grad`.
+"""
+
+import random
+
+from ..engine import Value
+from ..graph import topological_order
+from ..higher_order import grad
+from . import check, expect, fail, is_close, run_checks, show
+from .core import _said
+from .exercise import Exercise, Prediction, is_unwritten
+
+__all__ = ["checkpoint", "check_second_derivative_prediction", "check_hvp", "check_my_grad",
+           "reference_grad", "random_expression", "SEEDS", "numerical_hvp"]
+
+SEEDS = range(6)
+TOL = 1e-9
+
+
+# --------------------------------------------------------------------- exercise: predict f''
+
+SECOND = Prediction(
+    12, "predict a second derivative", "f''(1.5) for f(x) = x³ − 2x", 9.0,
+    hint="differentiate twice by hand: f'(x) = 3x² − 2, then differentiate that again, and "
+         "put x = 1.5 in.",
+    explain="f'(x) = 3x² − 2 and f''(x) = 6x, so f''(1.5) = 6 · 1.5 = 9. The −2x is a straight "
+            "line: its slope is constant, so it leaves nothing for the second derivative.",
+    known_wrong=[
+        (4.75, "that is the first derivative, f'(1.5) = 3 · 1.5² − 2. Differentiate once more."),
+        (6.75, "that is 3x² at 1.5, a first derivative (without its −2). Differentiate once "
+               "more."),
+        (7.0, "the −2x has slope −2, but its *second* derivative is 0: a straight line does "
+              "not bend."),
+        (6.0, "6x is right, but at x = 1.5, not at x = 1."),
+    ],
+)
+
+
+def check_second_derivative_prediction(answer):
+    """Exercise: predict f''(1.5) for f(x) = x³ − 2x (it is 9)."""
+    return SECOND.check(answer)
+
+
+# --------------------------------------------------------------------- exercise: hvp
+
+
+def numerical_hvp(f, xs, v, h=1e-5):
+    """H v by central differences of the gradient: (∇f(x + h v) − ∇f(x − h v)) / 2h."""
+    def gradient(numbers):
+        leaves = [Value(x) for x in numbers]
+        return [g.data for g in grad(f(leaves), leaves)]
+
+    plus = gradient([x + h * d for x, d in zip(xs, v)])
+    minus = gradient([x - h * d for x, d in zip(xs, v)])
+    return [(p - m) / (2 * h) for p, m in zip(plus, minus)]
+
+
+def _exact_hvp(f, xs, v):
+    leaves = [Value(x) for x in xs]
+    first = grad(f(leaves), leaves, create_graph=True)
+    return [sum(grad(g, leaves)[j].data * v[j] for j in range(len(xs))) for g in first]
+
+
+def _f_mixed(p):
+    x, y = p
+    return x * x * y + (x * y).tanh() + y * y * y
+
+
+def _f_three(p):
+    x, y, z = p
+    return (x * y + z).tanh() * x + z * z * y
+
+
+_HVP_CASES = (
+    ("f(x, y) = x²y + tanh(xy) + y³", _f_mixed, [0.5, -1.25], [2.0, -0.5]),
+    ("f(x, y, z) = tanh(xy + z)·x + z²y", _f_three, [0.3, -0.7, 1.1], [1.0, 3.0, -2.0]),
+)
+
+
+def _call_hvp(hvp, f, xs, v, what):
+    try:
+        got = hvp(f, list(xs), list(v))
+    except ValueError as error:
+        if "does not depend" in str(error):
+            fail(f"`hvp` on {what} raised {_said(error)}: the gradients were plain leaves, with "
+                 "no graph back to the inputs. Compute them with `grad(..., create_graph=True)`"
+                 ", so that grad can differentiate their sum again")
+        fail(f"`hvp` on {what} raised {_said(error)}")
+    except Exception as error:  # noqa: BLE001  (the learner's code: say what it raised)
+        fail(f"`hvp` on {what} raised {_said(error)}")
+    if got is None:
+        fail("`hvp` gave None: end it with `return [...]`, one number per input")
+    try:
+        numbers = [g.data if isinstance(g, Value) else g for g in got]
+    except TypeError:
+        fail(f"`hvp` should return a list of numbers, one per input, but returned {show(got)}")
+    expect(len(numbers) == len(xs) and all(isinstance(n, (int, float)) and not isinstance(
+        n, bool) for n in numbers), f"`hvp` should return a list of {len(xs)} numbers, one per "
+                                    f"input, but returned {show(got)}")
+    return numbers
+
+
+def _hvp_why(f, xs, v, got):
+    """What the numbers `got` show: the gradient itself, H·1, or v alone."""
+    leaves = [Value(x) for x in xs]
+    gradient = [g.data for g in grad(f(leaves), leaves)]
+    ones = _exact_hvp(f, xs, [1.0] * len(xs))
+    if all(is_close(a, b, 1e-6) for a, b in zip(got, gradient)):
+        return ("these are the first derivatives, the gradient itself: H v is the gradient of "
+                "the sum of grad_i · v_i, a second grad")
+    if all(is_close(a, b, 1e-6) for a, b in zip(got, ones)):
+        return ("this is H times a vector of ones: multiply each gradient by its v_i before "
+                "adding them up")
+    return ""
+
+
+@check("H v for f(x, y) = x²y + tanh(xy) + y³ and for a function of three inputs, with v not "
+       "all ones: central differences of the gradient agree to 1e-5")
+def hvp_against_differences(hvp):
+    for what, f, xs, v in _HVP_CASES:
+        got = _call_hvp(hvp, f, xs, v, what)
+        expected = numerical_hvp(f, xs, v)
+        for i, (a, b) in enumerate(zip(got, expected)):
+            if abs(a - b) > 1e-5 * max(1.0, abs(b)):
+                why = _hvp_why(f, xs, v, got)
+                said = (f"for {what} at {show(xs)} with v = {show(v)}, entry {i} of H v should "
+                        f"be {b:.6g} (central differences of the gradient) but was {a:.6g}")
+                fail(f"{said}: {why}" if why else said)
+
+
+@check("`hvp` leaves the numbers it is given alone, and returns a list the length of `xs`")
+def hvp_shape(hvp):
+    xs, v = [0.5, -1.25], [2.0, -0.5]
+    got = _call_hvp(hvp, _f_mixed, xs, v, "f(x, y) = x²y + tanh(xy) + y³")
+    expect(xs == [0.5, -1.25] and v == [2.0, -0.5], "`hvp` changed the lists it was given")
+    expect(len(got) == 2, f"`hvp` should give 2 numbers here, but gave {len(got)}")
+
+
+HVP = Exercise(12, "a Hessian-vector product", [hvp_against_differences, hvp_shape],
+               what="your `hvp`", unanswered=is_unwritten,
+               todo="replace `...` with the gradient, as Values, then grad of the sum of "
+                    "grad_i · v_i; run the cell, then this check again")
+
+
+def check_hvp(hvp):
+    """Exercise: `hvp(f, xs, v)`, the Hessian of f at xs times v, without the Hessian."""
+    return HVP.check(hvp)
+
+
+# --------------------------------------------------------------------- my_grad: the reference
+
+
+def reference_grad(output, inputs, *, assign=False, upstream=True, floats=False):
+    """The chapter's `my_grad`, or with a classic mistake planted: `assign` (`=` for `+=`),
+    `upstream=False` (the local slope alone, no `* g`), `floats` (slopes from `.data`)."""
+    grads = {id(output): Value(1.0)}
+    for node in reversed(topological_order(output)):
+        if id(node) not in grads or not node._prev:
+            continue
+        g = grads[id(node)]
+        if node._op == "+":
+            slopes = [1.0, 1.0] if floats else [Value(1.0), Value(1.0)]
+        elif node._op == "*":
+            a, b = node._prev
+            slopes = [b.data, a.data] if floats else [b, a]
+        elif node._op == "tanh":
+            slopes = [1 - node.data ** 2] if floats else [1 - node * node]
+        else:
+            raise NotImplementedError(node._op)
+        for child, slope in zip(node._prev, slopes):
+            part = slope * g if upstream else (slope if isinstance(slope, Value)
+                                               else Value(slope))
+            if id(child) in grads and not assign:
+                grads[id(child)] = grads[id(child)] + part
+            else:
+                grads[id(child)] = part
+    return [grads.get(id(x), Value(0.0)) for x in inputs]
+
+
+_MISTAKES = (
+    ({"assign": True},
+     "`grads[id(child)] = part` assigns with `=` instead of adding with `+=`: a value used "
+     "twice keeps only its last contribution. Add the part to what `grads` already holds for "
+     "that input"),
+    ({"upstream": False},
+     "each operation passes the local slope alone: multiply it by `g`, the gradient arriving "
+     "from above (the chain rule: local slope times upstream)"),
+    ({"floats": True},
+     "a local slope computed from `.data` is a plain float: the first derivatives come out "
+     "right, but the gradient's graph no longer reaches the inputs, so it is not "
+     "differentiable again. Build each slope from the nodes themselves (`b`, `1 - node * "
+     "node`), not from their `.data`"),
+    ({"assign": True, "upstream": False},
+     "two mistakes at once: `=` instead of `+=` (a value used twice keeps only its last "
+     "contribution), and the local slope alone, without `* g`"),
+)
+
+
+# --------------------------------------------------------------------- my_grad: the checks
+
+_NAMES = ("x", "w")
+
+
+def random_expression(seed):
+    """(numbers, build): two input numbers and `build(x, w)`, an expression of +, * and tanh
+    in which values are used twice and plain numbers appear on either side."""
+    rng = random.Random(seed)
+    numbers = [round(rng.uniform(-1.5, 1.5), 3) for _ in _NAMES]
+    steps = []
+    for _ in range(6):
+        op = rng.choice(["+", "*", "tanh", "*", "+"])
+        other = rng.choice(["x", "w", "earlier", "number"])
+        steps.append((op, other, rng.randrange(100), round(rng.uniform(-2.0, 2.0), 2)))
+
+    def build(x, w):
+        nodes = [x, w, x * w]
+        for op, other, k, number in steps:
+            last = nodes[-1]
+            if op == "tanh":
+                nodes.append(last.tanh())
+                continue
+            b = {"x": x, "w": w, "earlier": nodes[k % len(nodes)]}.get(other, number)
+            nodes.append(last + b if op == "+" else last * b)
+        return nodes[-1].tanh() * x + w
+
+    return numbers, build
+
+
+def _call(my_grad, output, inputs, what):
+    """The learner's gradients, as Values, failing with words otherwise."""
+    try:
+        got = my_grad(output, list(inputs))
+    except NotImplementedError as error:
+        fail(f"`my_grad` on {what} raised {_said(error)}")
+    except Exception as error:  # noqa: BLE001  (the learner's code: say what it raised)
+        fail(f"`my_grad` on {what} raised {_said(error)}")
+    if got is None:
+        fail("`my_grad` gave None: end it with `return [...]`, one gradient per input")
+    if not isinstance(got, (list, tuple)) or len(got) != len(inputs):
+        fail(f"`my_grad(output, inputs)` should return a list with one gradient per input "
+             f"({len(inputs)} here), but returned {show(got)}")
+    for g in got:
+        if not isinstance(g, Value):
+            fail(f"`my_grad` returned {show(g)} among the gradients, a {type(g).__name__}: "
+                 "each gradient should be a Value, built from the graph's own nodes, so that "
+                 "it can be differentiated again")
+    return list(got)
+
+
+def _numbers(values):
+    return [v.data for v in values]
+
+
+def _same(a, b):
+    return all(is_close(x, y, TOL) for x, y in zip(a, b))
+
+
+def _diagnose(build, numbers, got_first, got_second=None):
+    """The planted mistake whose numbers the learner's reproduce (first derivatives, and the
+    second ones where given), in words, or ''. A mistake that gives the right numbers on this
+    expression cannot be told apart from a right answer, so it is never named."""
+    right = _derivatives(reference_grad, build, numbers, got_second is not None)
+    got = (got_first, got_second)
+    for mistake, words in _MISTAKES:
+        def planted(output, inputs, mistake=mistake):
+            return reference_grad(output, inputs, **mistake)
+
+        try:
+            theirs = _derivatives(planted, build, numbers, got_second is not None)
+        except ArithmeticError:
+            continue
+        if _same_all(theirs, got) and not _same_all(theirs, right):
+            return words
+    return ""
+
+
+def _derivatives(grad_function, build, numbers, second):
+    """(first derivatives, second derivatives or None) of `build` at `numbers`, as numbers."""
+    leaves = [Value(n) for n in numbers]
+    first = grad_function(build(*leaves), leaves)
+    rows = [_numbers(grad_function(g, leaves)) for g in first] if second else None
+    return _numbers(first), rows
+
+
+def _same_all(a, b):
+    (first_a, rows_a), (first_b, rows_b) = a, b
+    if not _same(first_a, first_b):
+        return False
+    if rows_a is None or rows_b is None:
+        return True
+    return all(_same(x, y) for x, y in zip(rows_a, rows_b))
+
+
+def _compare(my_grad, build, numbers, what, *, second=True):
+    """First (and second) derivatives of `build` at `numbers`, the learner's against grad's."""
+    leaves = [Value(n, label=name) for n, name in zip(numbers, _NAMES)]
+    output = build(*leaves)
+    witness = grad(output, leaves, create_graph=True, allow_unused=True)
+    at = f"{what} at {', '.join(f'{n} = {x:g}' for n, x in zip(_NAMES, numbers))}"
+    first = _call(my_grad, output, leaves, at)
+    got_first = _numbers(first)
+    for name, got, right in zip(_NAMES, got_first, _numbers(witness)):
+        if not is_close(got, right, TOL):
+            why = _diagnose(build, numbers, got_first)
+            said = (f"{at}: d/d{name} should be {right:.6g} (autograd.grad's) but was "
+                    f"{got:.6g}")
+            fail(f"{said}: {why}" if why else said)
+    if not second:
+        return
+    got_second = [_numbers(_call(my_grad, g, leaves, f"your own d/d{_NAMES[i]} of {at}"))
+                  for i, g in enumerate(first)]
+    for i, row in enumerate(got_second):
+        right = _numbers(grad(witness[i], leaves, allow_unused=True))
+        for name, got, expected in zip(_NAMES, row, right):
+            if not is_close(got, expected, TOL):
+                why = _diagnose(build, numbers, got_first, got_second)
+                said = (f"{at}: the second derivative d/d{name} of d/d{_NAMES[i]} should be "
+                        f"{expected:.6g} (grad of grad) but was {got:.6g}")
+                fail(f"{said}: {why}" if why else said)
+
+
+@check("y = 2.5·tanh(x·w + x)·x: x used three times, the gradient from above not 1; "
+       "autograd.grad's first derivatives")
+def reused_value(my_grad):
+    _compare(my_grad, lambda x, w: 2.5 * (x * w + x).tanh() * x, [0.7, -0.4],
+             "y = 2.5·tanh(x·w + x)·x", second=False)
+
+
+@check("each gradient is a Value whose graph reaches the inputs: grad of your gradient gives "
+       "the second derivatives of y = x·x·x·w and of y = tanh(x·w)")
+def second_derivatives(my_grad):
+    _compare(my_grad, lambda x, w: x * x * x * w, [1.5, -2.0], "y = x·x·x·w")
+    _compare(my_grad, lambda x, w: (x * w).tanh(), [0.6, 0.9], "y = tanh(x·w)")
+
+
+@check(f"random expressions of +, · and tanh, values used twice, numbers on either side "
+       f"(seeds {SEEDS[0]} to {SEEDS[-1]}): autograd.grad's first and second derivatives")
+def random_expressions(my_grad):
+    for seed in SEEDS:
+        numbers, build = random_expression(seed)
+        _compare(my_grad, build, numbers, f"random expression {seed}")
+
+
+@check("`my_grad` leaves every `.grad` alone, as autograd.grad does")
+def leaves_grad_alone(my_grad):
+    x, w = Value(0.5), Value(-1.5)
+    y = (x * w + x).tanh()
+    _call(my_grad, y, [x, w], "tanh(x·w + x)")
+    touched = [n for n in topological_order(y) if n.grad != 0.0]
+    expect(not touched, f"after `my_grad`, {len(touched)} node(s) had a `.grad` that was not "
+                        "0: keep the gradients in your dict `grads`, and don't call "
+                        "`backward()`")
+
+
+MY_GRAD_CHECKS = [reused_value, second_derivatives, random_expressions, leaves_grad_alone]
+
+MY_GRAD = Exercise(12, "your own grad", MY_GRAD_CHECKS, what="your `my_grad`",
+                   unanswered=is_unwritten,
+                   todo="replace `...` with the rules of +, * and tanh: for each input of the "
+                        "node, its local slope (a Value) times `g`, added into `grads`; run "
+                        "the cell, then this check again")
+
+
+def check_my_grad(my_grad):
+    """Exercise: `my_grad(output, inputs)`, gradients as Values, for +, * and tanh."""
+    return MY_GRAD.check(my_grad)
+
+
+def checkpoint(my_grad):
+    """Chapter 12's specification, on `my_grad(output, inputs)` (see the module docstring)."""
+    if not callable(my_grad):
+        raise TypeError(f"checkpoint(12, ...) takes your function `my_grad(output, inputs)`, "
+                        f"but was given {show(my_grad)}")
+    return run_checks("Chapter 12 · Gradients of gradients: your my_grad", MY_GRAD_CHECKS,
+                      my_grad, chapter=12)
