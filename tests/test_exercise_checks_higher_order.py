@@ -155,6 +155,9 @@ def test_each_catalogued_mistake_in_my_grad_fails_and_is_named(mistake):
     ({"upstream": False}, "passes the local slope alone"),
     ({"floats": True}, "not differentiable again"),
     ({"assign": True, "upstream": False}, "two mistakes at once"),
+    ({"alone": ("*",)}, "the rule of `*` passes its local slope alone"),
+    ({"alone": ("tanh",)}, "the rule of `tanh` passes its local slope alone"),
+    ({"from_data": ("tanh",)}, "the slope of `tanh` is computed from `.data`"),
 ])
 def test_each_planted_mistake_of_the_reference_is_named(mistake, words):
     report = ch12.checkpoint(lambda output, inputs: ch12.reference_grad(output, inputs, **mistake))

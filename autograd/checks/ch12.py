@@ -172,26 +172,34 @@ def check_hvp(hvp):
 # --------------------------------------------------------------------- my_grad: the reference
 
 
-def reference_grad(output, inputs, *, assign=False, upstream=True, floats=False):
+OPERATIONS = ("+", "*", "tanh")  # what my_grad knows
+
+
+def reference_grad(output, inputs, *, assign=False, upstream=True, floats=False, alone=(),
+                   from_data=()):
     """The chapter's `my_grad`, or with a classic mistake planted: `assign` (`=` for `+=`),
-    `upstream=False` (the local slope alone, no `* g`), `floats` (slopes from `.data`)."""
+    `upstream=False` (the local slope alone, no `* g`), `floats` (slopes from `.data`); `alone`
+    and `from_data` plant the last two in the rules of some operations only, e.g. `("*",)`."""
+    alone = set(OPERATIONS) if not upstream else set(alone)
+    from_data = set(OPERATIONS) if floats else set(from_data)
     grads = {id(output): Value(1.0)}
     for node in reversed(topological_order(output)):
         if id(node) not in grads or not node._prev:
             continue
         g = grads[id(node)]
+        numbers = node._op in from_data
         if node._op == "+":
-            slopes = [1.0, 1.0] if floats else [Value(1.0), Value(1.0)]
+            slopes = [1.0, 1.0] if numbers else [Value(1.0), Value(1.0)]
         elif node._op == "*":
             a, b = node._prev
-            slopes = [b.data, a.data] if floats else [b, a]
+            slopes = [b.data, a.data] if numbers else [b, a]
         elif node._op == "tanh":
-            slopes = [1 - node.data ** 2] if floats else [1 - node * node]
+            slopes = [1 - node.data ** 2] if numbers else [1 - node * node]
         else:
             raise NotImplementedError(node._op)
         for child, slope in zip(node._prev, slopes):
-            part = slope * g if upstream else (slope if isinstance(slope, Value)
-                                               else Value(slope))
+            part = slope * g if node._op not in alone else (slope if isinstance(slope, Value)
+                                                            else Value(slope))
             if id(child) in grads and not assign:
                 grads[id(child)] = grads[id(child)] + part
             else:
@@ -215,6 +223,17 @@ _MISTAKES = (
     ({"assign": True, "upstream": False},
      "two mistakes at once: `=` instead of `+=` (a value used twice keeps only its last "
      "contribution), and the local slope alone, without `* g`"),
+) + tuple(
+    ({"alone": (op,)},
+     f"the rule of `{op}` passes its local slope alone: multiply it by `g`, the gradient "
+     "arriving from above (the chain rule: local slope times upstream)")
+    for op in OPERATIONS
+) + tuple(
+    ({"from_data": (op,)},
+     f"the slope of `{op}` is computed from `.data`, a plain float: the first derivatives come "
+     "out right, but the gradient's graph no longer reaches the inputs there, so it is not "
+     "differentiable again. Build it from the nodes themselves, not from their `.data`")
+    for op in OPERATIONS[1:]  # `+`'s slope is 1 either way
 )
 
 
