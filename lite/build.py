@@ -25,8 +25,9 @@ kernel's [lock] extra needs it. Step by step, everything inside lite/ and ignore
 7. _output/index.html: the first page, lite/welcome.html with the chapters filled in: what
    loads and how long it takes, where the learner's edits are kept, what needs the network.
 
-Takes about 35 s on a 2-core machine (31 s with warm pip/npm/uv caches, 35 s with empty ones);
-the site is about 39 MB.
+Takes 12 to 16 s on a 2-core machine once lite/.venv exists (about 35 s before); the site is
+about 44 MB (ipywidgets and its JupyterLab extension included). website/build.py runs this and
+puts the result in the course website, under lite/.
 Serve the result with `python3 -m http.server -d lite/_output` and open /lab/index.html.
 Packages that are not pure Python (numpy, matplotlib) stay on Pyodide's CDN: a page that
 imports them needs the network.
