@@ -254,9 +254,21 @@ def test_explorers_work_in_jupyterlab(jupyter_lab, tmp_path):
             dashboard.locator("button", has_text="Step").click()
             dashboard.get_by_text("step 1: loss").wait_for(timeout=STEP)
 
+            # The curvature explorer's Newton step moves the point to the parabola's vertex,
+            # x - f'/f'' = 1.4 - 5.876 / 19.52 = 1.099, and the plot is drawn again.
+            curvature = page.locator(".autograd-curvature")
+            curvature.locator("img").wait_for(timeout=STEP)
+            assert "At x = 1.4:" in curvature.inner_text()
+            picture = curvature.locator("img").get_attribute("src")
+            curvature.locator("button", has_text="Newton step").click()
+            curvature.get_by_text("At x = 1.099:").wait_for(timeout=STEP)
+            page.wait_for_function(
+                "(before) => document.querySelector('.autograd-curvature img').src !== before",
+                arg=picture, timeout=STEP)
+
             page.screenshot(path=str(tmp_path / "jupyterlab.png"))
             for name in ("graph-explorer", "backward-stepper", "finite-differences",
-                         "activation-explorer", "training-dashboard"):
+                         "activation-explorer", "training-dashboard", "curvature"):
                 page.locator(f".autograd-{name}").screenshot(path=str(tmp_path / f"{name}.png"))
             broken_widgets = page.get_by_text("Error displaying widget").count()
             page.keyboard.press("Control+s")  # save, to read the outputs back below

@@ -1,10 +1,10 @@
 """Interactive explorers for the course: a model you can drive from code, and a view to play with.
 
 Every explorer comes in two halves. The *model* (`GraphExplorer`, `BackwardStepper`,
-`FiniteDifferenceExplorer`, `ActivationExplorer`, `TrainingDashboard`) is a plain object with
-methods and state, which tests and notebook cells drive without a browser. Its *view*
-(`model.widget()`) is built from ipywidgets and redraws whenever the model changes, so a cell
-can still move an explorer that is on screen. A model shown in a notebook shows its view.
+`FiniteDifferenceExplorer`, `ActivationExplorer`, `TrainingDashboard`, `CurvatureExplorer`) is
+a plain object with methods and state, which tests and notebook cells drive without a browser.
+Its *view* (`model.widget()`) is built from ipywidgets and redraws whenever the model changes,
+so a cell can still move an explorer that is on screen. A model shown in a notebook shows its view.
 
 This package imports ipywidgets and `autograd.viz` (graphviz) itself, and matplotlib with the
 first plot (so that the explorers that only draw graphs work where matplotlib is not at hand,
@@ -15,12 +15,13 @@ Extreme settings never end in a traceback inside a view: what the engine raises 
 computation it cannot do (ValueError, OverflowError, ZeroDivisionError) is shown as a message.
 
 Each explorer has its own module (`graph_explorer`, `stepper`, `finite_differences`,
-`activation`, `training`); what they share, the model/view pair, number checks and formatting,
-messages and guarded drawing, lives in `_common`, which imports none of them.
+`activation`, `training`, `curvature`); what they share, the model/view pair, number checks and
+formatting, messages and guarded drawing, lives in `_common`, which imports none of them.
 """
 
 from ._common import ENGINE_ERRORS
 from .activation import ACTIVATIONS, ActivationExplorer, ActivationView
+from .curvature import CurvatureExplorer, CurvatureView
 from .finite_differences import FiniteDifferenceExplorer, FiniteDifferenceView
 from .graph_explorer import GraphExplorer, GraphExplorerView
 from .stepper import WRONG_ORDERS, BackwardStepper, BackwardStepperView
@@ -32,5 +33,6 @@ __all__ = [
     "FiniteDifferenceExplorer",
     "ActivationExplorer",
     "TrainingDashboard",
+    "CurvatureExplorer",
     "ENGINE_ERRORS",
 ]
