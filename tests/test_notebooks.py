@@ -5,6 +5,7 @@ Executing them is nbmake's job: `pytest` collects every notebook under `notebook
 tagged `raises-exception` may raise.
 """
 
+import json
 import re
 from pathlib import Path
 
@@ -38,6 +39,17 @@ def test_notebook_is_committed_without_outputs(path):
             assert cell.outputs == [], f"cell {i} has outputs: strip them (nbstripout)"
             assert cell.execution_count is None, f"cell {i} has an execution count: strip it"
     assert "widgets" not in nb.metadata, "saved widget state belongs to a run, not to git"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_cell_has_its_own_id(path):
+    # nbformat 4.5 gives each cell an id; a cell pasted in without one makes every reader warn
+    # (MissingIDFieldWarning) and get a new random id each time it opens the notebook.
+    ids = [cell.get("id") for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]]
+    missing = [i for i, cell_id in enumerate(ids) if cell_id is None]
+    assert missing == [], f"cells {missing} have no id: give each one (nbformat 4.5)"
+    repeated = sorted({cell_id for cell_id in ids if ids.count(cell_id) > 1})
+    assert repeated == [], f"cell ids {repeated} are used more than once"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
