@@ -1,4 +1,4 @@
-"""Checks that cannot hang, and cannot be broken by the learner's class (issue 11, item 7).
+"""Checks that cannot hang, and cannot be broken by the learner's class.
 
 A check runs the learner's code in the notebook's own process. A loop that never ends must fail
 that one check, with a message that says the time limit and the likely cause, and the other

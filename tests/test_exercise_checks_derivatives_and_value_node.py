@@ -379,7 +379,7 @@ def test_count_nodes_stub_is_not_answered_yet():
 
 
 def test_count_nodes_that_misses_the_root_is_told_to_count_the_root_too():
-    # Issue 10, item 4. Before: "`count_nodes` on a single value should be 1, but was 0: some
+    # A message that misled, before: "`count_nodes` on a single value should be 1, but was 0: some
     # values were missed; visit the children in `_prev` of every node".
     message = only_message(ch02.check_count_nodes(forgets_the_root, stage(2)))
     assert "should be 1, but was 0" in message and "count the root too" in message
@@ -438,7 +438,7 @@ def test_the_stub_left_as_none_is_not_answered_yet():
 
 
 def test_a_product_with_one_child_is_told_it_needs_both_operands():
-    # Issue 10, item 4. Before: "`x·x` has `_op` '*' and children holding [3.0], so its data
+    # A message that misled, before: "`x·x` has `_op` '*' and children holding [3.0], so its data
     # should be 3.0, but it is 9.0".
     def one_child(V, x, ns):
         ns["square"] = V(9.0, (x,), "*", label="x·x")
@@ -450,7 +450,7 @@ def test_a_product_with_one_child_is_told_it_needs_both_operands():
 
 
 def test_a_product_without_its_op_fails():
-    # Issue 10, item 4. Before: passed ("1 of 1 checks passed").
+    # Once a trap: it passed ("1 of 1 checks passed").
     def no_op(V, x, ns):
         ns["square"] = V(9.0, (x, x), label="x·x")
         ns["y"] = V(12.0, (ns["square"], x), "+", label="y")
@@ -460,7 +460,7 @@ def test_a_product_without_its_op_fails():
 
 
 def test_a_product_under_another_name_is_told_the_name_the_notebook_uses():
-    # Issue 10, item 4: the cells below use `square`; any other name used to give a NameError
+    # Once a trap: the cells below use `square`; any other name used to give a NameError
     # further down. Now the check says so, and the solution (which names it `square`) runs.
     def other_name(V, x, ns):
         ns["square"] = None  # the stub's line, left as it was

@@ -179,7 +179,7 @@ def test_a_path_that_stops_before_out_is_asked_to_come_back_to_out():
 @pytest.mark.skipif(sys.version_info < (3, 11),
                     reason="before 3.11 every instance keeps its attributes in a dict of its own")
 def test_the_cycle_check_never_reports_a_dict_it_created_itself():
-    # issue 10, item 4: the check used to ask the node for `vars()`, which on Python 3.11+
+    # Once a trap: the check used to ask the node for `vars()`, which on Python 3.11+
     # creates the node's __dict__; the message then listed that dict among what `out` holds
     # ("`gc.get_referents(path[0])` lists only: dict, type"), and so did every later look.
     out = Plain(2.0) * Plain(-3.0)
@@ -420,7 +420,7 @@ def test_checkpoint_lists_the_chapters_three_exercises():
 
 
 def test_a_wrong_exp_replaced_by_the_solution_still_fails_the_checkpoint():
-    # issue 10: after Run All the solution used to overwrite the learner's exp, and the
+    # Once a trap: after Run All the solution used to overwrite the learner's exp, and the
     # checkpoint passed on the solution's code
     def exp(self):
         return type(self)(math.exp(self.data), "exp", self, 1.0)  # local derivative 1

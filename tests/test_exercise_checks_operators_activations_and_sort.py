@@ -119,7 +119,7 @@ def with_sigmoid(old="", new=""):
 
 
 def test_chapter_four_sigmoid_without_upstream_gradient_or_with_assignment_fails_and_says_so():
-    # issue 10: leaving out `* out.grad` in sigmoid passed the exercise and the checkpoint,
+    # Once a trap: leaving out `* out.grad` in sigmoid passed the exercise and the checkpoint,
     # 10 of 10; so did `=` for `+=`
     assert ch04.check_sigmoid(with_sigmoid()).passed
     for old, new, words in (
@@ -138,7 +138,8 @@ def test_chapter_four_sigmoid_without_upstream_gradient_or_with_assignment_fails
 
 
 def test_chapter_four_names_assignment_only_when_the_numbers_show_it():
-    # issue 10, item 4: "did _backward use = instead of +=?" was said of any wrong tanh
+    # A message that misled, before: "did _backward use = instead of +=?" was said of any
+    # wrong tanh
     def tanh_one_minus_t(self):
         t = math.tanh(self.data)
         out = Value(t, (self,), "tanh")  # noqa: F821  (the stage's own Value)
@@ -279,7 +280,7 @@ def test_order_prediction_names_the_orders_people_give():
 
 
 def test_order_prediction_does_not_call_a_missing_output_a_leaf():
-    # issue 10, item 4: "your list leaves out 'L': ... leaves too"
+    # A message that misled, before: "your list leaves out 'L': ... leaves too"
     L = L_graph()
     message = str(ch05.check_order_prediction(["a", "b", "e", "c", "d", "f"], L))
     assert "misses 'L', the output itself" in message and "leaves too" not in message
@@ -327,7 +328,8 @@ def sort_of_children_only(root):
 
 
 def test_sort_messages_name_nodes_by_label_and_the_bug():
-    # issue 10, item 4: messages showed `Value(data=0.0000, grad=0.0000)` for every node
+    # A message that misled, before: messages showed `Value(data=0.0000, grad=0.0000)` for
+    # every node
     for sort, words in (
         (sort_without_break, "`break` right after pushing an input"),
         (sort_pushing_all_inputs, "pushes all of a node's unvisited inputs at once"),
@@ -421,7 +423,7 @@ print(json.dumps([(name, stepper.position) for name, stepper in shown]))
 
 
 def test_chapter_five_steppers_start_at_step_zero_after_run_all(tmp_path):
-    # issue 10, item 4: cells that drove a stepper from code left the one shown at its last step
+    # Once a trap: cells that drove a stepper from code left the one shown at its last step
     script = tmp_path / "steppers.py"
     script.write_text(STEPPERS_AFTER_RUN_ALL)
     notebook = ROOT / "notebooks" / "05_topological_sort.ipynb"

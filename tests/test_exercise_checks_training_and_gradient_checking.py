@@ -90,7 +90,7 @@ def test_reached_target_untouched_stub_is_not_answered_yet():
 
 
 def test_reached_target_says_the_tuple_from_train_was_kept_whole():
-    # issue 10: `my_outputs = train(...)` keeps the pair; the old check said "take more steps,
+    # Once a trap: `my_outputs = train(...)` keeps the pair; the old check said "take more steps,
     # or a larger learning rate" about a list
     message = target_message(0.2, 20, train_outputs(0.2, 20))
     assert "the pair `(losses, outputs)`" in message
@@ -99,7 +99,8 @@ def test_reached_target_says_the_tuple_from_train_was_kept_whole():
 
 
 def test_reached_target_tells_a_diverging_learning_rate_to_shrink_not_grow():
-    # issue 10: a learning rate that diverged was told "a larger learning rate"
+    # A message that misled, before: a learning rate that diverged was told "a larger
+    # learning rate"
     for learning_rate in (0.5, 0.7, 1.0, 5.0):
         message = target_message(learning_rate, 20)
         assert "too large" in message and "take a smaller learning rate" in message
@@ -523,7 +524,8 @@ def test_gradient_checker_exercise_passes_fair_checkers_and_explains_the_stub():
 
 
 def test_a_checker_that_nudges_every_input_at_once_is_told_so_not_about_the_tolerance():
-    # issue 10: it was told "is the tolerance too tight, or the step h so small ...?"
+    # A message that misled, before: it was told "is the tolerance too tight, or the step h
+    # so small ...?"
     message = checker_message(make_checker(together=True))
     assert "nudges every input at once" in message
     assert "tolerance" not in message
@@ -559,7 +561,7 @@ def test_a_checker_that_always_says_true_compared_nothing():
 
 
 def test_an_always_true_checker_fails_the_checkpoint_even_after_the_solution_stood_in():
-    # issue 10: its own check said 1 of 2, then the checkpoint said "4 of 4 checks passed"
+    # Once a trap: its own check said 1 of 2, then the checkpoint said "4 of 4 checks passed"
     from autograd.checks.exercise import solution
 
     always_true = "def check_gradients(f, inputs, value_class):\n    return True\n"

@@ -1,4 +1,4 @@
-"""Both engines against PyTorch (float64) at the edges of floating point (issue 11).
+"""Both engines against PyTorch (float64) at the edges of floating point.
 
 `tests/test_torch.py` compares smooth programs. Here every step is a raw operation, and the
 inputs include 0, -0.0, subnormals, 1e300 and the largest float: every value and every
