@@ -117,21 +117,15 @@ CELLS = """() => {
     return Array.from({length: cells.length}, (_, i) => cells.get(i).toJSON());
 }"""
 
-# Run the cells from `index` down, as Run > Run Selected Cell and All Below does; resolves
-# (true or false) when they have run or an error stopped them.
-RUN_FROM = """async (index) => {
+# Select cell `index` and run a notebook command on it: 'notebook:run-all-below' runs the cells
+# from there down, as Run > Run Selected Cell and All Below does, and resolves (true or false)
+# when they have run or an error stopped them; 'notebook:run-cell' runs it alone, as
+# Shift+Enter does.
+RUN_AT = """async ([index, command]) => {
     const notebook = window.jupyterapp.shell.currentWidget.content;
     notebook.activeCellIndex = index;
     notebook.deselectAll();
-    return await window.jupyterapp.commands.execute('notebook:run-all-below');
-}"""
-
-# Run cell `index` alone, as Shift+Enter does; resolves when it has run.
-RUN_ONE = """async (index) => {
-    const notebook = window.jupyterapp.shell.currentWidget.content;
-    notebook.activeCellIndex = index;
-    notebook.deselectAll();
-    return await window.jupyterapp.commands.execute('notebook:run-cell');
+    return await window.jupyterapp.commands.execute(command);
 }"""
 
 # Scroll the notebook so that cell `index` is at the bottom of the window.
@@ -237,7 +231,7 @@ def run_all(page):
     started = time.monotonic()
     index = 0
     while True:
-        page.evaluate(RUN_FROM, index)
+        page.evaluate(RUN_AT, [index, "notebook:run-all-below"])
         cells = page.evaluate(CELLS)
         code = [i for i, cell in enumerate(cells) if cell["cell_type"] == "code"]
         not_run = [i for i in code if cells[i]["execution_count"] is None]
@@ -279,7 +273,7 @@ def run_chapters(browser):
             if notebook == OFFLINE_CHAPTERS[0]:  # time the first cell, alone, from page load
                 first_code = next(i for i, cell in enumerate(page.evaluate(CELLS))
                                   if cell["cell_type"] == "code")
-                page.evaluate(RUN_ONE, first_code)
+                page.evaluate(RUN_AT, [first_code, "notebook:run-cell"])
                 first_output = kernel_seconds + time.monotonic() - browser.opened
             cells, seconds = run_all(page)
             stem = notebook.removesuffix(".ipynb")
