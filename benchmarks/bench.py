@@ -20,7 +20,7 @@ differentiate is found in fresh subprocesses at the default recursion limit. The
 steps are compiled once, before the agreement check, and the seconds that took (trace,
 generate, build) are a column of their own: they are not in the step times.
 
-Run:  python benchmarks/bench.py            (about two minutes, plus the C build: 3-4 minutes)
+Run:  python benchmarks/bench.py            (about two minutes, the C build included)
       python benchmarks/bench.py --quick    (a smoke run with tiny sizes)
       python benchmarks/bench.py --engines micrograd,fast,floor --rounds 31
       python benchmarks/bench.py --engines compiled-c,torch-batched,floor --c-opt 0,1
