@@ -2,10 +2,12 @@
 import inspect
 import json
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
+from autograd import Value
 from autograd.checks import ch06, ch07, ch08
 from autograd.gradcheck import gradcheck
 from autograd.stages import stage
@@ -39,6 +41,20 @@ def test_dx1_gets_a_hint_first_and_the_answer_after_a_second_wrong_try():
 def test_dx1_names_what_each_wrong_number_is(answer, words):
     message = str(ch06.check_dx1_by_hand(answer))
     assert words in message and "-1.5" not in message  # the hint, never the answer
+
+
+@pytest.mark.parametrize("answer", [True, Value(-1.5), "-1.5", [-1.5]])
+def test_dx1_asks_for_a_plain_number_for_a_bool_a_value_or_a_string(answer):
+    # True is an int to Python, and a Value prints as a number: neither is the plain number
+    # the question asks for
+    message = str(ch06.check_dx1_by_hand(answer))
+    assert "should be a number" in message
+    assert ch06.check_dx1_by_hand(-1.5).passed
+
+
+@pytest.mark.parametrize("answer", [Fraction(-3, 2), -1.5000000001])
+def test_dx1_takes_any_real_number_close_to_the_answer(answer):
+    assert ch06.check_dx1_by_hand(answer).passed
 
 
 def train_outputs(learning_rate, steps, target=0.5):

@@ -19,7 +19,7 @@ import math
 from .. import _floats
 from . import (
     CheckFailed, GradientFailed, _text, backprop_by_hand, check, expect, expect_close,
-    expect_gradients, fail, is_close, run_checks, show,
+    expect_gradients, fail, is_close, is_number, run_checks, show,
 )
 from .exercise import Exercise, is_unwritten
 
@@ -275,16 +275,16 @@ class _Number:
 
     def wrong(self, x):
         """Is `x` a number, and a wrong one? (None and non-numbers are judged elsewhere.)"""
-        return _is_number(x) and not self.right(x)
+        return _is_finite_number(x) and not self.right(x)
 
 
-def _is_number(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+def _is_finite_number(x):
+    return is_number(x) and math.isfinite(x)
 
 
 def _rounded(x):
     """A learner's number as a person writes it: 0.009975, not 0.009975000000000045."""
-    return f"{x:.4g}"
+    return f"{float(x):.4g}"
 
 
 class PredictNumbers(Exercise):
@@ -340,7 +340,7 @@ class PredictNumbers(Exercise):
             if answer is None:
                 fail(f"no prediction yet for {number.question}: replace `None` with the number "
                      "you expect")
-            if not _is_number(answer):
+            if not _is_finite_number(answer):
                 fail(f"your prediction for {number.question} should be a number, but was "
                      f"{show(answer)}")
             if number.right(answer):

@@ -12,7 +12,7 @@ dL/dx2 = w2·(1 − o²) = 0.5; and gradient descent on (o − 0.5)² that lower
 
 import math
 
-from . import check, expect, expect_close, fail, run_checks, show
+from . import check, expect, expect_close, fail, is_number, run_checks, show
 from .exercise import Exercise, Prediction
 
 __all__ = ["checkpoint", "neuron", "check_dx1_by_hand", "check_reached_target",
@@ -100,10 +100,6 @@ class SameArguments:
         return self._last
 
 
-def _is_number(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
 # ∂o/∂x1, predicted before looking: a hint first, the number after a second wrong try.
 
 DX1 = Prediction(
@@ -177,7 +173,7 @@ def _agree(got, expected, tol=1e-6):
     """Are two histories the same numbers (to `tol`, for the round-off of a different order
     of operations)?"""
     return (isinstance(got, (list, tuple)) and len(got) == len(expected)
-            and all(_is_number(g) and math.isclose(g, e, rel_tol=tol, abs_tol=tol)
+            and all(is_number(g) and math.isclose(g, e, rel_tol=tol, abs_tol=tol)
                     for g, e in zip(got, expected)))
 
 
@@ -196,11 +192,11 @@ def reached_target(learning_rate, steps, outputs):
     if _is_pair_from_train(outputs):
         fail(f"`my_outputs` holds the pair `(losses, outputs)`, two lists, not the outputs: "
              f"{_UNPACK}")
-    if not _is_number(learning_rate):
+    if not is_number(learning_rate):
         fail(f"`my_learning_rate` should be a number, but was {show(learning_rate)}")
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
         fail(f"`my_steps` should be a whole number of steps, but was {show(steps)}")
-    if not (isinstance(outputs, list) and outputs and all(_is_number(o) for o in outputs)):
+    if not (isinstance(outputs, list) and outputs and all(is_number(o) for o in outputs)):
         fail(f"`my_outputs` should be the list of outputs that `train` returns second, but was "
              f"{show(outputs)}")
     final = outputs[-1]
@@ -337,7 +333,7 @@ def shown(prediction, losses, learning_rate, target):
 def _first_difference(got, expected, tol=1e-9):
     """The first step at which two loss histories differ, or None."""
     for k, (g, e) in enumerate(zip(got, expected)):
-        if not (_is_number(g) and math.isclose(g, e, rel_tol=tol, abs_tol=tol)):
+        if not (is_number(g) and math.isclose(g, e, rel_tol=tol, abs_tol=tol)):
             return k
     return None
 

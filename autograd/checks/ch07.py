@@ -15,7 +15,7 @@ about seeds, non-linearities or attributes is assumed).
 import inspect
 import re
 
-from . import _text, check, expect, fail, run_checks, show
+from . import _text, check, expect, fail, is_number, run_checks, show
 from .ch06 import SameArguments
 from .exercise import Exercise, is_unwritten
 
@@ -338,13 +338,9 @@ def _widths(model):
     return widths if all(widths) else None
 
 
-def _is_number(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
 @check("at least 90% of the circles' points classified right")
 def circles_accuracy(model, steps, accuracy):
-    if not _is_number(accuracy):
+    if not is_number(accuracy):
         fail(f"`circle_accuracy` should be a fraction between 0 and 1, but was {show(accuracy)}")
     if not 0.0 <= accuracy <= 1.0:
         fail(f"`circle_accuracy` should be a fraction between 0 and 1 (0.9 is 90%), but was "

@@ -28,7 +28,7 @@ import re
 from collections import namedtuple
 
 from ..stages import stage
-from . import check, expect, fail, run_checks, show
+from . import check, expect, fail, is_number, run_checks, show
 from .ch06 import SameArguments
 from .exercise import Exercise, is_unwritten
 
@@ -202,10 +202,6 @@ GOOD_CASES = [
 # names the bug the evidence shows, instead of guessing at the tolerance.
 
 
-def _is_number(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
 def _verdict(check_gradients, f, inputs, value_class, on):
     result = check_gradients(f, list(inputs), value_class)
     if result is None:
@@ -231,7 +227,7 @@ def _nudges(log, inputs):
     signs = [set() for _ in inputs]
     together, steps = False, []
     for call in log:
-        if len(call) != len(inputs) or not all(_is_number(x) for x in call):
+        if len(call) != len(inputs) or not all(is_number(x) for x in call):
             continue
         moved = [i for i, (x, x0) in enumerate(zip(call, inputs)) if x != x0]
         steps += [abs(call[i] - inputs[i]) for i in moved]

@@ -42,7 +42,7 @@ from ..article import NEURON, neuron_output
 from ..compile import TraceMismatch, compile_loss
 from ..engine import Value
 from ..graph import topological_order
-from . import check, expect, fail, is_close, run_checks, show
+from . import check, expect, fail, is_close, is_number, run_checks, show
 from .ch10 import ARITHMETIC
 from .core import _said
 from .exercise import Exercise, is_unwritten
@@ -368,7 +368,7 @@ def _leaky_out(leaky, s, *, first=False):
     if out is None:
         problem(f"{call} gave None: the function has no `return`; end it with `return ...`, "
                 "the new value")
-    if isinstance(out, (int, float)) and not isinstance(out, bool):
+    if is_number(out):
         problem(f"{call} gave the number {show(out)}, not a Value: computed from `.data`, it "
                 "has left the graph, so it has no gradient, and a trace would write it into "
                 "the compiled code as a constant. Build the answer from `s` with operations")

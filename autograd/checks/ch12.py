@@ -28,7 +28,7 @@ import random
 from ..engine import Value
 from ..graph import topological_order
 from ..higher_order import grad
-from . import check, expect, fail, is_close, run_checks, show
+from . import check, expect, fail, is_close, is_number, run_checks, show
 from .core import _said
 from .exercise import Exercise, Prediction, is_unwritten
 
@@ -116,9 +116,9 @@ def _call_hvp(hvp, f, xs, v, what):
         numbers = [g.data if isinstance(g, Value) else g for g in got]
     except TypeError:
         fail(f"`hvp` should return a list of numbers, one per input, but returned {show(got)}")
-    expect(len(numbers) == len(xs) and all(isinstance(n, (int, float)) and not isinstance(
-        n, bool) for n in numbers), f"`hvp` should return a list of {len(xs)} numbers, one per "
-                                    f"input, but returned {show(got)}")
+    expect(len(numbers) == len(xs) and all(is_number(n) for n in numbers),
+           f"`hvp` should return a list of {len(xs)} numbers, one per input, but returned "
+           f"{show(got)}")
     return numbers
 
 

@@ -382,12 +382,14 @@ def _said(error):
     return f"{_type_name(error)}: {message}" if message else _type_name(error)
 
 
+def is_number(x):
+    """A plain number, as a learner's answer should be: an int or a float, not a bool (which
+    Python counts as an int) and not a Value."""
+    return isinstance(x, Real) and not isinstance(x, bool)
+
+
 def is_close(got, expected, tol=1e-9):
-    return (
-        isinstance(got, Real)
-        and not isinstance(got, bool)
-        and math.isclose(got, expected, rel_tol=tol, abs_tol=tol)
-    )
+    return is_number(got) and math.isclose(got, expected, rel_tol=tol, abs_tol=tol)
 
 
 def expect_close(got, expected, what, *, tol=1e-9, hint=""):

@@ -25,7 +25,7 @@ import sys
 from .. import syllabus
 from .core import (  # noqa: F401  (answers_for, forget_answers: their home is core)
     _EXERCISES, _OUTCOMES, CheckFailed, Report, answers_for, fail, forget_answers, is_close,
-    run_checks, show,
+    is_number, run_checks, show,
 )
 
 __all__ = ["Exercise", "Prediction", "NotAnswered", "answers_for", "forget_answers", "solution",
@@ -285,11 +285,11 @@ class Prediction(Exercise):
     def number(self, x):
         """`x` written as precisely as the question asks."""
         if self.places is None:
-            return f"{x:g}"
-        return f"{x:.{self.places}f}"
+            return f"{float(x):g}"
+        return f"{float(x):.{self.places}f}"
 
     def _judge(self, answer):
-        if isinstance(answer, bool) or not isinstance(answer, (int, float)):
+        if not is_number(answer):
             fail(f"your prediction should be a number, but was {show(answer)}")
         if is_close(answer, self.expected, self.tol):
             return
