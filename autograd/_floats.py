@@ -12,9 +12,20 @@ import math
 import numbers
 
 
+def is_real(x):
+    """Is `x` a real number (an int, a float, a Fraction, a NumPy float)? A bool is not one:
+    Python counts True as the int 1, but a learning rate or a tolerance of True is a mistake."""
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+
+def is_int(x):
+    """Is `x` an int, and not a bool?"""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
 def as_float(data):
     """Return `data` as a float, or raise TypeError for anything that is not a real number."""
-    if type(data) is not int and (isinstance(data, bool) or not isinstance(data, numbers.Real)):
+    if type(data) is not int and not is_real(data):
         raise TypeError(
             f"Value needs a real number such as an int or a float, but was given {data!r} "
             f"of type {type(data).__name__}"
@@ -29,7 +40,7 @@ def operand(other, op, value):
     """A plain number met by an operator, as a float; anything else is refused."""
     if type(other) is float:
         return other
-    if type(other) is not int and (isinstance(other, bool) or not isinstance(other, numbers.Real)):
+    if type(other) is not int and not is_real(other):
         raise unsupported(op, value, other)
     return as_float(other)
 
@@ -38,7 +49,7 @@ def exponent(n, value):
     """A number exponent of `value ** n` as an int or a float; refuse anything else."""
     if type(n) is int or type(n) is float:
         return n
-    if isinstance(n, bool) or not isinstance(n, numbers.Real):
+    if not is_real(n):
         if hasattr(n, "_prev"):  # a Value of another engine
             raise unsupported("**", value, n)
         raise TypeError(

@@ -379,7 +379,7 @@ class CompiledStep:
         from . import nn
         if (lr is None) == (optimizer is None):
             raise TypeError("a compiled step needs exactly one of lr= (a number) or optimizer=")
-        if lr is not None and not nn._is_number(lr):
+        if lr is not None and not _floats.is_real(lr):
             raise TypeError(f"lr must be a number, but was given {lr!r}")
         self._check_labels(y)
         loss, grads, scores = self.compiled([p.data for p in self.params], (list(X), list(y)))

@@ -13,7 +13,8 @@ behave smoothly. With `noise=0` every point lies exactly on its curve.
 
 import math
 import random
-from numbers import Real
+
+from ._floats import is_int, is_real
 
 __all__ = [
     "make_moons",
@@ -27,11 +28,11 @@ __all__ = [
 
 
 def _check(n, noise, seed):
-    if not isinstance(n, int) or isinstance(n, bool) or n < 2:
+    if not is_int(n) or n < 2:
         raise ValueError(f"n must be an int >= 2 (one point per class at least), not {n!r}")
-    if not isinstance(noise, Real) or isinstance(noise, bool) or not noise >= 0 or noise == math.inf:
+    if not is_real(noise) or not noise >= 0 or noise == math.inf:
         raise ValueError(f"noise must be a finite number >= 0, not {noise!r}")
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+    if seed is not None and not is_int(seed):
         raise TypeError(f"seed must be an int or None, not {seed!r}")
 
 
@@ -71,7 +72,7 @@ def make_moons(n=100, noise=0.1, seed=0):
 def make_circles(n=100, noise=0.1, seed=0, factor=0.5):
     """Two circles around the origin: class -1 on radius 1, class +1 on radius `factor`."""
     _check(n, noise, seed)
-    if not isinstance(factor, Real) or isinstance(factor, bool) or not 0 < factor < 1:
+    if not is_real(factor) or not 0 < factor < 1:
         raise ValueError(f"factor (the inner radius) must be between 0 and 1, not {factor!r}")
     rng = random.Random(seed)
     k_neg, k_pos = _class_sizes(n)
@@ -92,7 +93,7 @@ def make_spiral(n=100, noise=0.1, seed=0, turns=1.5):
     they would otherwise meet.
     """
     _check(n, noise, seed)
-    if not isinstance(turns, Real) or isinstance(turns, bool) or not turns > 0:
+    if not is_real(turns) or not turns > 0:
         raise ValueError(f"turns must be a number > 0, not {turns!r}")
     rng = random.Random(seed)
     k_neg, k_pos = _class_sizes(n)
@@ -154,8 +155,7 @@ def train_test_split(X, y, test_fraction=0.25, seed=0):
         raise ValueError(f"X has {len(X)} points but y has {len(y)} labels; they must match")
     if len(X) < 2:
         raise ValueError(f"splitting needs at least 2 points, but X has {len(X)}")
-    if not isinstance(test_fraction, Real) or isinstance(test_fraction, bool) \
-            or not 0 < test_fraction < 1:
+    if not is_real(test_fraction) or not 0 < test_fraction < 1:
         raise ValueError(f"test_fraction must be between 0 and 1, not {test_fraction!r}")
     order = list(range(len(X)))
     random.Random(seed).shuffle(order)

@@ -14,8 +14,8 @@ absolutely.
 import html
 import math
 from collections import namedtuple
-from numbers import Real
 
+from ._floats import is_real
 from .engine import Value
 
 __all__ = [
@@ -29,7 +29,7 @@ __all__ = [
 
 
 def _check_h(h):
-    if not isinstance(h, Real) or isinstance(h, bool) or not h > 0 or h == math.inf:
+    if not is_real(h) or not h > 0 or h == math.inf:
         raise ValueError(f"the step h must be a finite number > 0, not {h!r}")
 
 
@@ -177,10 +177,10 @@ def gradcheck(f, inputs, *, h=1e-6, atol=1e-6, rtol=1e-5, value_class=Value, nam
     if not numbers:
         raise ValueError("gradcheck needs at least one input")
     for name, x in zip(names, numbers):
-        if not isinstance(x, Real) or isinstance(x, bool):
+        if not is_real(x):
             raise TypeError(f"input {name} must be a number, not {x!r}")
     for tol_name, tol in (("atol", atol), ("rtol", rtol)):
-        if not isinstance(tol, Real) or isinstance(tol, bool) or not tol >= 0:
+        if not is_real(tol) or not tol >= 0:
             raise ValueError(f"{tol_name} must be a number >= 0, not {tol!r}")
     _check_h(h)
 

@@ -11,8 +11,8 @@ Labels throughout are -1 and +1: a model's output is a score whose sign is the p
 
 import random
 from collections import namedtuple
-from numbers import Real
 
+from ._floats import is_int, is_real
 from .engine import Value
 
 __all__ = [
@@ -38,12 +38,8 @@ NONLINEARITIES = ("relu", "tanh", "sigmoid", "linear")
 # --------------------------------------------------------------------- argument checks
 
 
-def _is_number(x):
-    return isinstance(x, Real) and not isinstance(x, bool)
-
-
 def _check_count(n, what):
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+    if not is_int(n) or n < 1:
         raise ValueError(f"{what} must be a positive int, but was given {n!r}")
     return n
 
@@ -70,7 +66,7 @@ def _rng(seed):
     """One random.Random for a whole model, so one seed fixes every initial weight."""
     if isinstance(seed, random.Random):
         return seed
-    if seed is None or (isinstance(seed, int) and not isinstance(seed, bool)):
+    if seed is None or is_int(seed):
         return random.Random(seed)
     raise TypeError(f"seed must be an int, a random.Random or None, but was given {seed!r}")
 
@@ -218,7 +214,7 @@ def _check_labels(labels):
     for i, y in enumerate(labels):
         if isinstance(y, Value) and not y._prev:  # a label an input of a compiled step
             y = y.data
-        if not _is_number(y) or y not in (-1, 1):
+        if not is_real(y) or y not in (-1, 1):
             raise ValueError(f"labels must be -1 or +1, but label {i} is {y!r}")
 
 
@@ -267,7 +263,7 @@ def l2_penalty(params, alpha):
     params = list(params)
     if not params:
         raise ValueError("l2_penalty needs at least one parameter, but params is empty")
-    if not _is_number(alpha) or alpha < 0:
+    if not is_real(alpha) or alpha < 0:
         raise ValueError(f"alpha must be a number >= 0, but was given {alpha!r}")
     return _total(p * p for p in params) * alpha
 
@@ -322,7 +318,7 @@ class SGD:
         self.params = list(params)
         if not self.params:
             raise ValueError("SGD needs at least one parameter, but params is empty")
-        if not (callable(lr) or _is_number(lr)):
+        if not (callable(lr) or is_real(lr)):
             raise TypeError(f"lr must be a number or a function of the step count, not {lr!r}")
         self.lr = lr
         self.steps = 0
@@ -330,7 +326,7 @@ class SGD:
     def current_lr(self):
         """The learning rate the next `step()` will use."""
         lr = self.lr(self.steps) if callable(self.lr) else self.lr
-        if not _is_number(lr):
+        if not is_real(lr):
             raise TypeError(f"the lr schedule returned {lr!r} at step {self.steps}, not a number")
         return lr
 
@@ -365,7 +361,7 @@ def train_step(model, X, y, *, lr=None, loss="hinge", alpha=1e-4, optimizer=None
         raise ValueError(f"loss must be one of {', '.join(map(repr, LOSSES))}, not {loss!r}")
     if (lr is None) == (optimizer is None):
         raise TypeError("train_step needs exactly one of lr= (a number) or optimizer=")
-    if lr is not None and not _is_number(lr):
+    if lr is not None and not is_real(lr):
         raise TypeError(f"lr must be a number, but was given {lr!r}")
     params = model.parameters()
 

@@ -25,6 +25,8 @@ import gc
 import statistics
 import time
 
+from ._floats import is_int
+
 __all__ = ["Timings", "compare", "collector_off", "new_tracked_objects"]
 
 
@@ -97,7 +99,7 @@ def compare(work, rounds=5, *, warmup=True, collect=True, clock=time.perf_counte
             raise TypeError(
                 f"work[{name!r}] must be a function to call, but was given {function!r}"
             )
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+    if not is_int(rounds) or rounds < 1:
         raise ValueError(f"rounds must be a positive int, but was given {rounds!r}")
 
     names = list(work)

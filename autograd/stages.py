@@ -22,6 +22,7 @@ stage the moment it is made.
 import types
 
 from . import engine, syllabus
+from ._floats import is_int
 
 __all__ = [
     "CHAPTER_METHODS", "PACKAGE_ONLY", "FIRST_CHAPTER", "methods_up_to", "stage", "add_to_class",
@@ -133,7 +134,7 @@ def add_to_class(cls):
 
 
 def _check_chapter(chapter):
-    if not isinstance(chapter, int) or isinstance(chapter, bool):
+    if not is_int(chapter):
         raise TypeError(f"chapter must be a whole number such as 3, but was given {chapter!r}")
     if chapter < FIRST_CHAPTER:
         raise ValueError(

@@ -20,6 +20,7 @@ A `Report` is true when every check passed, prints as plain text, and shows as H
 import importlib
 
 from .. import syllabus
+from .._floats import is_int
 from .core import (  # noqa: F401  (the checks' building blocks, for the chapter modules)
     CheckFailed, CheckResult, ChecksInterrupted, Report, check, run_checks, TIME_LIMIT,
     time_limit, fail, expect, expect_close, check_answer, show, is_number, is_close,
@@ -66,7 +67,7 @@ CHAPTERS = tuple(c.number for c in syllabus.with_checkpoint())
 def checkpoint(chapter, obj):
     """Run chapter `chapter`'s specification on `obj` (what that chapter asks the learner to
     build: a function, a Value class, a namespace of classes; see the chapter's module)."""
-    if not isinstance(chapter, int) or isinstance(chapter, bool):
+    if not is_int(chapter):
         raise TypeError(f"chapter must be a whole number such as 3, but was given {chapter!r}")
     if chapter not in CHAPTERS:
         have = f"chapters {_numbers(CHAPTERS)} have one"

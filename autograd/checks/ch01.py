@@ -18,9 +18,8 @@ import inspect
 import math
 import statistics
 import textwrap
-from numbers import Real
 
-from . import check, expect, fail, is_close, run_checks, show
+from . import check, expect, fail, is_close, is_number, run_checks, show
 from .exercise import Exercise, Prediction, is_unwritten
 
 __all__ = [
@@ -42,7 +41,7 @@ def _slope(numerical_derivative, f, x, said, **step):
     if got is None:
         fail(f"{said} gave None: the function has no `return` (it must end with `return` and "
              "the central difference)")
-    if isinstance(got, bool) or not isinstance(got, Real):
+    if not is_number(got):
         fail(f"{said} gave {show(got)}, a {type(got).__name__}, not a number: return the "
              "central difference itself")
     return got
@@ -135,7 +134,7 @@ def sensible_default_step(numerical_derivative):
     h = parameters["h"].default
     expect(h is not inspect.Parameter.empty,
            "`h` should have a default value, so that `numerical_derivative(f, x)` works")
-    expect(isinstance(h, Real) and not isinstance(h, bool) and 1e-8 <= h <= 1e-3,
+    expect(is_number(h) and 1e-8 <= h <= 1e-3,
            f"the default h should be between 1e-8 and 1e-3, but was {show(h)}: a larger h leaves a "
            "truncation error of about h², a smaller one drowns in round-off (about ε/h); "
            "the bottom of the V is near 1e-5")
@@ -222,7 +221,7 @@ def _written(h):
 
 @check("your h is within a factor of 10 of the most accurate step")
 def near_the_bottom(guess):
-    if isinstance(guess, bool) or not isinstance(guess, Real) or not guess > 0:
+    if not is_number(guess) or not guess > 0:
         fail(f"your guess should be a number greater than 0, such as 1e-3, but was "
              f"{show(guess)}")
     best = bottom_of_the_v()

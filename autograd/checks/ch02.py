@@ -15,6 +15,7 @@ import math
 import sys
 from contextlib import redirect_stdout
 
+from .._floats import is_int
 from ..graph import topological_order
 from . import (
     _text, check, describe_nodes, expect, expect_children, fail, run_checks, show,
@@ -255,7 +256,7 @@ def counts_nodes(count_nodes, Value):
             fail(f"`count_nodes` on {description} gave {type(got).__name__} of {len(got)} "
                  "items, not a number: return how many values there are (`len(...)` of what "
                  "you collected)")
-        if isinstance(got, bool) or not isinstance(got, int):
+        if not is_int(got):
             fail(f"`count_nodes` on {description} should be the whole number {expected}, but "
                  f"was {show(got)}")
     wrong = [(d, root, expected, got) for d, root, expected, got in cases if got != expected]

@@ -12,6 +12,7 @@ dL/dx2 = w2·(1 − o²) = 0.5; and gradient descent on (o − 0.5)² that lower
 
 import math
 
+from .._floats import is_int
 from . import check, expect, expect_close, fail, is_number, run_checks, show
 from .exercise import Exercise, Prediction
 
@@ -194,7 +195,7 @@ def reached_target(learning_rate, steps, outputs):
              f"{_UNPACK}")
     if not is_number(learning_rate):
         fail(f"`my_learning_rate` should be a number, but was {show(learning_rate)}")
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+    if not is_int(steps) or steps < 0:
         fail(f"`my_steps` should be a whole number of steps, but was {show(steps)}")
     if not (isinstance(outputs, list) and outputs and all(is_number(o) for o in outputs)):
         fail(f"`my_outputs` should be the list of outputs that `train` returns second, but was "

@@ -15,6 +15,7 @@ about seeds, non-linearities or attributes is assumed).
 import inspect
 import re
 
+from .._floats import is_int
 from . import _text, check, expect, fail, is_number, run_checks, show
 from .ch06 import SameArguments
 from .exercise import Exercise, is_unwritten
@@ -361,7 +362,7 @@ def circles_accuracy(model, steps, accuracy):
              f"boundary of at most {narrow} straight piece{'s' * (narrow != 1)}, and a closed "
              "boundary around the inner circle needs at least three: widen the hidden layers "
              "(a dozen or more neurons make a fair circle)")
-    if isinstance(steps, int) and not isinstance(steps, bool):
+    if is_int(steps):
         if steps <= 0:
             fail(f"{said}: `circle_steps` is {steps}, so the model never trained: its weights "
                  "are still the random ones it started with")

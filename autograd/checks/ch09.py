@@ -19,9 +19,8 @@ hint on the first wrong answer and the answer only after a second one.
 """
 
 import math
-from numbers import Real
 
-from . import check, expect, expect_close, fail, is_close, show
+from . import check, expect, expect_close, fail, is_close, is_number, show
 from .exercise import Exercise, Prediction, is_unwritten
 
 __all__ = ["check_neuron_node_count", "check_dual_tanh", "check_pass_counts",
@@ -229,7 +228,7 @@ def _pass_check(position, question, expected, rule, partner, known_wrong, explai
         answer = answers[position]
         if answer is None:
             fail("no prediction yet: replace `None` with a whole number")
-        if isinstance(answer, bool) or not isinstance(answer, Real):
+        if not is_number(answer):
             fail(f"your answer should be a whole number, such as 5, but was {show(answer)}")
         if is_close(answer, expected):
             return

@@ -32,7 +32,7 @@ from numbers import Real
 
 from ..engine import Value as Reference
 from ..profiling import collector_off, new_tracked_objects
-from . import check, expect, expect_close, fail, is_close, run_checks, show
+from . import check, expect, expect_close, fail, is_close, is_number, run_checks, show
 from .ch05 import VISITED, chain_of_sums, default_recursion_limit
 from .exercise import Exercise, is_unwritten
 
@@ -230,7 +230,7 @@ def objects_predicted(predictions):
         if answer is None:
             problems.append(f"`{name}`: no prediction yet: replace `None` with a whole number.")
             continue
-        if isinstance(answer, bool) or not isinstance(answer, Real):
+        if not is_number(answer):
             problems.append(f"`{name}`: your prediction should be a whole number, such as 4, "
                             f"but was {show(answer)}.")
             continue

@@ -16,8 +16,8 @@ import threading
 import time
 from collections import namedtuple
 from contextlib import contextmanager
-from numbers import Real
 
+from .._floats import is_real as is_number  # a learner's number: not a bool, not a Value
 from .._platform import IN_BROWSER
 from ..graph import backward_by_hand, backward_order
 
@@ -380,12 +380,6 @@ def _said(error):
     """`TypeError: the message`, or just `TypeError` when it has none."""
     message = _text(error)
     return f"{_type_name(error)}: {message}" if message else _type_name(error)
-
-
-def is_number(x):
-    """A plain number, as a learner's answer should be: an int or a float, not a bool (which
-    Python counts as an int) and not a Value."""
-    return isinstance(x, Real) and not isinstance(x, bool)
 
 
 def is_close(got, expected, tol=1e-9):

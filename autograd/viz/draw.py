@@ -7,11 +7,11 @@ returns, a `GraphDrawing`, turns itself into a picture (see `drawing.py`).
 """
 
 import math
-import numbers
 
 import graphviz
 
 from .. import graph
+from .._floats import is_int, is_real
 from ..graph import require_value_like
 from .drawing import GraphDrawing
 from .layout import check_timeout
@@ -107,7 +107,7 @@ def draw_dot(
     """
     if rankdir not in RANKDIRS:
         raise ValueError(f"rankdir must be one of {', '.join(RANKDIRS)}, but was {rankdir!r}")
-    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
+    if not is_int(max_nodes) or max_nodes < 1:
         raise ValueError(f"max_nodes must be a whole number of at least 1, but was {max_nodes!r}")
     _check_max_width(max_width)
     check_timeout(timeout)
@@ -181,7 +181,7 @@ def draw_dot(
 def _check_max_width(max_width):
     if max_width is None:
         return
-    if isinstance(max_width, bool) or not isinstance(max_width, numbers.Real):
+    if not is_real(max_width):
         raise TypeError(
             f"max_width must be a number of inches or None, but was {max_width!r} of type "
             f"{type(max_width).__name__}"
@@ -249,7 +249,7 @@ def _highlighted_ids(highlight, names):
 
 def _shown_number(x):
     """Four decimals as in the article; powers of ten where four decimals would hide the size."""
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+    if not is_real(x):
         return _escape_record(str(x))
     x = float(x)
     if math.isnan(x) or math.isinf(x):
@@ -321,7 +321,7 @@ def _largest_abs_grad(values):
 
 
 def _as_float(x):
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+    if not is_real(x):
         return None
     return float(x)
 

@@ -17,7 +17,6 @@ This module knows nothing of graphviz's Python objects: it takes DOT text as byt
 back the picture as bytes. From the graphviz package it uses only two public exception classes.
 """
 
-import numbers
 import shutil
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from typing import NamedTuple
 
 import graphviz
 
+from .._floats import is_real
 from .._platform import IN_BROWSER  # Pyodide: drawn by viz-js (browser.py), no program
 from . import browser
 
@@ -124,7 +124,7 @@ def check_timeout(timeout):
     anything that is not a sensible time limit, with a message that says why."""
     if timeout is None:
         return None
-    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real):
+    if not is_real(timeout):
         raise TypeError(f"timeout must be a number of seconds or None, but was {timeout!r} of "
                         f"type {type(timeout).__name__}")
     if not 0 < timeout <= _LONGEST_TIMEOUT:  # also refuses nan

@@ -11,6 +11,7 @@ import math
 import ipywidgets as widgets
 
 from .. import graph, viz
+from .._floats import is_int
 
 # What the engine raises for log(-1), exp(1000), 1/0: a message for the learner, not a bug.
 ENGINE_ERRORS = (ValueError, OverflowError, ZeroDivisionError)
@@ -128,7 +129,7 @@ def _real_input(value, what):
 
 def _whole(value, what, low, high):
     """`value` if it is an int from `low` to `high`, else an error that gives the range."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_int(value):
         raise TypeError(f"{what} must be a whole number (an int) from {low} to {high}, but was "
                         f"given {value!r}")
     if not low <= value <= high:

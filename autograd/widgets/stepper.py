@@ -8,6 +8,7 @@ import math
 import ipywidgets as widgets
 
 from .. import graph, viz
+from .._floats import is_int
 from ._common import (
     _VALUE_ATTRIBUTES,
     _check_rankdir,
@@ -98,7 +99,7 @@ class BackwardStepper(_Model):
 
     def go_to(self, k):
         """Show step k: zero every gradient, seed the output with 1, run the first k closures."""
-        if isinstance(k, bool) or not isinstance(k, int):
+        if not is_int(k):
             raise TypeError(f"the step must be an int, but was given {k!r}")
         if not 0 <= k <= self.n_steps:
             raise ValueError(f"the step must be between 0 and {self.n_steps}, but was given {k}")
