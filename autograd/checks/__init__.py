@@ -20,10 +20,9 @@ A `Report` is true when every check passed, prints as plain text, and shows as H
 import importlib
 
 from .. import syllabus
-from .._floats import is_int
 from .core import (  # noqa: F401  (the checks' building blocks, for the chapter modules)
     CheckFailed, CheckResult, ChecksInterrupted, Report, check, run_checks, TIME_LIMIT,
-    time_limit, fail, expect, expect_close, check_answer, show, is_number, is_close,
+    time_limit, fail, expect, expect_close, check_answer, show, is_int, is_number, is_close,
     describe_nodes, expect_children, reverse_topological_order, backprop_by_hand, expect_closure,
     expect_gradients, GradientFailed, _text, answers_for, forget_answers,
 )
@@ -43,6 +42,7 @@ __all__ = [
     "expect_close",
     "check_answer",
     "show",
+    "is_int",
     "is_number",
     "is_close",
     "describe_nodes",

@@ -15,10 +15,9 @@ import math
 import sys
 from contextlib import redirect_stdout
 
-from .._floats import is_int
 from ..graph import topological_order
 from . import (
-    _text, check, describe_nodes, expect, expect_children, fail, run_checks, show,
+    _text, check, describe_nodes, expect, expect_children, fail, is_int, run_checks, show,
 )
 from .ch01 import untouched_stub
 from .exercise import Exercise

@@ -12,8 +12,7 @@ dL/dx2 = w2·(1 − o²) = 0.5; and gradient descent on (o − 0.5)² that lower
 
 import math
 
-from .._floats import is_int
-from . import check, expect, expect_close, fail, is_number, run_checks, show
+from . import check, expect, expect_close, fail, is_int, is_number, run_checks, show
 from .exercise import Exercise, Prediction
 
 __all__ = ["checkpoint", "neuron", "check_dx1_by_hand", "check_reached_target",

@@ -15,8 +15,7 @@ about seeds, non-linearities or attributes is assumed).
 import inspect
 import re
 
-from .._floats import is_int
-from . import _text, check, expect, fail, is_number, run_checks, show
+from . import _text, check, expect, fail, is_int, is_number, run_checks, show
 from .ch06 import SameArguments
 from .exercise import Exercise, is_unwritten
 

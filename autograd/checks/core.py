@@ -17,7 +17,7 @@ import time
 from collections import namedtuple
 from contextlib import contextmanager
 
-from .._floats import is_real as is_number  # a learner's number: not a bool, not a Value
+from .._floats import is_int, is_real as is_number  # noqa: F401  (no bool passes either)
 from .._platform import IN_BROWSER
 from ..graph import backward_by_hand, backward_order
 
