@@ -3,20 +3,57 @@
 `build(trace, opt_level)` writes the tape as a C file whose forward and backward passes are
 split into functions of at most `CHUNK` statements (one function of a hundred thousand lines
 takes a compiler many times longer than many short ones), builds it with the system's C
-compiler into a shared library in a cache directory, named by a hash of the code and the
-command, and loads it with `ctypes`. Nothing is needed beyond the standard library and a
-compiler; where there is none, or it fails, `CannotBuild` says why (and `autograd.compile`
-falls back on Python).
+compiler into a shared library in a cache folder, named by a hash of the code, the compiler
+and the command, and loads it with `ctypes`. Nothing is needed beyond the standard library
+and a compiler; where there is none, or it fails, `CannotBuild` says why (and
+`autograd.compile` falls back on Python, with a warning).
 
 The C code computes what the Python code computes, in the same order: `+ - * /` are the same
 IEEE operations, `pow`, `exp`, `log` and `tanh` the same C library functions that Python's
-`**`, `math.exp`, `math.log` and `math.tanh` call, and `-ffp-contract=off` keeps the compiler
-from fusing a multiply and an add into one rounding. C raises no errors: a result that is
-not finite makes the function return 1 (as the Python code's `return None`), and the careful
-Python code then redoes the step and raises the engine's error.
+`**`, `math.exp`, `math.log` and `math.tanh` call. Three flags keep the compiler from doing
+otherwise: `-ffp-contract=off` from fusing a multiply and an add into one rounding,
+`-fno-fast-math` from reordering, and `-fno-builtin` from putting its own arithmetic in place
+of a library call (gcc writes `pow(x, -1.0)` as `1 / x`, and `pow(x, 2.0)` as `x * x` from
+-O1 up: the exact result correctly rounded, which the library's `pow` misses in the last bit
+on about one point in a thousand, so the numbers were no longer the engine's). With gcc,
+`-fexcess-precision=standard` also rounds every double as a double on x87 processors. C raises
+no errors: a result that is not finite makes the function return 1 (as the Python code's
+`return None`), and the careful Python code then redoes the step and raises the engine's error.
+
+THE CACHE. A library is machine code that runs inside your Python, so the cache makes these
+promises:
+
+- Its folders are made 0700 and its files 0600 (only you may read or write them), whatever
+  the umask.
+- A cache folder, library or record owned by another user, or writable by its group or by
+  other users, is refused with a `CacheWarning` that says why. For a folder, the library is
+  built in a private temporary folder instead (made new for this process, deleted at exit);
+  for a file, it is built again in its place.
+- Beside each library, its build writes a record: the SHA-256 of the library file, and of
+  the C code, the compiler and the flags it was built from. A library is loaded only if its
+  record is there and matches, read and checked before the library is loaded, and it is
+  loaded from a copy of the bytes just checked (in a folder of this process's own, inside
+  the cache folder): what runs is what was checked, and a file damaged later, even while it
+  is loaded, cannot reach the process.
+- Every file is written whole or not at all: built in a temporary folder inside the cache
+  folder, then renamed into place (the record first). A build that stops half-way leaves
+  nothing under the final names, and two processes building the same library at once both
+  get it (the build writes no path of the moment into the library, so two builds give the
+  same bytes).
+- The name of a library is a hash of everything that changes its bytes: the C code, the
+  flags, the compiler's path and the file it leads to (its size and time), and what
+  `compiler --version` prints. Another program, or another compiler, never finds its
+  library under your name.
+- A damaged, foreign or incomplete library (cut short, overwritten, another program's, one
+  without `loss_and_grads`, one without its record) is built again, with one `CacheWarning`
+  that says so. It never crashes the process, and it never makes the compiled loss fall back
+  on Python without a word.
 
 Where the files go: `$AUTOGRAD_CACHE` if set, else `$XDG_CACHE_HOME/autograd-from-scratch` (by
-default `~/.cache/autograd-from-scratch`), in a folder `c`. Delete it at any time.
+default `~/.cache/autograd-from-scratch`), in a folder `c`: `loss-<key>.so` (`.dll` on
+Windows), `sha256-<key>.json` its record, and while a process runs, its folder `run-<pid>-...`
+of the copies it loaded. Delete it at any time. (On Windows, files have no owner and mode to
+check, and a loaded library cannot be changed: there the file itself is loaded.)
 """
 
 import atexit
@@ -448,7 +485,26 @@ def _folder_of_this_process(prefix, inside=None):
                                                       dir=inside))
             _MINE[prefix, inside] = made
             atexit.register(_remove_if_mine, *made)
+            if inside is not None:
+                _remove_left_behind(prefix, inside)
         return made[1]
+
+
+def _remove_left_behind(prefix, inside):
+    """Remove the folders `prefix<pid>-...` in `inside` of processes that have ended without
+    removing theirs (killed, say)."""
+    if not _POSIX:
+        return
+    for entry in os.scandir(inside):
+        pid = entry.name[len(prefix):].split("-")[0]
+        if not (entry.name.startswith(prefix) and pid.isdigit()) or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)  # signal 0: only asks whether the process is there
+        except ProcessLookupError:
+            shutil.rmtree(entry.path, ignore_errors=True)
+        except OSError:
+            pass
 
 
 def _remove_if_mine(pid, folder):

@@ -236,6 +236,20 @@ def test_a_library_damaged_while_loaded_is_rebuilt_and_the_process_lives_on(comp
     assert len(seen["warnings"]) == 1 and "again" in seen["warnings"][0][1], seen["warnings"]
 
 
+def test_the_copies_a_killed_process_loaded_are_removed_by_the_next(compiler, tmp_path):
+    """Each process loads copies of the libraries from a folder of its own in the cache,
+    which it removes at exit; one that could not (killed) leaves it to the next process."""
+    quit_at_once = CHILD.replace("print(json.dumps(", "import os; os._exit(0); print((")
+    subprocess.run([sys.executable, "-c", quit_at_once], check=True, timeout=300,
+                   env=dict(os.environ, AUTOGRAD_CACHE=str(tmp_path), PYTHONPATH=str(ROOT)))
+    left = {p.name for p in (tmp_path / "c").iterdir()}
+    assert any(name.startswith("run-") for name in left), left
+    step, caught = compile_here(tmp_path)
+    assert caught == [] and step.backend == "c"
+    now = {p.name for p in (tmp_path / "c").iterdir()}
+    assert not {name for name in left if name.startswith("run-")} & now, now
+
+
 # --------------------------------------------------------------------- who may write the cache
 
 
