@@ -369,7 +369,7 @@ def build(trace: Trace, opt_level=0):
         try:
             _build_into(folder, name, key, record, compiler, flags, program)
             library = _load(trace, source, path, key, record)
-        except _Refused as why:  # e.g. the damaged file, under this name, is loaded already
+        except _Refused as why:  # e.g. the cache folder's file system forbids running code
             folder = _temporary_folder()
             _build_into(folder, name, key, record, compiler, flags, program)
             try:
@@ -561,7 +561,10 @@ def _load(trace, source, path, key, record):
     # cannot reach a library this process has mapped. (Windows keeps a loaded file from
     # being changed, and from being deleted at exit: there, the file itself is loaded.)
     if _POSIX:
-        path = _copy_to_load(data, path.parent, path.name)
+        try:
+            path = _copy_to_load(data, path.parent, path.name)
+        except OSError as e:
+            raise _Refused(f"it could not be copied to be loaded ({e})") from None
     try:
         return Library(trace, source, path)
     except OSError as e:

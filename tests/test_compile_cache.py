@@ -185,7 +185,8 @@ def zeroed(data, _):
 
 def corrupted(data, _):
     middle = len(data) // 2
-    return data[:middle] + bytes(b ^ 0xFF for b in data[middle:middle + 4096]) + data[middle + 4096:]
+    flipped = bytes(b ^ 0xFF for b in data[middle:middle + 4096])
+    return data[:middle] + flipped + data[middle + 4096:]
 
 
 def foreign(_, libraries):
@@ -331,7 +332,8 @@ def test_a_library_file_we_cannot_trust_is_not_loaded(pristine, forty_two, tmp_p
 def test_a_user_refuses_a_cache_that_another_user_planted(pristine, forty_two, tmp_path):
     if not AS_ROOT or not hasattr(os, "setuid"):
         pytest.skip("only root can run a child process as another user")
-    if interpreter_for_all() is None or not reachable_by_all(ROOT / "autograd" / "__init__.py", 0o004):
+    package = ROOT / "autograd" / "__init__.py"
+    if interpreter_for_all() is None or not reachable_by_all(package, 0o004):
         pytest.skip("no Python, or no autograd, that another user may run")
     shared = Path(tempfile.mkdtemp())  # a folder both users can reach, as under /tmp
     try:
