@@ -112,6 +112,14 @@ def test_each_catalogued_sort_mistake_fails_with_words_that_name_it(mistake):
     assert elapsed < 30, f"{elapsed:.1f} s"
 
 
+def test_a_wrong_list_is_not_called_a_right_order_in_another():
+    mistake = next(m for m in SORT_MISTAKES if m.bug == "no visited set")
+    namespace = plant(mistake.answer)
+    report = ch05.check_recursive_sort(namespace["topological_order"], namespace["Value"])
+    said = next(r for r in report.results if r.name == ch05.recursive_article_order.check_name)
+    assert said.message == "not checked yet: the list must be a right order first (see above)"
+
+
 def test_messages_name_the_learners_function_and_the_graph():
     namespace = plant(_RECURSIVE_SORT.replace("    return topo", "    return topo[::-1]"))
     message = first_failure(ch05.check_recursive_sort(namespace["topological_order"],

@@ -8,7 +8,23 @@ one pass), sets `self.grad = 1.0`, and calls each node's `_backward` in reverse 
 gradients accumulate: calling `backward()` twice adds exactly one more copy to each leaf, as
 the package's engine (and PyTorch) do.
 
-The sort exercise asks for `sort(root)`: a list of every value `root` depends on (itself
+The chapter's first exercise asks for the article's recursive sort, `topological_order(root)`:
+a list `topo`, a set `visited` and a nested `build_topo(v)`. Its checks run it on the diamond, on
+two different values that hold the same number (a `visited` set of `.data` takes them for one),
+on random graphs, in the article's very order (inputs in `_prev`'s order), and on a chain of
+diamonds that a sort without `visited` cannot finish: a time limit stops it, and the message
+names the missing set. The graphs are shallow, so a right recursive sort never meets the
+recursion limit. Each wrong list is compared with what the classic bugs give (pre-order, the
+list reversed, no recursion, the root's `_prev` followed instead of `v._prev`), so that the
+message names the bug.
+
+The first `backward()` (seed `self.grad = 1.0`, then every `_backward` in reverse topological
+order) is checked on the diamond d = (a + 1)·(2a), built with the learner's operators, with each
+node's `_backward` wrapped: the message says which closures ran, in what order, with what
+gradient (forward order, no seed or a seed after the loop, the leaves' closures only, the root's
+only, gradients zeroed in the loop, another graph sorted).
+
+The iterative sort exercise asks for `sort(root)`: a list of every value `root` depends on (itself
 included), each exactly once and after all of its children (`_prev`), so the root comes last.
 A wrong list is compared with what the stub's loop gives with each classic bug in it (no
 `visited` set, no `break`, the node appended too early, the list reversed, the root left out),
@@ -424,6 +440,9 @@ def recursive_article_order(sort, Value):
 
             def name(node):
                 return names.get(id(node)) or show(node)
+
+            if _recursive_problem(order, root, name) is not None:
+                fail("not checked yet: the list must be a right order first (see above)")
 
             what = f"{_sort_name(sort)} on random graph {seed} (root {names[id(root)]})"
             if _same_list(order, _depth_first(root, inputs=lambda node: tuple(node._prev)[::-1])):
