@@ -8,7 +8,23 @@ one pass), sets `self.grad = 1.0`, and calls each node's `_backward` in reverse 
 gradients accumulate: calling `backward()` twice adds exactly one more copy to each leaf, as
 the package's engine (and PyTorch) do.
 
-The sort exercise asks for `sort(root)`: a list of every value `root` depends on (itself
+The chapter's first exercise asks for the article's recursive sort, `topological_order(root)`:
+a list `topo`, a set `visited` and a nested `build_topo(v)`. Its checks run it on the diamond, on
+two different values that hold the same number (a `visited` set of `.data` takes them for one),
+on random graphs, in the article's very order (inputs in `_prev`'s order), and on a chain of
+diamonds that a sort without `visited` cannot finish: a time limit stops it, and the message
+names the missing set. The graphs are shallow, so a right recursive sort never meets the
+recursion limit. Each wrong list is compared with what the classic bugs give (pre-order, the
+list reversed, no recursion, the root's `_prev` followed instead of `v._prev`), so that the
+message names the bug.
+
+The first `backward()` (seed `self.grad = 1.0`, then every `_backward` in reverse topological
+order) is checked on the diamond d = (a + 1)·(2a), built with the learner's operators, with each
+node's `_backward` wrapped: the message says which closures ran, in what order, with what
+gradient (forward order, no seed or a seed after the loop, the leaves' closures only, the root's
+only, gradients zeroed in the loop, another graph sorted).
+
+The iterative sort exercise asks for `sort(root)`: a list of every value `root` depends on (itself
 included), each exactly once and after all of its children (`_prev`), so the root comes last.
 A wrong list is compared with what the stub's loop gives with each classic bug in it (no
 `visited` set, no `break`, the node appended too early, the list reversed, the root left out),
@@ -22,12 +38,12 @@ import sys
 
 from ..graph import breadth_first_order
 from . import (
-    check, expect, expect_close, fail, reverse_topological_order, run_checks, show,
+    check, expect, expect_close, fail, is_close, reverse_topological_order, run_checks, show,
 )
 from .exercise import Exercise, is_unwritten
 
-__all__ = ["checkpoint", "check_topological_sort", "check_order_prediction", "random_program",
-           "DEPTH"]
+__all__ = ["checkpoint", "check_recursive_sort", "check_order_prediction", "check_backward",
+           "check_topological_sort", "random_program", "DEPTH"]
 
 DEPTH = 100_000  # deep enough that one Python frame per node is far beyond the limit
 DEFAULT_RECURSION_LIMIT = 1000
@@ -226,6 +242,245 @@ def checkpoint(Value):
 # In the order the chapter asks them (the checkpoint lists them in this order).
 
 
+# --------------------------------------------------------------------- the recursive sort
+# The article's `topological_order`: a list `topo`, a set `visited`, and a nested
+# `build_topo(v)` that marks v visited, calls itself on v's inputs, then appends v. The checks
+# build their graphs with the learner's constructor alone, `Value(data, children, op)`, and
+# keep them shallow (a few dozen calls deep at most), so that a right recursive sort never
+# meets the recursion limit here.
+
+CHAIN_OF_DIAMONDS = 40  # diamonds in a row: without `visited`, 2**40 paths to the first node
+NO_VISITED = ("without a `visited` set, `build_topo` goes into a shared node once for every "
+              f"path that leads to it, and this chain of {CHAIN_OF_DIAMONDS} diamonds has "
+              f"2^{CHAIN_OF_DIAMONDS} paths from its end to its start: add each node to "
+              "`visited` when `build_topo` first reaches it, and go into a node only if it is "
+              "not in `visited` yet")
+
+
+def _named(Value, nodes):
+    """Label each of `nodes` (a {name: node} dict) with its name where the class allows it;
+    return {id(node): name} for the messages."""
+    for name, node in nodes.items():
+        try:
+            node.label = name
+        except AttributeError:  # a class without a label: the messages still use the names
+            pass
+    return {id(node): name for name, node in nodes.items()}
+
+
+def _shape_of_diamond(Value):
+    """d = (a + 1)·(2a) at a = 3, made with the constructor: (d, names). The constants are
+    nodes too, named `one` and `two`; `a` is used twice."""
+    a, one, two = Value(3.0), Value(1.0), Value(2.0)
+    b = Value(4.0, (a, one), "+")
+    c = Value(6.0, (a, two), "*")
+    d = Value(24.0, (b, c), "*")
+    return d, _named(Value, {"a": a, "one": one, "b": b, "two": two, "c": c, "d": d})
+
+
+def _shape_of_twins(Value):
+    """s = x + y, where x and y are two different leaves that hold the same number, 2."""
+    x, y = Value(2.0), Value(2.0)
+    s = Value(4.0, (x, y), "+")
+    return s, _named(Value, {"x": x, "y": y, "s": s})
+
+
+def _chain_of_diamonds(Value, n):
+    """n diamonds in a row, each node of the chain used twice by the next diamond: 3n + 1
+    nodes, 2n + 1 deep, and 2**n paths from the last node to the first."""
+    x = Value(1.0)
+    names = {id(x): "x0"}
+    for k in range(1, n + 1):
+        b = Value(0.0, (x,), "+1")
+        c = Value(0.0, (x,), "*2")
+        x = Value(0.0, (b, c), "*")
+        names.update({id(b): f"b{k}", id(c): f"c{k}", id(x): f"x{k}"})
+    return x, names
+
+
+def _recursive_problem(order, root, name):
+    """What is wrong with `order`, the learner's `topological_order(root)`, in words that
+    follow "`topological_order` on <graph> ..."; None if it is a right order."""
+    root_name = name(root)
+    expected = _depth_first(root)
+    if order is None:
+        return ("returned None: the function has no `return`; end it with `return topo`, "
+                "after calling `build_topo(root)`")
+    if type(order).__name__ == "list_reverseiterator":
+        return ("returned `reversed(topo)`, the list backwards (and an iterator, not a list): "
+                "return `topo` as `build_topo` built it, each node after its inputs; "
+                "`backward()` is the one that walks it in reverse")
+    if not isinstance(order, (list, tuple)):
+        return f"should return a list of nodes, but returned {show(order)}"
+    if not order:
+        return ("returned an empty list: did you call `build_topo(root)` before `return topo`, "
+                "and does `build_topo(v)` append `v` to `topo` once it has been through v's "
+                "inputs?")
+    known = {id(node) for node in expected}
+    strangers = [item for item in order if id(item) not in known]
+    if strangers and not any(hasattr(item, "_prev") for item in strangers):
+        return (f"listed {show(strangers[0])}, which is not a node of the graph: append the "
+                "node itself, `topo.append(v)`")
+    position = {}
+    for k, node in enumerate(order):
+        if id(node) in position:
+            return (f"listed {name(node)} twice (positions {position[id(node)]} and {k}): "
+                    f"{name(node)} is used by two nodes, and `build_topo` went into it once "
+                    "from each. Keep a set `visited`: add `v` to it when `build_topo` first "
+                    "reaches `v`, and go into a node only if it is not in `visited` yet")
+        position[id(node)] = k
+    if _same_list(order, [root]) and len(expected) > 1:
+        return (f"returned only the root, [{root_name}]: `build_topo(v)` must call itself on "
+                "each of v's inputs, `for child in v._prev: build_topo(child)`, before it "
+                "appends `v`")
+    if _same_list(order, expected[::-1]):
+        return (f"returned {_listing(order, name)}: a right order backwards, the root first. "
+                "Return `topo` as `build_topo` built it, each node after its inputs; "
+                "`backward()` is the one that walks it in reverse")
+    if _same_list(order, _depth_first(root, post=False)):
+        return (f"returned {_listing(order, name)}: each node before its inputs, the root "
+                "first. `build_topo(v)` appends `v` before going into its inputs; append it "
+                "after the loop over `v._prev`, once all of them are in `topo`")
+    if len(order) > len(expected):
+        return (f"returned {len(order)} nodes, but the graph has only {len(expected)}: did "
+                "nodes from an earlier call stay in a `topo` or `visited` made outside the "
+                "function? Make both afresh inside `topological_order`, on every call")
+    missing = [node for node in expected if id(node) not in position]
+    if missing:
+        listed_data = {}
+        for node in order:
+            listed_data.setdefault(_data_key(node), node)
+        twin = next((node for node in missing if _data_key(node) in listed_data), None)
+        if twin is not None and len(listed_data) == len(order):
+            other = listed_data[_data_key(twin)]
+            return (f"left out {name(twin)}, a different node that holds the same number as "
+                    f"{name(other)} ({show(twin.data)}): a `visited` set of `.data` takes the "
+                    f"two for one node. Put the nodes themselves in `visited`, `visited.add(v)`"
+                    ", and ask `v not in visited`")
+        if id(root) not in position:
+            return (f"never listed the root, {root_name}, itself: `build_topo(root)` appends "
+                    "it last, once everything it depends on is in `topo`")
+        near = {id(root)} | {id(child) for child in root._prev}
+        if all(id(node) in near for node in order):
+            return (f"left out {', '.join(name(node) for node in missing[:3])}, the inputs of "
+                    f"{root_name}'s inputs: `build_topo(v)` must go through the inputs of "
+                    f"the node it was given, `v._prev`, not `root._prev`")
+        return (f"left out {len(missing)} of the {len(expected)} nodes, such as "
+                f"{', '.join(name(node) for node in missing[:3])}: `build_topo(v)` must call "
+                "itself on every input of `v`, `for child in v._prev`")
+    if order[-1] is not root:
+        return (f"should end with the root, {root_name}, but ended with {name(order[-1])}: "
+                "`build_topo(root)` appends the root last")
+    for node in order:
+        for child in node._prev:
+            if position[id(child)] > position[id(node)]:
+                return (f"put {name(node)} (at position {position[id(node)]}) before its input "
+                        f"{name(child)} (at {position[id(child)]}): `build_topo(v)` appends `v` "
+                        "only after going into every one of its inputs")
+    return None
+
+
+def _data_key(node):
+    data = getattr(node, "data", None)
+    try:
+        hash(data)
+    except TypeError:
+        return id(node)
+    return ("data", data)
+
+
+def _expect_recursive(sort, root, names, graph):
+    """Fail unless `sort(root)` is a right topological order of `root`'s graph."""
+    def name(node):
+        return names.get(id(node)) or show(node)
+
+    what = f"{_sort_name(sort)} on {graph}"
+    problem = _recursive_problem(sort(root), root, name)
+    if problem is not None:
+        fail(f"{what} {problem}")
+
+
+@check("the diamond d = (a + 1)·(2a): every node once, each after its inputs, d last",
+       timeout_hint=NO_VISITED)
+def recursive_diamond(sort, Value):
+    root, names = _shape_of_diamond(Value)
+    _expect_recursive(sort, root, names, "the diamond d = (a + 1)·(2a)")
+
+
+@check("s = x + y, with x and y two different values that both hold 2: both listed",
+       timeout_hint=NO_VISITED)
+def recursive_twins(sort, Value):
+    root, names = _shape_of_twins(Value)
+    _expect_recursive(sort, root, names, "s = x + y (x and y both 2.0)")
+
+
+@check(f"random graphs with shared nodes: every node once, after its inputs, the root last "
+       f"(seeds {SEEDS[0]} to {SEEDS[-1]}, each also with its operands swapped), twice each",
+       timeout_hint=NO_VISITED)
+def recursive_random_graphs(sort, Value):
+    for mirrored in (False, True):
+        for seed in SEEDS:
+            root, names = _labelled_random_graph(Value, seed, mirrored)
+            graph = (f"random graph {seed}{', operands swapped' if mirrored else ''} "
+                     f"(root {names[id(root)]})")
+            _expect_recursive(sort, root, names, graph)
+            _expect_recursive(sort, root, names, f"{graph}, called a second time")
+
+
+@check("the article's order: inputs taken in `_prev`'s order, each node when its inputs are "
+       "done", timeout_hint=NO_VISITED)
+def recursive_article_order(sort, Value):
+    for mirrored in (False, True):
+        for seed in SEEDS:
+            root, names = _labelled_random_graph(Value, seed, mirrored)
+            order = sort(root)
+            expected = _depth_first(root)
+            if _same_list(order, expected):
+                continue
+
+            def name(node):
+                return names.get(id(node)) or show(node)
+
+            if _recursive_problem(order, root, name) is not None:
+                fail("not checked yet: the list must be a right order first (see above)")
+
+            what = f"{_sort_name(sort)} on random graph {seed} (root {names[id(root)]})"
+            if _same_list(order, _depth_first(root, inputs=lambda node: tuple(node._prev)[::-1])):
+                fail(f"{what} returned a right order, but not the article's: it takes each "
+                     "node's inputs from right to left. Go through `v._prev` in its own order, "
+                     "`for child in v._prev:`, so that your order matches the drawings and "
+                     "`backward_order` later in the chapter")
+            k = next(k for k, (mine, article) in enumerate(zip(order, expected))
+                     if mine is not article)
+            fail(f"{what} returned a right order, but not the article's depth-first one: "
+                 f"yours lists {name(order[k])} at position {k}, where the article's lists "
+                 f"{name(expected[k])}. Write `build_topo` as the docstring says: mark `v` "
+                 "visited, call `build_topo` on each input in `v._prev` in turn, then append "
+                 "`v`")
+
+
+@check(f"a chain of {CHAIN_OF_DIAMONDS} diamonds, each node used twice: in well under a second",
+       seconds=2, timeout_hint=NO_VISITED)
+def recursive_chain_of_diamonds(sort, Value):
+    root, names = _chain_of_diamonds(Value, CHAIN_OF_DIAMONDS)
+    _expect_recursive(sort, root, names, f"a chain of {CHAIN_OF_DIAMONDS} diamonds")
+
+
+RECURSIVE = Exercise(
+    5, "the recursive topological sort",
+    [recursive_diamond, recursive_twins, recursive_random_graphs, recursive_article_order,
+     recursive_chain_of_diamonds],
+    what="your `topological_order`", unanswered=is_unwritten,
+    todo="replace `...` with the body the docstring describes (a list `topo`, a set "
+         "`visited` and a nested `build_topo`), run the cell, then this check again")
+
+
+def check_recursive_sort(sort, Value):
+    """Exercise: the article's recursive `topological_order(root)` (`build_topo` with a
+    `visited` set), checked on graphs made with the learner's `Value`."""
+    return RECURSIVE.check(sort, Value)
+
+
 # --------------------------------------------------------------------- predict an order
 
 
@@ -409,6 +664,160 @@ def check_order_prediction(prediction, root):
     article's `build_topo`, children taken in `_prev` order) lists the graph of `root`. The
     first wrong try gets a hint; the second shows the order."""
     return ORDER.check(prediction, root)
+
+
+# --------------------------------------------------------------------- backward()
+# The learner's first `backward()`: seed the output's grad with 1.0, then run every node's
+# `_backward` in reverse topological order. The checks build the diamond with the learner's
+# operators and wrap each node's `_backward` to see which closures ran, in what order, and with
+# what gradient: so that a message can say what the loop did, not only which number is wrong.
+
+DIAMOND_GRADS = {"a": 14.0, "b": 6.0, "c": 4.0, "d": 1.0}  # d = (a + 1)·(2a) at a = 3
+
+
+def _diamond(Value):
+    """d = (a + 1)·(2a) at a = 3, made with the learner's operators: ({name: node}, names)."""
+    a = Value(3.0)
+    b = a + 1
+    c = a * 2
+    d = b * c
+    nodes = {"a": a, "b": b, "c": c, "d": d}
+    names = _named(Value, nodes)
+    for node in _depth_first(d):  # the constants 1 and 2, which the operators wrapped
+        if id(node) not in names:
+            names[id(node)] = f"the constant {show(getattr(node, 'data', node))}"
+    return nodes, names
+
+
+def _watch(root):
+    """Wrap the `_backward` of every node of `root`'s graph so that each call is recorded as
+    (node, its grad when the closure started); return the record (a list that fills as the
+    closures run), or None if a node would not take the wrapper."""
+    fired = []
+    for node in _depth_first(root):
+        closure = node._backward
+
+        def watched(node=node, closure=closure):
+            fired.append((node, node.grad))
+            closure()
+
+        try:
+            node._backward = watched
+        except AttributeError:
+            return None
+    return fired
+
+
+def _backward_problem(Value, what):
+    """Run `backward()` on a fresh diamond with every closure watched; say in words what the
+    learner's loop did wrong, or None if the gradients came out right."""
+    nodes, names = _diamond(Value)
+    d = nodes["d"]
+
+    def name(node):
+        return names.get(id(node)) or show(node)
+
+    fired = _watch(d)
+    d.backward()
+    grads = {key: node.grad for key, node in nodes.items()}
+    if all(is_close(grads[key], value) for key, value in DIAMOND_GRADS.items()):
+        return None
+    said = (f"{what}, a.grad came out {show(grads['a'])} instead of 14 (and b.grad "
+            f"{show(grads['b'])}, c.grad {show(grads['c'])}, d.grad {show(grads['d'])})")
+    if fired is None:
+        return said
+    ran = [node for node, _ in fired]
+    counts, first = {}, {}
+    for k, node in enumerate(ran):
+        counts[id(node)] = counts.get(id(node), 0) + 1
+        first.setdefault(id(node), k)
+    if not ran:
+        return (f"{said}. No closure of d's graph ran: sort the graph of the value `backward()` "
+                "was called on, `topological_order(self)`, and call `node._backward()` for "
+                "every node of that list")
+    if all(not node._prev for node in ran):
+        return (f"{said}. Only the leaves' `_backward` ran, and a leaf's does nothing (it has no "
+                "inputs to pass gradient to): call `_backward` on every node of the list, the "
+                "output first")
+    if all(node is d for node in ran):
+        return (f"{said}. Only d's closure ran ({counts[id(d)]} "
+                f"time{'s' if counts[id(d)] > 1 else ''}): inside the loop, call the closure "
+                "of the node the loop is at, `node._backward()`, not `self._backward()`")
+    if id(d) not in counts:
+        return (f"{said}. d's own closure never ran, so nothing reached b and c: sort from "
+                "`self`, the value `backward()` was called on (`topological_order(self)` ends "
+                "with it), and run every closure of that list")
+    twice = next((node for node in ran if counts[id(node)] > 1), None)
+    if twice is not None:
+        return (f"{said}. The closure of {name(twice)} ran {counts[id(twice)]} times, passing "
+                "its gradient back each time: run each node's `_backward` exactly once")
+    users = {}
+    for node in _depth_first(d):
+        for child in node._prev:
+            users.setdefault(id(child), []).append(node)
+    for k, (node, grad) in enumerate(fired):
+        late = [user for user in users.get(id(node), []) if first.get(id(user), k + 1) > k]
+        if node._prev and late:
+            return (f"{said}. The closures ran in forward order, inputs first: {name(node)}'s "
+                    f"ran before {name(late[0])}'s, which uses {name(node)}, so it passed on "
+                    f"{name(node)}.grad = {show(grad)} before {name(late[0])} had added to it. "
+                    "Walk the sorted list backwards, `for node in reversed(topo):`, so that "
+                    "each node runs after every node that uses it")
+    d_then = fired[first[id(d)]][1]
+    if not is_close(d_then, 1.0):
+        if is_close(grads["d"], 1.0):
+            return (f"{said}. d's closure ran while d.grad was still {show(d_then)}: "
+                    "`self.grad = 1.0` comes after the loop. Seed the output first, then run "
+                    "the closures")
+        if _zeroes_in_the_loop(Value):
+            return (f"{said}. The loop sets each gradient to 0 before the closure runs, so "
+                    "every closure passes on 0: `backward()` only adds to gradients. Take the "
+                    "zeroing out of the loop")
+        return (f"{said}. d's closure ran while d.grad was {show(d_then)}: start with "
+                "`self.grad = 1.0` (the output's gradient with respect to itself), before the "
+                "loop")
+    wiped = [node for node, grad in fired if not is_close(node.grad, grad)
+             and not is_close(grad, 0.0)]
+    if wiped:
+        return (f"{said}. {name(wiped[0])}.grad was {show(fired[first[id(wiped[0])]][1])} when "
+                f"its closure ran, and {show(wiped[0].grad)} after `backward()`: the loop sets "
+                "gradients back to 0 after the closures used them, but `backward()` only adds "
+                "to gradients. Take the zeroing out of the loop")
+    return said
+
+
+def _zeroes_in_the_loop(Value):
+    """Does the learner's `backward()` wipe a gradient a leaf already held? (A missing seed
+    leaves it alone; a loop that zeroes each node it reaches does not.)"""
+    nodes, _ = _diamond(Value)
+    a, d = nodes["a"], nodes["d"]
+    a.grad = 0.5
+    d.backward()
+    return is_close(a.grad, 0.0)
+
+
+@check("the diamond d = (a + 1)·(2a) at a = 3: dd/da = 14, each closure run once, after every "
+       "node that uses it", timeout_hint=VISITED)
+def backward_diamond(Value):
+    problem = _backward_problem(Value, "after `d.backward()` on the diamond d = (a + 1)·(2a) "
+                                       "at a = 3")
+    if problem is not None:
+        fail(problem)
+
+
+BACKWARD = Exercise(
+    5, "backward()", [backward_diamond, seeds_one, chapter_three_expression, twice_twice,
+                      random_graphs],
+    what="your `backward()`", answer_of=lambda Value: getattr(Value, "backward", None),
+    unanswered=is_unwritten,
+    todo="replace `...` with the body the docstring describes (seed, then the loop), run the "
+         "cell, then this check again")
+
+
+def check_backward(Value):
+    """Exercise: the learner's first `backward()` on their `Value`: seed `self.grad = 1.0`,
+    then each node's `_backward` in reverse topological order."""
+    return BACKWARD.check(Value)
 
 
 # --------------------------------------------------------------------- the iterative sort
