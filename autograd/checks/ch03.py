@@ -438,9 +438,10 @@ _FROM_VALUES = ("build it from `+` and unary `-` applied to the Values `self` an
 
 def _expect_built_from_values(Value):
     """Fail, naming the cause, when `a - b` was computed from the numbers inside a and b
-    (`.data`) and so cannot remember them: a plain number, or a new Value with no inputs.
-    Its gradients would be wrong too, but "did you attach `_backward`?" would point the
-    learner at a closure this exercise does not need."""
+    (`.data`) and so cannot remember them (a plain number, or a new Value with no inputs), or
+    is a node of its own whose closure was never attached. Its gradients would be wrong too,
+    but the numbers alone (a.grad = 2.5, the upstream gradient once) read as `=` for `+=` or
+    as "did you attach `_backward`?", which point at a closure this exercise does not need."""
     a, b = Value(A), Value(B)
     out = _compute(lambda a, b: a - b, (a, b), "a - b")
     if out is None:
@@ -454,6 +455,10 @@ def _expect_built_from_values(Value):
         fail(f"`a - b` gave a new Value made from the numbers inside a and b (`.data`), with no "
              "inputs of its own: it does not remember a and b, so no gradient can reach them. "
              f"Instead, {_FROM_VALUES}")
+    if getattr(out._backward, "__code__", None) is _leaf_closure_code(Value):
+        fail("`a - b` is a node of its own with inputs, but no closure was ever attached to it, "
+             "so it passes no gradient back (the numbers alone would suggest `=` for `+=`). "
+             f"Either {_FROM_VALUES}, or attach a closure with `out._backward = _backward`")
 
 
 @check("a − b and a − 1: values and gradients")

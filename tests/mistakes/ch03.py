@@ -111,6 +111,9 @@ def __sub__(self, other):  # self - other
 def __sub__(self, other):  # self - other
     return Value(self.data - other.data)''', ("made from the numbers inside a and b",
                                                  "`+` and unary `-`")),
+    Mistake("ch03.check_sub", "a node of its own, no closure", '''@add_to_class(Value)
+def __sub__(self, other):  # self - other
+    return Value(self.data - other.data, (self, other), "-")''', ("no closure was ever attached",)),
     Mistake("ch03.check_pow", "= instead of +=", _pow('''    out = Value(self.data**n, (self,), f"**{n}")
 
     def _backward():
