@@ -371,6 +371,7 @@ def tanh(self):
     ("(1 - t**2)", "t**2", "tanh²(x) alone"),
     ("(1 - t**2)", "(1 + t**2)", "the sign is wrong"),
     ("(1 - t**2) * out.grad", "(1 - t**2)", "`* out.grad`"),
+    ("(1 - t**2) * out.grad", "1 - t**2 * out.grad", "without brackets only t² is multiplied"),
     ("self.grad +=", "self.grad =", "assigned with `=` instead of adding with `+=`"),
     ("math.tanh(self.data)", "self.data", "that is x itself"),
     ("math.tanh(self.data)", "math.tanh(self)", "not the Value `self`"),
@@ -381,7 +382,7 @@ def tanh(self):
     ("math.tanh(self.data)", "(math.exp(2 * self.data) - 1) / (math.exp(2 * self.data) + 1)",
      "overflowed"),
     ('(t, (self,), "tanh")', "(t)", 'Build it with `Value(t, (self,), "tanh")`'),
-], ids=["1-t", "1-x2", "t2", "1+t2", "no-out-grad", "assigned", "no-tanh", "math-of-Value",
+], ids=["1-t", "1-x2", "t2", "1+t2", "no-out-grad", "no-brackets", "assigned", "no-tanh", "math-of-Value",
         "e-x", "brackets", "overflow", "no-input"])
 def test_chapter_four_tanh_names_each_mistake(old, new, words):
     V = with_tanh(old, new)

@@ -50,12 +50,15 @@ def _wrong_rules(name, x):
     if name == "tanh":
         t = math.tanh(x)
         return [("1 − tanh(x), without the square", 1.0 - t),
-                ("1 − x², which squares the input x; the local derivative of tanh is 1 − t², "
-                 "with t the output, tanh(x)", 1.0 - x * x),
+                ("1 − x², which squares the input x; the local derivative of tanh squares "
+                 "the output t = tanh(x): 1 − tanh²(x)", 1.0 - x * x),
                 ("tanh(x) itself, the value rather than its slope", t),
                 ("tanh²(x) alone; the local derivative is 1 minus that, 1 − tanh²(x)", t * t),
                 ("1 + tanh²(x); the sign is wrong, the local derivative is 1 − tanh²(x)",
-                 1.0 + t * t)]
+                 1.0 + t * t),
+                # `1 - t**2 * out.grad` adds 1 − t²·SEED, which is SEED times this
+                ("1 − tanh²(x)·out.grad: without brackets only t² is multiplied by the "
+                 "upstream gradient; write `(1 - t**2) * out.grad`", 1.0 / SEED - t * t)]
     if name == "exp":
         return [("x·eˣ⁻¹, the power rule, which is for xⁿ, not eˣ", x * math.exp(x - 1.0))]
     if name == "log":
