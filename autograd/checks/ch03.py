@@ -419,7 +419,6 @@ def check_diamond_prediction(answer):
     return DIAMOND.check(answer)
 
 
-
 def _graph_ids(out):
     """The ids of every node in `out`'s graph, `out` included."""
     seen, stack = set(), [out]
@@ -441,7 +440,8 @@ def _expect_built_from_values(Value):
     (`.data`) and so cannot remember them (a plain number, or a new Value with no inputs), or
     is a node of its own whose closure was never attached. Its gradients would be wrong too,
     but the numbers alone (a.grad = 2.5, the upstream gradient once) read as `=` for `+=` or
-    as "did you attach `_backward`?", which point at a closure this exercise does not need."""
+    as "did you attach `_backward`?": for a method built from `.data` that points at a closure
+    this exercise does not need, and for a node with inputs it hides the missing closure."""
     a, b = Value(A), Value(B)
     out = _compute(lambda a, b: a - b, (a, b), "a - b")
     if out is None:
@@ -457,7 +457,7 @@ def _expect_built_from_values(Value):
              f"Instead, {_FROM_VALUES}")
     if getattr(out._backward, "__code__", None) is _leaf_closure_code(Value):
         fail("`a - b` is a node of its own with inputs, but no closure was ever attached to it, "
-             "so it passes no gradient back (the numbers alone would suggest `=` for `+=`). "
+             "so it passes no gradient back. "
              f"Either {_FROM_VALUES}, or attach a closure with `out._backward = _backward`")
 
 

@@ -113,9 +113,9 @@ def _new_node(Value, name, x):
     except TypeError as error:
         if type(v).__name__ not in _text(error):
             raise
-        fail(f"{call} raised TypeError ({_text(error)}): the functions of `math` work on plain "
-             "numbers, so give them the number inside the node, `self.data`, not the Value "
-             "`self`")
+        fail(f"{call} raised TypeError ({_text(error)}): `math`'s functions and comparisons "
+             "such as `> 0` work on plain numbers, so give them the number inside the node, "
+             "`self.data`, not the Value `self`")
     if out is None:
         fail(f"{call} gave None, not a Value: the method has no `return`; it must end with "
              "`return out`")
