@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from autograd.checks import ch03, ch04, ch05, checkpoint
 from autograd.checks.exercise import forget_answers
 from autograd.graph import topological_order
@@ -53,6 +55,115 @@ def test_chapter_three_method_without_return_is_named_not_crashed():
         out._backward = lambda: None
 
     assert "`a ** 2` gave None" in str(ch03.check_pow(W))
+
+
+def learners(chapter, source, name):
+    """Chapter `chapter`'s class with method `name` replaced by the learner's `source`, run
+    as a notebook cell runs it (its source kept where `inspect` finds it, so that a stub is
+    recognised as one)."""
+    V = stage(chapter)
+    filename = f"<cell {name} {len(linecache.cache)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), {"Value": V, "math": math, "add_to_class": add_to_class})
+    return V
+
+
+# The learner's __mul__, as chapter 3's exercise gives it: only the body of _backward is theirs.
+MUL = """@add_to_class(Value)
+def __mul__(self, other):
+    other = other if isinstance(other, Value) else Value(other)
+    out = Value(self.data * other.data, (self, other), "*")
+
+    def _backward():
+        self.grad += other.data * out.grad
+        other.grad += self.data * out.grad
+
+    out._backward = _backward
+    return out
+"""
+MUL_LINES = """        self.grad += other.data * out.grad
+        other.grad += self.data * out.grad
+"""
+
+
+def with_mul(old=MUL_LINES, new=MUL_LINES):
+    assert old in MUL
+    return learners(3, MUL.replace(old, new), "__mul__")
+
+
+def test_chapter_three_mul_stub_is_not_answered_yet_and_a_right_closure_passes():
+    report = ch03.check_mul(with_mul(MUL_LINES, "        ...  # replace ... with two lines\n"))
+    assert not report.passed and "not answered yet" in str(report)
+    assert "two lines of `_backward`" in str(report)
+    assert ch03.check_mul(with_mul()).passed
+    # the lines in the other order, or the local derivative written after out.grad: still right
+    assert ch03.check_mul(with_mul(MUL_LINES, "        other.grad += out.grad * self.data\n"
+                                              "        self.grad += out.grad * other.data\n")).passed
+    assert ch03.check_mul(stage(3)).passed  # the package's __mul__
+
+
+@pytest.mark.parametrize("new,words", [
+    ("        self.grad += self.data * out.grad\n        other.grad += other.data * out.grad\n",
+     "`self.data` and `other.data` are swapped"),
+    ("        self.grad = other.data * out.grad\n        other.grad = self.data * out.grad\n",
+     "assigned with `=` instead of adding with `+=`"),
+    ("        self.grad += other.data\n        other.grad += self.data\n",
+     "multiply it by the gradient arriving from above, `* out.grad`"),
+    ("        self.grad += other.grad * out.grad\n        other.grad += self.grad * out.grad\n",
+     "reads a gradient (`.grad`) where it needs a value (`.data`)"),
+    ("        self.grad += other.data * out.grad\n", "passes gradient to a only"),
+    ("        other.grad += self.data * out.grad\n", "passes gradient to b only"),
+    ("        pass\n", "adds nothing to `self.grad` or `other.grad`"),
+    ("        self.grad += 1.0 * out.grad\n        other.grad += 1.0 * out.grad\n",
+     "the local derivative of a sum"),
+], ids=["swapped", "assigned", "no-out-grad", "grad-not-data", "only-a", "only-b", "pass",
+        "sum's-rule"])
+def test_chapter_three_mul_names_each_mistake_and_not_a_missing_attachment(new, words):
+    V = with_mul(MUL_LINES, new)
+    report = ch03.check_mul(V)
+    message = report.failures[0].message
+    assert words in message, message
+    assert "did you attach" not in message and "never attached" not in message
+    assert "not checked yet" in report.results[1].message  # a * 2 waits for a * b
+    assert not checkpoint(3, V).passed  # the checkpoint's own check of a * b fails too
+
+
+def test_chapter_three_mul_closure_check_seeds_an_upstream_gradient_and_reuses_inputs():
+    # `=` for `+=` and a missing `* out.grad` give the right numbers with an upstream gradient
+    # of 1 and each input used once: the check must use neither
+    message = ch03.check_mul(with_mul(MUL_LINES, "        self.grad = other.data * out.grad\n"
+                                                 "        other.grad = self.data * out.grad\n")
+                             ).failures[0].message
+    assert "upstream gradient y.grad = 2.5" in message and "`y = (a * b) + a + b`" in message
+
+
+def test_chapter_three_mul_names_a_closure_never_attached_a_missing_return_and_no_wrapping():
+    V = learners(3, MUL.replace("    out._backward = _backward\n", ""), "__mul__")
+    assert "it is never attached to the node" in ch03.check_mul(V).failures[0].message
+    V = learners(3, MUL.replace("    return out\n", ""), "__mul__")
+    assert "no `return`" in ch03.check_mul(V).failures[0].message
+    V = learners(3, MUL.replace("    other = other if isinstance(other, Value) else Value(other)\n",
+                                ""), "__mul__")
+    report = ch03.check_mul(V)
+    assert report.results[0].passed  # a * b is right ...
+    assert "a plain number has no `.data`" in report.results[1].message  # ... a * 2 is not
+
+
+def test_chapter_three_sub_built_from_the_numbers_is_told_to_use_operators_not_a_closure():
+    # Once misleading: a new Value made from .data was told "`=` instead of `+=`" (for a) and
+    # "did you attach it with `out._backward = _backward`?", though `__sub__` needs no closure
+    for body, words in (("return Value(self.data - other.data)", "made from the numbers inside"),
+                        ("return self.data - other.data", "not a Value")):
+        V = learners(3, f"@add_to_class(Value)\ndef __sub__(self, other):\n    {body}\n",
+                     "__sub__")
+        message = ch03.check_sub(V).failures[0].message
+        assert words in message and "build it from `+` and unary `-`" in message, message
+        assert "attach" not in message and "`+=`" not in message, message
+    # a node of its own whose closure is never attached: told so, and offered composition
+    V = learners(3, "@add_to_class(Value)\ndef __sub__(self, other):\n"
+                    "    return Value(self.data - other.data, (self, other), '-')\n", "__sub__")
+    message = ch03.check_sub(V).failures[0].message
+    assert "no closure was ever attached" in message and "unary `-`" in message, message
 
 
 def test_unanswered_predictions_do_not_give_the_answer_away():
@@ -217,6 +328,73 @@ def test_chapter_four_slope_prediction_hints_first_then_answers_each_number_roun
     for rough in (0.01, 0.0099, 1 - 0.995**2, 0.0085, 0.011):
         assert ch04.check_tanh_slope_prediction(1, rough).passed, rough
     assert not ch04.check_tanh_slope_prediction(1, 0.005).passed
+
+
+# The learner's tanh, with one piece of it replaced (the mistakes of tests/mistakes/ch04.py).
+TANH = """@add_to_class(Value)
+def tanh(self):
+    t = math.tanh(self.data)
+    out = Value(t, (self,), "tanh")
+
+    def _backward():
+        self.grad += (1 - t**2) * out.grad
+
+    out._backward = _backward
+    return out
+"""
+
+
+def with_tanh(old="", new=""):
+    assert old in TANH
+    return learners(3, TANH.replace(old, new), "tanh")
+
+
+def test_chapter_four_tanh_stub_is_not_answered_yet_and_right_answers_pass():
+    stub = '''@add_to_class(Value)
+def tanh(self):
+    """tanh(x) as a new node whose only input is x (self)."""
+    ...  # replace ...: t with math.tanh, out, its _backward, then return out
+'''
+    report = ch04.check_tanh(learners(3, stub, "tanh"))
+    assert not report.passed and "not answered yet" in str(report)
+    assert ch04.check_tanh(with_tanh()).passed
+    for old, new in (("(1 - t**2)", "(1 - out.data**2)"), ("(1 - t**2)", "(1 - t) * (1 + t)"),
+                     ("math.tanh(self.data)", "(math.exp(self.data) - math.exp(-self.data)) / "
+                                              "(math.exp(self.data) + math.exp(-self.data))")):
+        report = ch04.check_tanh(with_tanh(old, new))
+        assert report.results[1].passed, (new, str(report))
+
+
+@pytest.mark.parametrize("old,new,words", [
+    ("(1 - t**2)", "(1 - t)", "1 − tanh(x), without the square"),
+    ("(1 - t**2)", "(1 - self.data**2)", "1 − x², which squares the input x"),
+    ("(1 - t**2)", "t**2", "tanh²(x) alone"),
+    ("(1 - t**2)", "(1 + t**2)", "the sign is wrong"),
+    ("(1 - t**2) * out.grad", "(1 - t**2)", "`* out.grad`"),
+    ("(1 - t**2) * out.grad", "1 - t**2 * out.grad", "without brackets only t² is multiplied"),
+    ("self.grad +=", "self.grad =", "assigned with `=` instead of adding with `+=`"),
+    ("math.tanh(self.data)", "self.data", "that is x itself"),
+    ("math.tanh(self.data)", "math.tanh(self)", "not the Value `self`"),
+    ("math.tanh(self.data)", "(math.exp(self.data) - 1) / (math.exp(self.data) + 1)",
+     "that is tanh(x/2)"),
+    ("math.tanh(self.data)", "(math.exp(2 * self.data) - 1) / math.exp(2 * self.data) + 1",
+     "the fraction lost its brackets"),
+    ("math.tanh(self.data)", "(math.exp(2 * self.data) - 1) / (math.exp(2 * self.data) + 1)",
+     "overflowed"),
+    ('(t, (self,), "tanh")', "(t)", 'Build it with `Value(t, (self,), "tanh")`'),
+], ids=["1-t", "1-x2", "t2", "1+t2", "no-out-grad", "no-brackets", "assigned", "no-tanh", "math-of-Value",
+        "e-x", "brackets", "overflow", "no-input"])
+def test_chapter_four_tanh_names_each_mistake(old, new, words):
+    V = with_tanh(old, new)
+    message = ch04.check_tanh(V).failures[0].message
+    assert words in message, message
+    assert "Value(data=" not in message
+    assert not checkpoint(4, V).passed
+
+
+def test_chapter_four_tanh_closure_check_seeds_an_upstream_gradient_and_reuses_x():
+    message = ch04.check_tanh(with_tanh("self.grad +=", "self.grad =")).failures[0].message
+    assert "upstream gradient y.grad = 2.5" in message and "`y = (x.tanh()) + x`" in message
 
 
 def backward_without_reset(self):

@@ -18,7 +18,7 @@ from . import (
 )
 from .exercise import Exercise, Prediction, is_unwritten
 
-__all__ = ["checkpoint", "check_sub", "check_pow", "check_backprop_by_hand",
+__all__ = ["checkpoint", "check_mul", "check_sub", "check_pow", "check_backprop_by_hand",
            "check_diamond_prediction"]
 
 # Every expected value below is worked by hand at a = 3, b = −2 (and c = 0.5).
@@ -277,8 +277,193 @@ def _method(name):
     return lambda Value: vars(Value).get(name)
 
 
+SEED = 2.5  # the upstream gradient the closure checks send back: not 1
+
+
+def _number(x):
+    return f"{x:g}" if is_close(x, x) else show(x)
+
+
+def _leaf_closure_code(Value):
+    """The code of a fresh leaf's `_backward` (the one that does nothing), to recognise a node
+    whose own closure was never attached."""
+    return getattr(getattr(Value(0.0), "_backward", None), "__code__", None)
+
+
+def _mul_closure_once(Value, preset):
+    """Build a * b from fresh leaves whose `.grad` already holds `preset`, set
+    out.grad = SEED and call `out._backward()` once: (a.grad, b.grad, out)."""
+    a, b = Value(A), Value(B)
+    out = a * b
+    a.grad = b.grad = preset
+    out.grad = SEED
+    out._backward()
+    return a.grad, b.grad, out
+
+
+def _expect_mul_closure(Value):
+    """One call of `(a * b)._backward()`, on its own: name the mistakes that the usual check
+    (every input used twice, `expect_gradients`) would see only as wrong numbers, or would
+    blame on a closure that is not attached: the factors swapped, a line missing, a gradient
+    (`.grad`) read where a value (`.data`) belongs."""
+    got_a, got_b, out = _mul_closure_once(Value, 0.0)
+    want_a, want_b = SEED * B, SEED * A
+    if is_close(got_a, want_a) and is_close(got_b, want_b):
+        return
+    said = (f"with a = 3, b = −2 and `out.grad` = {SEED:g}, one call of `out._backward()` "
+            f"(out = a * b) gave `a.grad` = {_number(got_a)} and `b.grad` = {_number(got_b)}, "
+            f"where they should be b·out.grad = {want_a:g} and a·out.grad = {want_b:g}")
+    # Again with gradients already in a and b: a line that uses `+=` adds the same amount
+    # whatever a.grad held, a line that uses `=` leaves the same result; a line that reads a
+    # gradient instead of a value does neither.
+    again_a, again_b, _ = _mul_closure_once(Value, 1.0)
+    for first, second in ((got_a, again_a), (got_b, again_b)):
+        if not (is_close(first, first) and is_close(second, second)):
+            break  # not numbers at all: the check that uses every input twice says so
+        if not (is_close(first, second) or is_close(first + 1.0, second)):
+            fail(f"{said}. The closure reads a gradient (`.grad`) where it needs a value "
+                 "(`.data`): the local derivative of a·b with respect to a is b's value, "
+                 "`other.data`, not b's gradient")
+    if is_close(got_a, SEED * A) and is_close(got_b, SEED * B):
+        fail(f"{said}: the other way round, so `self.data` and `other.data` are swapped. The "
+             "local derivative with respect to one factor is the *other* factor, "
+             "∂(a·b)/∂a = b: a's line multiplies `out.grad` by `other.data`, and b's line by "
+             "`self.data`")
+    if got_a == 0.0 and got_b == 0.0:
+        if getattr(out._backward, "__code__", None) is _leaf_closure_code(Value):
+            fail(f"{said}: the closure passed nothing back, because it is never attached to the "
+                 "node: keep the line `out._backward = _backward` before `return out`")
+        fail(f"{said}: the closure runs but adds nothing to `self.grad` or `other.grad`. Write "
+             "its two lines: each input's `.grad` grows by `out.grad` times its local "
+             "derivative")
+    if got_b == 0.0 and got_a != 0.0:
+        fail(f"{said}: the closure passes gradient to a only. Add the second line, for "
+             "`other`: its local derivative is the other factor, a (`self.data`)")
+    if got_a == 0.0 and got_b != 0.0:
+        fail(f"{said}: the closure passes gradient to b only. Add the line for `self`: its "
+             "local derivative is the other factor, b (`other.data`)")
+    # Anything else (a missing `* out.grad`, another local derivative): the check that uses
+    # every input twice says which.
+
+
+# The local derivatives of a * b that learners really write instead of b (for a) and a (for b).
+_MUL_WRONG = [[("a, its own value: `self.data` and `other.data` are swapped, and "
+                "∂(a·b)/∂a is the other factor, b", A),
+               ("1, the local derivative of a sum; for a product it is the other factor, b",
+                1.0)],
+              [("b, its own value: `self.data` and `other.data` are swapped, and "
+                "∂(a·b)/∂b is the other factor, a", B),
+               ("1, the local derivative of a sum; for a product it is the other factor, a",
+                1.0)]]
+
+
+@check(f"a * b: its value and inputs, and the gradients its closure passes back (with an "
+       f"upstream gradient of {SEED:g}, and each input used twice)")
+def multiplication(Value):
+    a, b = Value(A), Value(B)
+    out = _compute(lambda a, b: a * b, (a, b), "a * b")
+    _expect_value(out, "a * b")
+    expect_close(out.data, -6.0, f"`(a * b).data` with {AT}")
+    expect_children(out, (a, b), {id(a): "a", id(b): "b"}, "(a * b)")
+    expect(out._op == "*", f"`(a * b)._op` should be '*', but was {show(out._op)}")
+    _expect_mul_closure(Value)
+    _expect_case(Value, "a * b", lambda a, b: a * b, -6.0, (-2.0, 3.0), ("b", "a"),
+                 wrong_rules=_MUL_WRONG)
+
+
+@check("a * 2: a plain number on the right becomes a Value first")
+def multiplication_by_a_number(Value):
+    try:
+        multiplication(Value)
+    except Exception:  # noqa: BLE001  (the check above shows what went wrong)
+        fail("not checked yet: `a * b` must be right first (see the check above)")
+    try:
+        _expect_case(Value, "a * 2", lambda a: a * 2, 6.0, (2.0,), ("2",), inputs=(A,),
+                     at="a = 3")
+    except AttributeError as error:
+        fail(f"`a * 2` raised AttributeError ({_text(error)}): a plain number has no `.data`. "
+             "Wrap it in a Value first, as the first line of `__add__` does")
+
+
+MUL = Exercise(3, "a * b", [multiplication, multiplication_by_a_number],
+               what="your `__mul__`", answer_of=_method("__mul__"), unanswered=is_unwritten,
+               todo="replace `...` with the two lines of `_backward`, run the cell, then this "
+                    "check again")
+
+
+def check_mul(Value):
+    """Exercise: the closure of `__mul__`, which passes b·out.grad to a and a·out.grad to b."""
+    return MUL.check(Value)
+
+
+DIAMOND = Prediction(
+    3, "predict the diamond", "∂d/∂a for d = (a + 1)·(2a) at a = 3", 14.0,
+    hint="work out b = a + 1 and c = 2a at a = 3, then each path's product "
+         "(∂d/∂b·∂b/∂a, and ∂d/∂c·∂c/∂a), and add the two.",
+    explain="b = 4 and c = 6; the path through b gives c·1 = 6, the path through c gives "
+            "b·2 = 8, and a value used twice collects both: 6 + 8.",
+    known_wrong=[
+        (6.0, "that is the path through b alone; a also reaches d through c, and the "
+              "gradients of both paths add up."),
+        (8.0, "that is the path through c alone; a also reaches d through b, and the "
+              "gradients of both paths add up."),
+        (48.0, "that multiplies the two paths; a value used twice adds what each path "
+               "brings."),
+        (24.0, "that is d itself, b·c, not its slope."),
+    ],
+)
+
+
+def check_diamond_prediction(answer):
+    """Exercise: predict dd/da for the diamond d = (a + 1)·(2a) at a = 3 (it is 14)."""
+    return DIAMOND.check(answer)
+
+
+def _graph_ids(out):
+    """The ids of every node in `out`'s graph, `out` included."""
+    seen, stack = set(), [out]
+    while stack:
+        node = stack.pop()
+        if id(node) not in seen:
+            seen.add(id(node))
+            stack.extend(getattr(node, "_prev", ()))
+    return seen
+
+
+_FROM_VALUES = ("build it from `+` and unary `-` applied to the Values `self` and `other` "
+                "themselves, not to their `.data`, so that the closures of those operators carry "
+                "the gradient back: `__sub__` needs no closure of its own")
+
+
+def _expect_built_from_values(Value):
+    """Fail, naming the cause, when `a - b` was computed from the numbers inside a and b
+    (`.data`) and so cannot remember them (a plain number, or a new Value with no inputs), or
+    is a node of its own whose closure was never attached. Its gradients would be wrong too,
+    but the numbers alone (a.grad = 2.5, the upstream gradient once) read as `=` for `+=` or
+    as "did you attach `_backward`?": for a method built from `.data` that points at a closure
+    this exercise does not need, and for a node with inputs it hides the missing closure."""
+    a, b = Value(A), Value(B)
+    out = _compute(lambda a, b: a - b, (a, b), "a - b")
+    if out is None:
+        return  # `_expect_case` says that the method has no `return`
+    if not all(hasattr(out, name) for name in ("data", "grad", "_prev", "_backward")):
+        fail(f"`a - b` gave {show(out)}, a {type(out).__name__}, not a Value: subtracting the "
+             "numbers inside (`.data`) gives a plain number, which cannot remember a and b, so "
+             f"no gradient can reach them. Instead, {_FROM_VALUES}")
+    nodes = _graph_ids(out)
+    if id(a) not in nodes and id(b) not in nodes:
+        fail(f"`a - b` gave a new Value made from the numbers inside a and b (`.data`), with no "
+             "inputs of its own: it does not remember a and b, so no gradient can reach them. "
+             f"Instead, {_FROM_VALUES}")
+    if getattr(out._backward, "__code__", None) is _leaf_closure_code(Value):
+        fail("`a - b` is a node of its own with inputs, but no closure was ever attached to it, "
+             "so it passes no gradient back. "
+             f"Either {_FROM_VALUES}, or attach a closure with `out._backward = _backward`")
+
+
 @check("a − b and a − 1: values and gradients")
 def subtraction(Value):
+    _expect_built_from_values(Value)
     _expect_case(Value, "a - b", lambda a, b: a - b, 5.0, (1.0, -1.0), ("1", "−1"),
                  wrong_values=[(1.0, "a + b: b was added, not subtracted"),
                                (-5.0, "b − a: the operands are the wrong way round")],
@@ -350,26 +535,3 @@ def hand_gradients(a, b, c, f):
 def check_backprop_by_hand(a, b, c, f):
     """After backpropagating L = (a·b + c)·f one `_backward` call at a time."""
     return run_checks("Backpropagated by hand", [hand_gradients], a, b, c, f)
-
-
-DIAMOND = Prediction(
-    3, "predict the diamond", "∂d/∂a for d = (a + 1)·(2a) at a = 3", 14.0,
-    hint="work out b = a + 1 and c = 2a at a = 3, then each path's product "
-         "(∂d/∂b·∂b/∂a, and ∂d/∂c·∂c/∂a), and add the two.",
-    explain="b = 4 and c = 6; the path through b gives c·1 = 6, the path through c gives "
-            "b·2 = 8, and a value used twice collects both: 6 + 8.",
-    known_wrong=[
-        (6.0, "that is the path through b alone; a also reaches d through c, and the "
-              "gradients of both paths add up."),
-        (8.0, "that is the path through c alone; a also reaches d through b, and the "
-              "gradients of both paths add up."),
-        (48.0, "that multiplies the two paths; a value used twice adds what each path "
-               "brings."),
-        (24.0, "that is d itself, b·c, not its slope."),
-    ],
-)
-
-
-def check_diamond_prediction(answer):
-    """Exercise: predict dd/da for the diamond d = (a + 1)·(2a) at a = 3 (it is 14)."""
-    return DIAMOND.check(answer)

@@ -23,7 +23,7 @@ from . import (
 )
 from .exercise import Exercise, is_unwritten
 
-__all__ = ["checkpoint", "check_sigmoid", "check_tanh_slope_prediction"]
+__all__ = ["checkpoint", "check_tanh", "check_sigmoid", "check_tanh_slope_prediction"]
 
 SEED = 2.5  # the upstream gradient every closure check sends back: not 1
 
@@ -50,8 +50,15 @@ def _wrong_rules(name, x):
     if name == "tanh":
         t = math.tanh(x)
         return [("1 − tanh(x), without the square", 1.0 - t),
-                ("1 − x², with x where tanh(x) belongs", 1.0 - x * x),
-                ("tanh(x) itself, the value rather than its slope", t)]
+                ("1 − x², which squares the input x; the local derivative of tanh squares "
+                 "the output t = tanh(x): 1 − tanh²(x)", 1.0 - x * x),
+                ("tanh(x) itself, the value rather than its slope", t),
+                ("tanh²(x) alone; the local derivative is 1 minus that, 1 − tanh²(x)", t * t),
+                ("1 + tanh²(x); the sign is wrong, the local derivative is 1 − tanh²(x)",
+                 1.0 + t * t),
+                # `1 - t**2 * out.grad` adds 1 − t²·SEED, which is SEED times this
+                ("1 − tanh²(x)·out.grad: without brackets only t² is multiplied by the "
+                 "upstream gradient; write `(1 - t**2) * out.grad`", 1.0 / SEED - t * t)]
     if name == "exp":
         return [("x·eˣ⁻¹, the power rule, which is for xⁿ, not eˣ", x * math.exp(x - 1.0))]
     if name == "log":
@@ -69,6 +76,18 @@ def _wrong_rules(name, x):
 
 def _wrong_values(name, x):
     """Forward values learners really compute instead of `name`(x), and what each one is."""
+    if name == "tanh":
+        e = math.exp(2.0 * x)
+        brackets = ("the fraction lost its brackets: written with exponentials, tanh x is "
+                    "(e^(2x) − 1) / (e^(2x) + 1), and `math.tanh` computes it for you")
+        return [(x, "that is x itself: t should be tanh of the number inside, "
+                    "`math.tanh(self.data)`"),
+                (math.tanh(x / 2.0), "that is tanh(x/2): the fraction needs e^(2x) where it "
+                                     "has eˣ; `math.tanh(self.data)` computes it for you"),
+                (_sigmoid(x), "that is σ(x), the sigmoid 1 / (1 + e^(−x)), not tanh: use "
+                              "`math.tanh(self.data)`"),
+                ((e - 1.0) / e + 1.0, brackets),
+                (e - 1.0 / (e + 1.0), brackets)]
     if name != "sigmoid":
         return []
     return [(_sigmoid(-x), "that is σ(−x) = 1 − σ(x): check the sign of the exponent, "
@@ -91,6 +110,12 @@ def _new_node(Value, name, x):
     except RecursionError:
         fail(f"{call} never finished: the method calls itself. Compute the number with "
              "`math`, and build the node with `Value(..., (self,), ...)`")
+    except TypeError as error:
+        if type(v).__name__ not in _text(error):
+            raise
+        fail(f"{call} raised TypeError ({_text(error)}): `math`'s functions and comparisons "
+             "such as `> 0` work on plain numbers, so give them the number inside the node, "
+             "`self.data`, not the Value `self`")
     if out is None:
         fail(f"{call} gave None, not a Value: the method has no `return`; it must end with "
              "`return out`")
@@ -101,22 +126,26 @@ def _new_node(Value, name, x):
     return v, out
 
 
+_OUTPUT = {"tanh": "t"}  # the name the chapter gives an activation's output number (else s)
+
+
 def _expect_one_node(v, out, name, x):
     """Fail unless `out` is one new node whose only input is `v`."""
     prev = out._prev
     call = f"`Value({x:g}).{name}()`"
+    number = _OUTPUT.get(name, "s")
     try:
         inputs = tuple(prev)
     except TypeError:
         fail(f"{call}'s `_prev` should be the tuple `(self,)`, but was {show(prev)}")
     if not inputs:
         fail(f"{call} has no input: its `_prev` is empty, so the graph does not know it was "
-             f"computed from x. Build it with `Value(s, (self,), \"{name}\")`: without "
+             f"computed from x. Build it with `Value({number}, (self,), \"{name}\")`: without "
              "`(self,)`, `backward()` (chapter 5) never reaches x")
     if not all(hasattr(p, "_prev") for p in inputs):
         fail(f"{call}'s `_prev` holds {show(inputs[0])}, not a Value: the second argument of "
              f"`Value(...)` is the tuple of inputs, `(self,)`, and the op comes third: "
-             f"`Value(s, (self,), \"{name}\")`")
+             f"`Value({number}, (self,), \"{name}\")`")
     if len(inputs) == 1 and inputs[0] is v:
         return
     if any(p is v for p in inputs):
@@ -124,7 +153,8 @@ def _expect_one_node(v, out, name, x):
              f"{len(inputs)} values")
     fail(f"{call} was built from other operations (the last one is {show(out._op)}, and x is "
          "further down): that gives the right numbers, with several nodes. This exercise asks "
-         f"for one node with its own closure, as `tanh` is: `out = Value(s, (self,), \"{name}\")`")
+         f"for one node with its own closure, as `{'exp' if name == 'tanh' else 'tanh'}` is: "
+         f"`out = Value({number}, (self,), \"{name}\")`")
 
 
 def _expect_activation(Value, name, x, *, node=True):
@@ -255,6 +285,56 @@ def checkpoint(Value):
 
 
 # --------------------------------------------------------------------- exercises
+
+
+def _exercise_checks(name):
+    """The two checks of an exercise that writes activation `name` as one node: the node,
+    then (only once the node is right) its values and gradients at the activation's points,
+    with x used twice and an upstream gradient of SEED."""
+    points = ACTIVATIONS[name][3]
+
+    @check(f"{name}: one new node, built from x alone")
+    def node(Value):
+        for x in points:
+            v, out = _new_node(Value, name, x)
+            _expect_one_node(v, out, name, x)
+
+    @check(f"{name}: values and gradients at {', '.join(f'{x:g}' for x in points)}, with x "
+           f"used twice and an upstream gradient of {SEED:g}")
+    def closure(Value):
+        try:
+            node(Value)
+        except CheckFailed:
+            fail("not checked yet: the node must be right first (see the check above)")
+        for x in points:
+            _expect_activation(Value, name, x, node=False)
+
+    return node, closure
+
+
+tanh_node, tanh_closure = _exercise_checks("tanh")
+
+
+@check(tanh_large.check_name)
+def tanh_large_once_a_node(Value):
+    try:
+        tanh_node(Value)
+    except CheckFailed:
+        fail("not checked yet: the node must be right first (see the first check)")
+    tanh_large(Value)
+
+
+TANH = Exercise(
+    4, "tanh", [tanh_node, tanh_closure, tanh_large_once_a_node], what="your `tanh`",
+    answer_of=lambda Value: vars(Value).get("tanh"), unanswered=is_unwritten,
+    todo="replace `...` with t, the new node, its `_backward` and `return out`, run the "
+         "cell, then this check again")
+
+
+def check_tanh(Value):
+    """Exercise: `tanh`, one node whose closure adds (1 − t²)·out.grad, t = tanh(x) the
+    output; ±1000 gives ±1 without overflowing."""
+    return TANH.check(Value)
 
 
 class _Number:
@@ -407,22 +487,7 @@ def check_tanh_slope_prediction(at_zero, at_three):
     return TANH_SLOPES.check(at_zero, at_three)
 
 
-@check("sigmoid: one new node, built from x alone")
-def sigmoid_node(Value):
-    for x in ACTIVATIONS["sigmoid"][3]:
-        v, out = _new_node(Value, "sigmoid", x)
-        _expect_one_node(v, out, "sigmoid", x)
-
-
-@check("sigmoid: values and gradients at -3, 0, 2, with x used twice and an upstream "
-       "gradient of 2.5")
-def sigmoid_closure(Value):
-    try:
-        sigmoid_node(Value)
-    except CheckFailed:
-        fail("not checked yet: the node must be right first (see the check above)")
-    for x in ACTIVATIONS["sigmoid"][3]:
-        _expect_activation(Value, "sigmoid", x, node=False)
+sigmoid_node, sigmoid_closure = _exercise_checks("sigmoid")
 
 
 SIGMOID = Exercise(

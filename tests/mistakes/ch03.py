@@ -1,4 +1,4 @@
-"""Chapter 03's exercises: predict the diamond, `__sub__`, `__pow__`."""
+"""Chapter 03's exercises: `__mul__`'s closure, predict the diamond, `__sub__`, `__pow__`."""
 
 from . import Mistake
 
@@ -14,7 +14,76 @@ def _pow(body):
     return _POW_HEAD + body
 
 
+_MUL = '''@add_to_class(Value)
+def __mul__(self, other):
+    other = other if isinstance(other, Value) else Value(other)  # a * 2: the 2 becomes a leaf
+    out = Value(self.data * other.data, (self, other), "*")
+
+    def _backward():
+        self.grad += other.data * out.grad
+        other.grad += self.data * out.grad
+
+    out._backward = _backward
+    return out'''
+
+
+def _mul(old, new):
+    """The solution's `__mul__` with one piece of it written wrong."""
+    assert old in _MUL, old
+    return _MUL.replace(old, new)
+
+
+_LINES = """        self.grad += other.data * out.grad
+        other.grad += self.data * out.grad
+"""
+_CHECK_MUL = "ch03.check_mul"
+
+
 MISTAKES = [
+    # the closure of a * b: each factor's local derivative is the other factor
+    Mistake(_CHECK_MUL, "self.data and other.data swapped", _mul(_LINES, """\
+        self.grad += self.data * out.grad
+        other.grad += other.data * out.grad
+"""), ("`self.data` and `other.data` are swapped",)),
+    Mistake(_CHECK_MUL, "= instead of +=", _mul(_LINES, """\
+        self.grad = other.data * out.grad
+        other.grad = self.data * out.grad
+"""), ("`=` instead of", "`+=`")),
+    Mistake(_CHECK_MUL, "missing * out.grad", _mul(_LINES, """\
+        self.grad += other.data
+        other.grad += self.data
+"""), ("`* out.grad`",)),
+    Mistake(_CHECK_MUL, "= and no * out.grad", _mul(_LINES, """\
+        self.grad = other.data
+        other.grad = self.data
+"""), ("two bugs at once",)),
+    Mistake(_CHECK_MUL, "the gradients .grad, not the values .data", _mul(_LINES, """\
+        self.grad += other.grad * out.grad
+        other.grad += self.grad * out.grad
+"""), ("reads a gradient (`.grad`) where it needs a value (`.data`)",)),
+    Mistake(_CHECK_MUL, "only the line for self", _mul(_LINES, """\
+        self.grad += other.data * out.grad
+"""), ("passes gradient to a only", "Add the second line")),
+    Mistake(_CHECK_MUL, "only the line for other", _mul(_LINES, """\
+        other.grad += self.data * out.grad
+"""), ("passes gradient to b only",)),
+    Mistake(_CHECK_MUL, "both lines for self", _mul(_LINES, """\
+        self.grad += other.data * out.grad
+        self.grad += self.data * out.grad
+"""), ("passes gradient to a only",)),
+    Mistake(_CHECK_MUL, "pass instead of the two lines", _mul(_LINES, """\
+        pass
+"""), ("adds nothing to `self.grad` or `other.grad`",)),
+    Mistake(_CHECK_MUL, "the local derivative 1, as in +", _mul(_LINES, """\
+        self.grad += 1.0 * out.grad
+        other.grad += 1.0 * out.grad
+"""), ("the local derivative of a sum",)),
+    Mistake(_CHECK_MUL, "missing return", _mul("\n    return out", ""), ("no `return`",)),
+    Mistake(_CHECK_MUL, "closure never attached", _mul("    out._backward = _backward\n", ""),
+            ("passed nothing back", "never attached")),
+    Mistake(_CHECK_MUL, "a number on the right not wrapped",
+            _mul("    other = other if isinstance(other, Value) else Value(other)  # a * 2: the 2 "
+                 "becomes a leaf\n", ""), ("a plain number has no `.data`",)),
     Mistake("ch03.check_diamond_prediction", "only the path through b",
             "my_prediction = 6", ("path through b alone",)),
     Mistake("ch03.check_diamond_prediction", "only the path through c",
@@ -37,7 +106,14 @@ def __sub__(self, other):  # self - other
     return other + (-self)''', ("the operands are the wrong way round",)),
     Mistake("ch03.check_sub", "plain floats, not a Value", '''@add_to_class(Value)
 def __sub__(self, other):  # self - other
-    return self.data - other.data''', ("not a Value",)),
+    return self.data - other.data''', ("not a Value", "`+` and unary `-`")),
+    Mistake("ch03.check_sub", "a new Value from the numbers inside", '''@add_to_class(Value)
+def __sub__(self, other):  # self - other
+    return Value(self.data - other.data)''', ("made from the numbers inside a and b",
+                                                 "`+` and unary `-`")),
+    Mistake("ch03.check_sub", "a node of its own, no closure", '''@add_to_class(Value)
+def __sub__(self, other):  # self - other
+    return Value(self.data - other.data, (self, other), "-")''', ("no closure was ever attached",)),
     Mistake("ch03.check_pow", "= instead of +=", _pow('''    out = Value(self.data**n, (self,), f"**{n}")
 
     def _backward():

@@ -1,6 +1,24 @@
-"""Chapter 04's exercises: predict tanh's slope at 0 and at 3, and `sigmoid`."""
+"""Chapter 04's exercises: `tanh`, predict tanh's slope at 0 and at 3, and `sigmoid`."""
 
 from . import Mistake
+
+_TANH = '''@add_to_class(Value)
+def tanh(self):
+    t = math.tanh(self.data)
+    out = Value(t, (self,), "tanh")
+
+    def _backward():
+        self.grad += (1 - t**2) * out.grad
+
+    out._backward = _backward
+    return out'''
+
+
+def _tanh(old, new):
+    """The solution's `tanh` with one piece of it written wrong."""
+    assert old in _TANH, old
+    return _TANH.replace(old, new)
+
 
 _SIGMOID = '''@add_to_class(Value)
 def sigmoid(self):
@@ -24,10 +42,50 @@ def _slopes(at_zero, at_three):
     return f"slope_at_0 = {at_zero}\nslope_at_3 = {at_three}"
 
 
+_TANH_CHECK = "ch04.check_tanh"
+_SLOPE = "(1 - t**2) * out.grad"
 _PREDICT = "ch04.check_tanh_slope_prediction"
 _CHECK = "ch04.check_sigmoid"
 
 MISTAKES = [
+    # tanh, one node whose closure adds (1 − t²)·out.grad, t the output
+    Mistake(_TANH_CHECK, "1 - t, the square missing", _tanh(_SLOPE, "(1 - t) * out.grad"),
+            ("1 − tanh(x), without the square",)),
+    Mistake(_TANH_CHECK, "the input squared, 1 - x**2",
+            _tanh(_SLOPE, "(1 - self.data**2) * out.grad"),
+            ("1 − x², which squares the input x", "squares the output t = tanh(x)")),
+    Mistake(_TANH_CHECK, "t**2 alone", _tanh(_SLOPE, "t**2 * out.grad"),
+            ("tanh²(x) alone",)),
+    Mistake(_TANH_CHECK, "1 + t**2", _tanh(_SLOPE, "(1 + t**2) * out.grad"),
+            ("the sign is wrong",)),
+    Mistake(_TANH_CHECK, "t itself, the value", _tanh(_SLOPE, "t * out.grad"),
+            ("tanh(x) itself, the value rather than its slope",)),
+    Mistake(_TANH_CHECK, "missing * out.grad", _tanh(_SLOPE, "(1 - t**2)"), ("`* out.grad`",)),
+    Mistake(_TANH_CHECK, "brackets missing: 1 - t**2 * out.grad",
+            _tanh(_SLOPE, "1 - t**2 * out.grad"), ("without brackets",)),
+    Mistake(_TANH_CHECK, "= instead of +=", _tanh("self.grad +=", "self.grad ="),
+            ("`=` instead of", "`+=`")),
+    Mistake(_TANH_CHECK, "tanh never applied", _tanh("math.tanh(self.data)", "self.data"),
+            ("that is x itself",)),
+    Mistake(_TANH_CHECK, "math.tanh of the Value", _tanh("math.tanh(self.data)", "math.tanh(self)"),
+            ("`self.data`, not the Value `self`",)),
+    Mistake(_TANH_CHECK, "the article's fraction, overflowing at 1000",
+            _tanh("math.tanh(self.data)",
+                  "(math.exp(2 * self.data) - 1) / (math.exp(2 * self.data) + 1)"),
+            ("overflowed",)),
+    Mistake(_TANH_CHECK, "e^x where e^2x belongs",
+            _tanh("math.tanh(self.data)", "(math.exp(self.data) - 1) / (math.exp(self.data) + 1)"),
+            ("that is tanh(x/2)",)),
+    Mistake(_TANH_CHECK, "the fraction without brackets",
+            _tanh("math.tanh(self.data)",
+                  "(math.exp(2 * self.data) - 1) / math.exp(2 * self.data) + 1"),
+            ("the fraction lost its brackets",)),
+    Mistake(_TANH_CHECK, "missing return", _tanh("\n    return out", ""), ("no `return`",)),
+    Mistake(_TANH_CHECK, "closure never attached", _tanh("    out._backward = _backward\n", ""),
+            ("passed nothing back",)),
+    Mistake(_TANH_CHECK, "no (self,) input",
+            _tanh('out = Value(t, (self,), "tanh")', "out = Value(t)"),
+            ("has no input", "`(self,)`")),
     # predict tanh'(0) = 1 and tanh'(3) ≈ 0.0099: the numbers people give instead
     Mistake(_PREDICT, "tanh(0) for the slope at 0", _slopes(0, 0.0099),
             ("tanh(0) itself, the value",)),
