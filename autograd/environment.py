@@ -433,9 +433,10 @@ class TestDrawing:
         return f"{self.caption}\n{self.graph.source}"
 
     def _repr_html_(self):
-        start = self.svg.find("<svg")  # HTML embeds the bare element, without the XML prolog
+        from .viz.screen import drawing_html  # the bare <svg>, fitted to the output area
+
         return (f'<div class="autograd-test-drawing"><p>{html.escape(self.caption)}</p>'
-                f"{self.svg[start:]}</div>")
+                f"{drawing_html(self.svg)}</div>")
 
 
 def draw_test_graph():

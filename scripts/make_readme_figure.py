@@ -21,7 +21,7 @@ FIGURE = ROOT / "docs" / "neuron.svg"
 sys.path.insert(0, str(ROOT))  # run from a checkout, installed or not
 
 from autograd import Value  # noqa: E402
-from autograd.viz import draw_dot  # noqa: E402
+from autograd.viz import DEFAULT_MAX_WIDTH, draw_dot  # noqa: E402
 
 
 def neuron():
@@ -51,9 +51,11 @@ def figure_svg():
     """The README's figure as SVG text, drawn from `neuron()` by the installed layout program.
 
     Drawn top to bottom: the graph is five boxes long, and left to right it would be shrunk to
-    unreadable text in the README's narrow column.
+    unreadable text in the README's narrow column; and at most 9.5 inches wide, as a picture
+    for a page (a notebook fits a drawing to its output area itself).
     """
-    return draw_dot(neuron(), rankdir="TB").pipe(format="svg", encoding="utf-8")
+    return draw_dot(neuron(), rankdir="TB", max_width=DEFAULT_MAX_WIDTH).pipe(format="svg",
+                                                                             encoding="utf-8")
 
 
 def main():

@@ -9,6 +9,7 @@ Playwright the test skips on a learner's machine and fails under CI=true.
 Every wait is for a condition (a selector, a prompt number, a changed drawing), never a sleep.
 """
 
+import contextlib
 import json
 import os
 import secrets
@@ -70,13 +71,16 @@ def _answers(url):
         return False
 
 
-@pytest.fixture
-def jupyter_lab(tmp_path):
-    """A running JupyterLab serving a copy of the fixture notebook: (base url, token, folder)."""
+@contextlib.contextmanager
+def running_lab(tmp_path, files, *, expose_app=False):
+    """A running JupyterLab on 127.0.0.1 serving copies of `files` (paths) in a folder of its
+    own: yields (base url, token, folder). `expose_app` makes the page's JupyterLab reachable
+    as `window.jupyterapp`, for a test that drives it through its commands."""
     require_module("jupyterlab")
     work = tmp_path / "notebooks"
     work.mkdir()
-    shutil.copy(NOTEBOOK, work / NOTEBOOK.name)
+    for file in files:
+        shutil.copy(file, work / Path(file).name)
     config = tmp_path / "jupyter-config"
     for name, settings in LAB_SETTINGS.items():
         package, file = name.rsplit("/", 1)
@@ -104,6 +108,8 @@ def jupyter_lab(tmp_path):
         "--LabApp.news_url=None",
         "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
     ]
+    if expose_app:
+        command.append("--LabApp.expose_app_in_browser=True")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")
     log = open(tmp_path / "jupyterlab.log", "wb")
@@ -123,6 +129,13 @@ def jupyter_lab(tmp_path):
     finally:
         _stop(server, base, token)
         log.close()
+
+
+@pytest.fixture
+def jupyter_lab(tmp_path):
+    """A running JupyterLab serving a copy of the fixture notebook: (base url, token, folder)."""
+    with running_lab(tmp_path, [NOTEBOOK]) as lab:
+        yield lab
 
 
 def _stop(server, base, token):
@@ -296,3 +309,202 @@ def test_explorers_work_in_jupyterlab(jupyter_lab, tmp_path):
     assert len(said) == 2, said
     assert "passed its check, so this solution did not run" in said[0]
     assert "Not answered yet, so this solution ran" in said[1]
+
+
+# ------------------------------------------------------------------ every output fits its area
+# A laptop's window, 1300 by 900 pixels, with JupyterLab's file browser open beside the
+# notebook: each cell's output area is then about 868 pixels wide. Every chapter runs in one
+# page of one JupyterLab, one after the other, and every output is measured: a drawing, a plot,
+# a widget or a table wider than its output area hides its right end behind a scroll bar.
+
+LAPTOP = {"width": 1300, "height": 900}
+CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+CHAPTER_RUN = 600_000  # milliseconds for one chapter's Run All, its kernel's start included
+OVERFLOW_TOLERANCE = 1  # pixels: rounding of fractional widths
+SMALLEST_TEXT = 10  # pixels: the smallest text in a drawing that a learner reads with ease
+
+# Open a notebook, wait for its kernel, run every cell, and wait for every picture in its
+# outputs to load. Run All stops below a cell that raises, even one tagged raises-exception
+# (an error shown on purpose): from there on, the cells below it run as Run Selected Cell and
+# All Below runs them. An error in any other cell stops the run.
+OPEN_AND_RUN = """async (path) => {
+    const app = window.jupyterapp;
+    const sleep = ms => new Promise(done => setTimeout(done, ms));
+    const widget = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+    await widget.context.ready;
+    await widget.sessionContext.ready;
+    const idle = () => {
+        const kernel = widget.sessionContext.session && widget.sessionContext.session.kernel;
+        return kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
+    };
+    while (!idle()) await sleep(100);
+    app.shell.activateById(widget.id);
+    const notebook = widget.content;
+    const notRun = () => notebook.widgets
+        .map((cell, index) => [cell, index])
+        .filter(([cell]) => cell.model.type === 'code' && cell.model.executionCount === null)
+        .map(([cell, index]) => index);
+    const raisedOnPurpose = cell => (cell.model.getMetadata('tags') || [])
+        .includes('raises-exception') && cell.model.outputs.toJSON()
+        .some(output => output.output_type === 'error');
+    const started = performance.now();
+    let from = 0;
+    while (true) {
+        notebook.activeCellIndex = from;
+        notebook.deselectAll();
+        await app.commands.execute('notebook:run-all-below');
+        const left = notRun();
+        if (!left.length) break;
+        const before = notebook.widgets.slice(0, left[0])
+            .filter(cell => cell.model.type === 'code').slice(-1)[0];
+        if (!before || !raisedOnPurpose(before) || left[0] === from) break;
+        from = left[0];
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const views = () => [...widget.node.querySelectorAll(
+        '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.widget-view+json"]')];
+    while (views().some(view => view.querySelector('.jupyter-widgets') === null)) await sleep(100);
+    const pictures = [...widget.node.querySelectorAll('.jp-OutputArea-output img')];
+    await Promise.all(pictures.map(img => img.decode().catch(() => null)));
+    const errors = [...widget.node.querySelectorAll(
+        '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
+        .map(output => output.textContent.slice(0, 600));
+    return {seconds, notRun: notRun(), errors};
+}"""
+
+# Every output of the current notebook whose content is wider than its area: the output
+# scrolls sideways, or a drawing (svg), picture (img, canvas), widget or table in it reaches
+# past the area's edge; or a drawing in it was shrunk until its text is smaller than
+# `smallestText` pixels. Cells are numbered from 0, as the notebook's list of cells is.
+MEASURE_OUTPUTS = """([tolerance, smallestText]) => {
+    const notebook = window.jupyterapp.shell.currentWidget.content;
+    const widths = [], overflowing = [], textSizes = [];
+    notebook.widgets.forEach((cell, index) => {
+        if (cell.model.type !== 'code') return;
+        for (const output of cell.node.querySelectorAll('.jp-OutputArea-output')) {
+            const area = output.getBoundingClientRect();
+            widths.push(output.clientWidth);
+            const why = [];
+            if (output.scrollWidth > output.clientWidth + tolerance)
+                why.push(`scrolls sideways: ${output.scrollWidth} px of content in ` +
+                         `${output.clientWidth} px`);
+            for (const element of output.querySelectorAll(
+                    'svg, img, canvas, table, .jupyter-widgets')) {
+                if (element.parentElement.closest('svg')) continue;  // a part of a drawing
+                const box = element.getBoundingClientRect();
+                if (box.width === 0) continue;
+                if (box.right > area.right + tolerance || box.left < area.left - tolerance)
+                    why.push(`${element.tagName.toLowerCase()} ${Math.round(box.width)} px ` +
+                             `wide reaches ${Math.round(box.right - area.right)} px past it`);
+            }
+            for (const svg of output.querySelectorAll('svg')) {
+                if (svg.parentElement.closest('svg')) continue;
+                const texts = [...svg.querySelectorAll('text')]
+                    .filter(text => text.textContent.trim() && text.getScreenCTM());
+                if (!texts.length || svg.getBoundingClientRect().width === 0) continue;
+                const sizes = texts.map(text =>
+                    parseFloat(getComputedStyle(text).fontSize) * text.getScreenCTM().a);
+                const smallest = Math.min(...sizes);
+                textSizes.push(smallest);
+                if (smallest < smallestText - 0.05)  // a browser's rounding
+                    why.push(`its smallest text is ${smallest.toFixed(1)} px high`);
+            }
+            if (why.length) overflowing.push({
+                cell: index, width: output.clientWidth,
+                kind: output.dataset.mimeType || '', why: [...new Set(why)].slice(0, 3),
+                code: cell.model.sharedModel.getSource().split('\\n')
+                    .filter(line => line.trim()).slice(-1)[0] || ''});
+        }
+    });
+    return {widths, overflowing, textSizes};
+}"""
+
+# Scroll the current notebook so that the widest picture (svg, img) among the outputs of cell
+# `index` is in the middle of the window; returns false if the cell shows no picture.
+SHOW_PICTURE = """(index) => {
+    const cell = window.jupyterapp.shell.currentWidget.content.widgets[index];
+    const pictures = [...cell.node.querySelectorAll('.jp-OutputArea-output svg, ' +
+                                                     '.jp-OutputArea-output img')]
+        .filter(element => !element.parentElement.closest('svg'));
+    if (!pictures.length) return false;
+    pictures.sort((a, b) => b.getBoundingClientRect().width - a.getBoundingClientRect().width);
+    pictures[0].scrollIntoView({block: 'center'});
+    return true;
+}"""
+
+CLOSE_NOTEBOOK = """async () => {
+    const widget = window.jupyterapp.shell.currentWidget;
+    await widget.sessionContext.shutdown();
+    widget.context.model.dirty = false;
+    widget.dispose();
+}"""
+
+FILE_BROWSER_WIDTH = """() => {
+    const browser = document.querySelector('.jp-FileBrowser');
+    return browser && browser.offsetParent !== null ? browser.getBoundingClientRect().width : 0;
+}"""
+
+
+@pytest.fixture(scope="module")
+def course_in_jupyterlab(tmp_path_factory):
+    """JupyterLab serving a copy of every chapter, its app reachable from the page."""
+    with running_lab(tmp_path_factory.mktemp("course"), CHAPTERS, expose_app=True) as lab:
+        yield lab
+
+
+def test_every_output_fits_its_area_in_a_laptop_window(course_in_jupyterlab, tmp_path):
+    """At 1300x900 with the file browser open, every chapter run: no output wider than its area,
+    and no drawing shrunk until its text is hard to read."""
+    require_module("playwright")
+    from playwright.sync_api import sync_playwright
+
+    base, token, work = course_in_jupyterlab
+    page_errors, report, overflowing, widths = [], [], {}, set()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport=LAPTOP)
+        try:
+            page.on("pageerror", lambda error: page_errors.append(str(error)))
+            page.goto(f"{base}/lab?token={token}")
+            page.wait_for_function("() => window.jupyterapp && window.jupyterapp.started",
+                                   timeout=RUN_ALL)
+            page.evaluate("() => window.jupyterapp.started")
+            page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
+            page.wait_for_selector(".jp-FileBrowser .jp-DirListing-item", timeout=RUN_ALL)
+            for chapter in CHAPTERS:
+                started = time.monotonic()
+                page.set_default_timeout(CHAPTER_RUN)
+                ran = page.evaluate(OPEN_AND_RUN, chapter.name)
+                assert page.evaluate(FILE_BROWSER_WIDTH) > 0, "the file browser is not open"
+                if ran["notRun"]:
+                    pytest.fail(f"{chapter.name}: Run All stopped before cell "
+                                f"{ran['notRun'][0]}:\n" + "\n".join(ran["errors"]))
+                measured = page.evaluate(MEASURE_OUTPUTS, [OVERFLOW_TOLERANCE, SMALLEST_TEXT])
+                widths.update(measured["widths"])
+                overflowing[chapter.stem] = measured["overflowing"]
+                for found in measured["overflowing"]:
+                    if page.evaluate(SHOW_PICTURE, found["cell"]):
+                        path = tmp_path / f"{chapter.stem}-cell{found['cell']}.png"
+                        page.screenshot(path=str(path))
+                text = (f", smallest text in a drawing {min(measured['textSizes']):.1f} px"
+                        if measured["textSizes"] else "")
+                report.append(f"{chapter.stem}: Run All {ran['seconds']:.1f} s, "
+                              f"{time.monotonic() - started:.1f} s in all, "
+                              f"{len(measured['overflowing'])} outputs too wide{text}")
+                page.evaluate(CLOSE_NOTEBOOK)
+        except Exception:
+            page.screenshot(path=str(tmp_path / "failure.png"))
+            raise
+        finally:
+            browser.close()
+
+    print("\n" + "\n".join(report) + f"\noutput areas {sorted(widths)} px wide; screenshots in "
+          f"{tmp_path}")
+    assert page_errors == [], page_errors
+    # the window the course is measured in: a laptop's, with the file browser open
+    assert widths and max(widths) <= 900, sorted(widths)
+    too_wide = [f"{stem} cell {found['cell']} ({found['code']!r}, {found['kind']}, "
+                f"area {found['width']} px): {'; '.join(found['why'])}"
+                for stem, found_in in overflowing.items() for found in found_in]
+    assert too_wide == [], ("outputs wider than their area, or drawings with text too small, "
+                            "at 1300x900 with the file browser open:\n" + "\n".join(too_wide))

@@ -5,7 +5,9 @@ the JupyterLite edition, else the test skips on a learner's machine and fails un
 served on 127.0.0.1, and each page, the landing page and every chapter, is opened in turn in
 one headless Chromium in which every request to another host is blocked and logged. What each
 chapter page must show is read from the executed notebooks the site was rendered from
-(website/_build/src): its drawings (SVG), its plots (PNG), its widgets and its formulas.
+(website/_build/src): its drawings (SVG, inline in HTML), its plots (PNG), its widgets and
+its formulas; and at a phone's width (390 px), that the page does not scroll sideways and that
+the drawings' and plots' text stays readable.
 """
 
 import json
@@ -55,6 +57,34 @@ OUTPUT_IMAGES = """() => [...document.querySelectorAll('.cell_output img')]
     .filter(img => !img.closest('.widget-subarea'))
     .map(img => ({src: img.getAttribute('src'), loaded: img.complete && img.naturalWidth > 0}))"""
 
+# The drawings of graphs that a chapter's outputs show as HTML (autograd.viz's inline SVG,
+# alone, side by side, or chapter 00's test drawing), outside the widgets.
+DRAWING_BOXES = ("autograd-drawing", "autograd-side-by-side", "autograd-test-drawing")
+INLINE_DRAWINGS = """(boxes) => [...document.querySelectorAll('.cell_output svg')]
+    .filter(svg => !svg.parentElement.closest('svg') && !svg.closest('.widget-subarea')
+                   && boxes.some(box => svg.closest('.' + box)))
+    .map(svg => svg.querySelectorAll('g.node').length)"""
+
+# A phone: the page must not scroll sideways (only a drawing's or a plot's own box may), a
+# drawing's smallest text stays 10 pixels or more, and a plot keeps its text readable (10
+# pixels: at least 72% of its own width, matplotlib's 10-point text being 13.9 pixels).
+PHONE = {"width": 390, "height": 844}
+READABLE = 10  # pixels
+PLOT_SHARE = 0.72
+ON_A_PHONE = """(boxes) => {
+    const drawings = [...document.querySelectorAll('.cell_output svg')]
+        .filter(svg => !svg.parentElement.closest('svg') && !svg.closest('.widget-subarea')
+                       && boxes.some(box => svg.closest('.' + box)))
+        .map(svg => Math.min(...[...svg.querySelectorAll('text')].map(text =>
+            parseFloat(getComputedStyle(text).fontSize) * text.getScreenCTM().a)));
+    const plots = [...document.querySelectorAll('.cell_output img')]
+        .filter(img => !img.closest('.widget-subarea') && img.naturalWidth > 0)
+        .map(img => ({src: img.getAttribute('src'), shown: img.getBoundingClientRect().width,
+                      natural: img.naturalWidth}));
+    return {pageWidth: document.documentElement.scrollWidth, windowWidth: window.innerWidth,
+            drawings, plots};
+}"""
+
 # Each saved widget view, and whether the embedder drew it beside its <script> tag.
 WIDGETS = """() => [...document.querySelectorAll(
         'script[type="application/vnd.jupyter.widget-view+json"]')]
@@ -70,8 +100,8 @@ def shown_format(output):
 
 
 def expected(chapter):
-    """What chapter's page must show, from its executed notebook: counts of SVG drawings, PNG
-    plots and widgets among its outputs, how many of the widgets' state the build kept, whether
+    """What chapter's page must show, from its executed notebook: counts of SVG pictures, of
+    drawings shown as HTML (inline SVG), of PNG plots and of widgets among its outputs, how many of the widgets' state the build kept, whether
     its code draws graphs (draw_dot) or plots (plt), and whether its prose has formulas."""
     notebook = json.loads((EXECUTED / chapter.notebook).read_text(encoding="utf-8"))
     state = notebook["metadata"].get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
@@ -83,7 +113,12 @@ def expected(chapter):
                      if cell["cell_type"] == "code")
     prose = "\n".join("".join(cell["source"]) for cell in notebook["cells"]
                       if cell["cell_type"] == "markdown")
+    pages = ["".join(output["data"]["text/html"]) for output in outputs
+             if shown_format(output) == "text/html"]
+    html_drawings = sum(page.count("<svg") for page in pages
+                        if any(f'class="{box}"' in page for box in DRAWING_BOXES))
     return {"svg": formats.count("image/svg+xml"), "png": formats.count("image/png"),
+            "drawings": html_drawings,
             "widgets": len(widgets), "saved": sum(model in state for model in widgets),
             "draws": "draw_dot(" in code, "plots": "plt." in code,
             "math": re.search(r"\$[^$\s][^$]*\$", prose) is not None}
@@ -200,8 +235,10 @@ def check_chapter_page(page, chapter, name, base_url):
     svg = sum(image["src"].endswith(".svg") for image in images)
     png = sum(image["src"].endswith(".png") for image in images)
     assert (svg, png) == (want["svg"], want["png"]), (name, images, want)
+    drawings = page.evaluate(INLINE_DRAWINGS, list(DRAWING_BOXES))
+    assert len(drawings) == want["drawings"] and all(drawings), (name, drawings, want)
     # (and a chapter whose code draws or plots has pictures: not text in their place)
-    assert svg > 0 or not want["draws"], f"{name}: draw_dot drew no picture"
+    assert svg + len(drawings) > 0 or not want["draws"], f"{name}: draw_dot drew no picture"
     assert png > 0 or not want["plots"], f"{name}: matplotlib made no picture"
 
     # its widgets, drawn from the state the build saved for every one
@@ -222,8 +259,29 @@ def check_chapter_page(page, chapter, name, base_url):
         assert math["formulas"] > 0 and math["containers"] > 0, (name, math)
         assert math["typeset"] == math["formulas"], (name, math)
         assert math["errors"] == 0, (name, math)
-    return (f"{name}: {svg} drawings, {png} plots, {len(drawn)} widgets, "
-            f"{math['typeset'] if math else 0} formulas")
+    phone = check_on_a_phone(page, name)
+    return (f"{name}: {svg + len(drawings)} drawings, {png} plots, {len(drawn)} widgets, "
+            f"{math['typeset'] if math else 0} formulas; {phone}")
+
+
+def check_on_a_phone(page, name):
+    """The page at a phone's width: it does not scroll sideways, every drawing's text stays
+    readable, and every plot keeps its text readable (its own box scrolls instead)."""
+    desktop = page.viewport_size
+    page.set_viewport_size(PHONE)
+    try:
+        seen = page.evaluate(ON_A_PHONE, list(DRAWING_BOXES))
+    finally:
+        page.set_viewport_size(desktop)
+    assert seen["pageWidth"] <= seen["windowWidth"], (
+        f"{name}: on a phone ({PHONE['width']} px) the page is {seen['pageWidth']} px wide")
+    small = [size for size in seen["drawings"] if size < READABLE - 0.05]
+    assert small == [], f"{name}: on a phone, drawings with text of {small} px"
+    shrunk = [plot for plot in seen["plots"]
+              if plot["shown"] < min(plot["natural"], PLOT_SHARE * plot["natural"]) - 1]
+    assert shrunk == [], f"{name}: on a phone, plots shrunk below readable text: {shrunk}"
+    smallest = f"{min(seen['drawings']):.1f} px" if seen["drawings"] else "none"
+    return f"on a phone, smallest text in a drawing {smallest}"
 
 
 def test_run_it_in_your_browser_opens_the_chapter_in_the_lite_edition(served_site, tmp_path):

@@ -402,13 +402,32 @@ def test_stepper_view_says_the_wrong_order_is_wrong():
     assert "x.grad = 0.0000, but backward() gives 26.0000" in view.status.value
 
 
-def test_stepper_view_fits_the_wide_neuron_into_the_notebook_width():
-    drawing = BackwardStepper(neuron()["o"]).widget().drawing.value
+def shown_text_at_narrowest(svg):
+    """(natural, narrowest, smallest text there): a view's drawing's CSS widths in pixels, and
+    the height in pixels of its smallest text when it is shrunk to the narrowest."""
+    style = dict(part.split(":", 1) for part in svg.get("style").replace(" ", "").split(";"))
+    natural, narrowest = (float(style[k].removesuffix("px")) for k in ("max-width", "min-width"))
+    viewbox_width = float(svg.get("viewBox").split()[2])
+    smallest = min(float(text.get("font-size")) for text in svg.iter(f"{SVG}text"))
+    return natural, narrowest, smallest * narrowest / viewbox_width
+
+
+def test_stepper_view_fits_the_neuron_top_to_bottom_into_a_laptops_notebook():
+    # JupyterLab at 1300x900 with the file browser open: an output area 868 pixels wide.
+    drawing = BackwardStepper(neuron()["o"], rankdir="TB").widget().drawing.value
     svg = drawn_svg(drawing)
-    # Left to right the neuron is about 19 inches; draw_dot's default caps it at 9.5 inches
-    # (684 points), and the page lets it shrink further with a narrower output area.
-    assert float(svg.get("width").removesuffix("pt")) <= 9.5 * 72 + 1
-    assert "max-width:100%" in svg.get("style")
+    natural, narrowest, text = shown_text_at_narrowest(svg)
+    assert natural == pytest.approx(float(svg.get("width").removesuffix("pt")) * 96 / 72, abs=0.1)
+    assert narrowest <= 868 and text == pytest.approx(10, abs=0.01)  # shrinks, text still readable
+    assert "width:100%" in svg.get("style")
+
+
+def test_stepper_view_scrolls_the_wide_neuron_sideways_rather_than_shrink_its_text():
+    drawing = BackwardStepper(neuron()["o"]).widget().drawing.value  # left to right: wide
+    natural, narrowest, text = shown_text_at_narrowest(drawn_svg(drawing))
+    assert natural > narrowest > 868 and text == pytest.approx(10, abs=0.01)
+    box = drawing[:drawing.index("<svg")]
+    assert "explorer-graph" in box and "overflow-x:auto" in box
 
 
 def test_stepper_draws_top_to_bottom_when_asked():

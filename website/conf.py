@@ -28,6 +28,7 @@ html_theme = "sphinx_book_theme"
 html_title = project
 html_static_path = ["static", "_build/static"]
 html_css_files = ["course.css"]
+html_js_files = ["course.js"]  # plots keep their text readable on a phone
 html_theme_options = {
     "repository_url": REPOSITORY,
     "use_repository_button": True,

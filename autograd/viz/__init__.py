@@ -2,9 +2,10 @@
 
 `draw_dot(root)` works on any object with `data`, `grad`, `_prev` and `_op` (and, if it has
 one, `label`): the package's `Value`, the class a learner writes in a notebook, another engine.
-It returns a `graphviz.Digraph` that a notebook shows as a picture, scaled down to at most
-`max_width` inches (9.5 by default, about 910 pixels) so that a wide graph fits the notebook
-instead of scrolling sideways. `side_by_side(...)` shows several drawings next to each other.
+It returns a `graphviz.Digraph` that a notebook shows as a picture that fits the output area:
+as large as it was drawn when there is room, shrunk to the area's width when there is not, but
+never with text smaller than 10 pixels (a phone scrolls sideways instead; see `screen.py`).
+`side_by_side(...)` shows several drawings next to each other.
 
 Turning the DOT text into a picture needs a Graphviz layout program. The system's `dot` is
 used when it is on PATH; otherwise `graphviz-pure` (`pip install graphviz-pure`), looked for on
@@ -29,6 +30,7 @@ The package's modules, each importing only those before it:
 
     browser.py   in the browser (JupyterLite's Pyodide kernel): Graphviz as WebAssembly
     layout.py    finding the layout program, running it under a time limit, its errors
+    screen.py    a drawing on screen: shrunk to fit its box, as far as its text stays readable
     drawing.py   GraphDrawing: a graphviz.Digraph that becomes a picture through layout.py,
                  in a file (`save`), or in a notebook (or an explanation instead)
     draw.py      draw_dot: how values, operations, gradients and labels are drawn

@@ -29,8 +29,10 @@ _NAN_FILL = "#d9d9d9"
 _HIGHLIGHT = "#c2185b"
 FONT = "Helvetica"  # the drawings' font, also for captions over them in HTML
 
-# JupyterLab shows a drawing at its natural size, 96 pixels to the inch, and scrolls one wider
-# than the output area: about 950 pixels in a 1400-pixel window with the file browser open.
+# On screen a drawing fits its output area by itself (screen.py): it shrinks to the area's width
+# as far as its text stays readable, and scrolls sideways beyond that. So draw_dot lays a graph
+# out at its natural size unless asked for `max_width`; 9.5 inches is a width that fits a
+# printed page or a slide, for a picture saved with `save` (max_width=DEFAULT_MAX_WIDTH).
 DEFAULT_MAX_WIDTH = 9.5  # inches
 _WIDEST = 100  # inches; a larger max_width was most likely meant in pixels
 # Graphviz's size limits height as well as width; only the width is meant to be limited.
@@ -72,7 +74,7 @@ def draw_dot(
     color_grads=False,
     show_order=False,
     max_nodes=300,
-    max_width=DEFAULT_MAX_WIDTH,
+    max_width=None,
     timeout=None,
 ):
     """Draw the graph that ends at `root` and return it as a `GraphDrawing` (a `graphviz.Digraph`).
@@ -90,10 +92,13 @@ def draw_dot(
     show_order   number each value by when `backward()` runs its `_backward` (#1 = root).
     max_nodes    refuse (ValueError) a graph with more values than this: it would not lay
                  out readably, and the layout gets slow.
-    max_width    in inches (96 pixels each on screen): a wider drawing is scaled down, text
-                 and all, to this width; a narrower one keeps its size. None: never scale.
-                 Text gets small below about 2/3 of its size (a graph some 14 inches wide);
-                 rankdir="TB" often makes a long chain narrower.
+    max_width    None (the default): the natural size, which a notebook shrinks to fit its
+                 output area as far as the text stays readable, and scrolls beyond that. A
+                 number of inches (96 pixels each on screen) scales a wider drawing down,
+                 text and all, to that width, for a picture saved for a page
+                 (`DEFAULT_MAX_WIDTH`, 9.5); a narrower one keeps its size. A graph wider than
+                 about 13 inches cannot shrink to a laptop's notebook (868 pixels) with its
+                 text readable: rankdir="TB" often makes a long chain narrower.
     timeout      seconds the layout program may take to draw it (None: `LAYOUT_TIMEOUT`,
                  20 s); a slower layout stops with `LayoutTimeoutError`, which a notebook
                  shows as a message.
@@ -140,7 +145,7 @@ def draw_dot(
     graph = GraphDrawing(
         name="autograd",
         graph_attr=graph_attr,
-        # Slim padding: a notebook shrinks a drawing wider than the cell, text and all.
+        # Slim padding: a notebook shrinks a drawing wider than its output area, text and all.
         node_attr={"fontname": FONT, "fontsize": "12", "margin": "0.09,0.05", "height": "0.3"},
         edge_attr={"color": "#555555", "arrowsize": "0.7"},
     )

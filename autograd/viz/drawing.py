@@ -10,8 +10,8 @@ traceback.
 GraphDrawing overrides only public methods of `graphviz.Digraph` (and IPython's display hook),
 with graphviz's own signatures, so it works with any graphviz from 0.20 on and leaves every
 other graphviz object in the session as it was: nothing here depends on how graphviz runs its
-own `dot` inside. (A notebook shows a drawing as SVG, whatever `graphviz.set_jupyter_format`
-says, unless it asks for another image type.)
+own `dot` inside. (A notebook shows a drawing as SVG inside HTML that fits it to the output
+area, whatever `graphviz.set_jupyter_format` says, unless it asks for another image type.)
 """
 
 import html  # the standard library's, not autograd/viz/html.py
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import graphviz
 
-from . import layout
+from . import layout, screen
 
 __all__ = ["GraphDrawing", "save", "explain", "CANNOT_DRAW"]
 
@@ -36,7 +36,8 @@ _PICTURES = {
     "image/png": ("png", None),
     "image/svg+xml": ("svg", "utf-8"),
 }
-_SHOWN_BY_DEFAULT = "image/svg+xml"
+# HTML first: an SVG picture alone is shown at its own width, however narrow the output area.
+_SHOWN_BY_DEFAULT = ("text/html", "image/svg+xml")
 _SOURCE_SUFFIX = ".gv"  # graphviz's own name for a DOT file it writes before rendering
 
 
@@ -144,14 +145,20 @@ class GraphDrawing(graphviz.Digraph):
         raise ValueError(f"{value!r} is not part of this drawing")
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
-        """What Jupyter shows: the picture as SVG (or the image types in `include`, less those
-        in `exclude`); when there is no picture, the reason and the DOT text."""
-        wanted = {_SHOWN_BY_DEFAULT} if include is None else set(include)
+        """What Jupyter shows: the picture as SVG, and as HTML that fits it to the output area
+        (see `screen.py`), which JupyterLab, the website and the JupyterLite edition show
+        first; or the types in `include`, less those in `exclude`. When there is no picture,
+        the reason and the DOT text."""
+        wanted = set(_SHOWN_BY_DEFAULT) if include is None else set(include)
         wanted -= set(exclude or ())
         try:
-            return {mimetype: self.pipe(format=format, encoding=encoding)
-                    for mimetype, (format, encoding) in _PICTURES.items()
-                    if mimetype in wanted}
+            bundle = {mimetype: self.pipe(format=format, encoding=encoding)
+                      for mimetype, (format, encoding) in _PICTURES.items()
+                      if mimetype in wanted}
+            if "text/html" in wanted:
+                svg = bundle.get("image/svg+xml") or self.pipe(format="svg", encoding="utf-8")
+                bundle["text/html"] = screen.drawing_html(svg)
+            return bundle
         except CANNOT_DRAW as error:
             return explain(error, self.source)
 

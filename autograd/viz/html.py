@@ -9,6 +9,7 @@ import html  # the standard library's (this module is autograd.viz.html)
 
 from .draw import FONT
 from .drawing import CANNOT_DRAW, explain
+from .screen import fitted_svg, pixels, screen_widths
 
 __all__ = ["inline_svg", "side_by_side", "SideBySide"]
 
@@ -17,23 +18,36 @@ def inline_svg(svg):
     """SVG text from a layout program as an `<svg>` element to put in HTML.
 
     The XML prolog and doctype go (HTML embeds the bare element), and the element shrinks
-    with a container narrower than the drawing, proportions kept, instead of overflowing it.
+    with a container narrower than the drawing, proportions kept, but only as far as its text
+    stays readable (`screen.SMALLEST_TEXT` pixels); put it in a box that scrolls sideways
+    (`screen.BOX_STYLE`) for a container narrower than that. It never grows beyond its size.
     """
     if not isinstance(svg, str):
         raise TypeError(f"inline_svg takes SVG text (a str), but was given {svg!r:.80} of "
                         f"type {type(svg).__name__}")
     if "<svg" not in svg:
         raise ValueError(f"inline_svg takes SVG text, but this has no <svg> in it: {svg!r:.80}")
-    start = svg.find("<svg")
-    return svg[start:].replace("<svg", '<svg style="max-width:100%; height:auto"', 1)
+    return fitted_svg(svg)
 
 
-# Each figure may shrink below its drawing's width (min-width 0), all by the same share of
-# their widths, so drawings of about the same size keep about the same scale.
-_ROW_STYLE = "display:flex; gap:2em; align-items:flex-start; max-width:100%"
-_FIGURE_STYLE = ("margin:0; min-width:0; flex:0 1 auto; display:flex; flex-direction:column; "
-                 "align-items:center")
+# The drawings share the row's width: each starts at the narrowest its text allows and grows,
+# in proportion to how much it can, up to its own width, so drawings of about the same size keep
+# about the same scale. Where the row cannot hold them all at their narrowest (a phone), the
+# next goes under the one before; one that is wider even alone makes the row scroll sideways.
+_ROW_STYLE = ("display:flex; flex-wrap:wrap; gap:1em 2em; align-items:flex-start; "
+              "max-width:100%; overflow-x:auto; overflow-y:hidden")
+_FIGURE_STYLE = "margin:0; display:flex; flex-direction:column; align-items:center"
 _CAPTION_STYLE = f"font-family:{FONT},sans-serif; font-weight:bold; margin-bottom:0.4em"
+
+
+def _figure_size(svg):
+    """The CSS that lets one figure of the row grow from its narrowest to its own width."""
+    widths = screen_widths(svg)
+    if widths is None:
+        return "flex:1 1 0; min-width:0"
+    natural, narrowest = widths
+    return (f"flex:{max(natural - narrowest, 0.001):.1f} 1 {pixels(narrowest, up=True)}; "
+            f"min-width:{pixels(narrowest, up=True)}; max-width:{pixels(natural)}")
 
 
 def side_by_side(*drawings, titles=None):
@@ -41,7 +55,8 @@ def side_by_side(*drawings, titles=None):
 
     `drawings` are graphs from `draw_dot` (or any graphviz graph); `titles`, if given, one
     string per drawing. The result displays as HTML: one inline SVG per drawing, shrunk
-    together to fit the output area when the row is wider than it. `.html()` gives the text.
+    together to fit the output area when the row is wider than it, as far as their text stays
+    readable (then the row wraps, or scrolls sideways). `.html()` gives the text.
 
     >>> from autograd import Value
     >>> from autograd.viz import draw_dot
@@ -87,8 +102,9 @@ class SideBySide:
             if self.titles is not None:
                 caption = (f'<figcaption style="{_CAPTION_STYLE}">'
                            f"{html.escape(self.titles[i])}</figcaption>")
-            svg = inline_svg(drawing.pipe(format="svg", encoding="utf-8"))
-            figures.append(f'<figure style="{_FIGURE_STYLE}">{caption}{svg}</figure>')
+            svg = drawing.pipe(format="svg", encoding="utf-8")
+            figures.append(f'<figure style="{_FIGURE_STYLE}; {_figure_size(svg)}">{caption}'
+                           f'{inline_svg(svg)}</figure>')
         return (f'<div class="autograd-side-by-side" style="{_ROW_STYLE}">'
                 f'{"".join(figures)}</div>')
 

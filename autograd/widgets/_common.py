@@ -12,6 +12,7 @@ import ipywidgets as widgets
 
 from .. import graph, viz
 from .._floats import is_int
+from ..viz.screen import drawing_html
 
 # What the engine raises for log(-1), exp(1000), 1/0: a message for the learner, not a bug.
 ENGINE_ERRORS = (ValueError, OverflowError, ZeroDivisionError)
@@ -207,13 +208,14 @@ def _message_html(text, kind="error"):
 
 
 def _graph_html(drawing):
-    """A drawing as inline SVG that shrinks to fit the output area, or viz's explanation when
-    no layout program is installed."""
+    """A drawing as inline SVG that shrinks to fit the output area as far as its text stays
+    readable (and scrolls sideways beyond that), or viz's explanation when no layout program
+    is installed."""
     bundle = drawing._repr_mimebundle_(include=["image/svg+xml"])
     svg = bundle.get("image/svg+xml")
     if svg is None:
         return bundle.get("text/html", "")
-    return f'<div class="explorer-graph">{viz.inline_svg(svg)}</div>'
+    return drawing_html(svg, "explorer-graph")
 
 
 def _drawing_html(make_graph):
