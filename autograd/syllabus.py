@@ -8,8 +8,8 @@ earlier chapters each one assumes (the links in its title cell).
 
 Everything else that names chapters is derived from this list or tested against it
 (tests/test_syllabus.py): the notebooks on disk and their headings, their "assumes" and "Next"
-links, the README's chapter table (`scripts/make_readme_chapters.py` writes it), the stages and
-the checks modules.
+links, the README's chapter table and chapter 00's map (`scripts/make_readme_chapters.py` writes
+both), the stages and the checks modules.
 
     >>> chapter(4).heading
     '04 · Non-linear activations'
@@ -22,7 +22,8 @@ any script) can import the list.
 
 from dataclasses import dataclass
 
-__all__ = ["Chapter", "CHAPTERS", "chapter", "with_checkpoint", "next_chapter", "LAST"]
+__all__ = ["Chapter", "CHAPTERS", "chapter", "with_checkpoint", "next_chapter", "LAST",
+           "CORE_LAST"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,10 @@ CHAPTERS = (
 )
 
 LAST = CHAPTERS[-1].number
+
+# Chapters 0 to CORE_LAST build the engine and train networks with it; the chapters after it
+# are for a learner who wants more. Chapter 00's map says so, from this number.
+CORE_LAST = 8
 
 
 def chapter(number):

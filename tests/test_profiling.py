@@ -100,11 +100,12 @@ def test_best_and_median_are_the_fastest_and_the_middle_run():
     assert timings.median("a") == 2.0
 
 
-def test_speedup_is_the_median_of_the_ratios_within_each_round():
-    # per round, baseline / name: 1.0/0.25 = 4, 3.0/1.0 = 3, 2.0/4.0 = 0.5; the median is 3
-    # (not the ratio of the medians, 2.0/1.0 = 2, nor of the best runs, 1.0/0.25 = 4)
+def test_speedup_is_the_ratio_of_the_medians_so_it_agrees_with_them():
+    # medians: a 2.0, b 1.0, so b is 2.0 times as fast. (Within each round the ratios are
+    # 4, 3 and 0.5, whose median, 3, is a number the medians beside it could not explain.)
     timings = Timings({"a": [1.0, 3.0, 2.0], "b": [0.25, 1.0, 4.0]})
-    assert timings.speedup("b", "a") == 3.0
+    assert timings.speedup("b", "a") == 2.0
+    assert timings.speedup("a", "b") == 0.5
     assert timings.speedup("a", "a") == 1.0
 
 
@@ -113,9 +114,21 @@ def test_table_shows_milliseconds_and_the_speedup_over_the_first_piece():
     lines = timings.table().splitlines()
     assert "vs slow" in lines[0]
     assert lines[1].split() == ["slow", "10.0", "ms", "20.0", "ms", "1.0x"]
-    # quick per round: 2, 3, 2 times faster: median 2
+    # medians 20 and 10 ms: twice as fast
     assert lines[2].split() == ["quick", "5.0", "ms", "10.0", "ms", "2.0x"]
     assert str(timings) == timings.table()
+
+
+def test_the_tables_speedup_is_what_its_own_medians_give():
+    # A reader divides the medians the table prints; the "vs" column must say the same. Round by
+    # round the fast piece is 4x, 3x and 0.5x as fast, whose median, 3x, is not what the medians
+    # (20 and 10 ms, so 2x) say.
+    timings = Timings({"engine": [0.010, 0.030, 0.020], "compiled": [0.0025, 0.010, 0.040],
+                       "other": [0.040, 0.020, 0.030]})
+    rows = [line.split() for line in timings.table().splitlines()[1:]]
+    baseline_median = float(rows[0][3])
+    for name, _, _, median, _, shown in rows:
+        assert float(shown.rstrip("x")) == pytest.approx(baseline_median / float(median), abs=0.05), name
 
 
 def test_asking_for_a_piece_that_was_not_timed_names_the_ones_that_were():

@@ -106,6 +106,25 @@ def test_course_badge_opens_the_first_chapter():
     assert f"[![Open the course in Binder]({BADGE_IMAGE})]({binder_url('00_start_here.ipynb')})" in readme()
 
 
+def chapter_numbers(text):
+    """The chapter numbers a phrase such as "chapters 6 and 9 to 12" names: [6, 9, 10, 11, 12]."""
+    numbers = []
+    for part in re.split(r",\s*|\s+and\s+", text):
+        ends = [int(n) for n in re.findall(r"\d+", part)]
+        numbers += list(range(ends[0], ends[-1] + 1)) if " to " in part else ends
+    return numbers
+
+
+def test_the_chapters_said_to_carry_on_without_pytorch_or_a_c_compiler_are_those_that_use_them():
+    # The browser edition has neither; the README names the chapters that notice and go on.
+    said = re.search(r"PyTorch and a C\s+compiler are not there: chapters ([\d, ]+(?:and|to)[\w ]+?) "
+                     r"say so and carry on", readme())
+    assert said, "the README says which chapters go on without PyTorch and a C compiler"
+    using = [int(path.name[:2]) for path in NOTEBOOKS
+             if re.search(r"import torch|backend=\\?\"c\\?\"|c_compiler", path.read_text(encoding="utf-8"))]
+    assert chapter_numbers(said.group(1)) == using
+
+
 # --------------------------------------------------------------------------- the commands
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from autograd import stages, syllabus
-from autograd.syllabus import CHAPTERS, LAST, chapter, next_chapter, with_checkpoint
+from autograd.syllabus import CHAPTERS, CORE_LAST, LAST, chapter, next_chapter, with_checkpoint
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -161,6 +161,61 @@ def test_the_map_in_chapter_zero_lists_every_other_chapter_in_order():
     table = text.split("## The map", 1)[1].split("\n\n")[1]
     rows = [LINK.search(line).groups() for line in table.splitlines() if LINK.search(line)]
     assert rows == [(c.heading, c.notebook) for c in CHAPTERS[1:]]
+
+
+def test_the_map_in_chapter_zero_is_what_the_script_writes():
+    # its rows, the time the core chapters take and where the chapters that go further start
+    text = (ROOT / chapter(0).path).read_text(encoding="utf-8")
+    assert readme_script().with_map(text) == text, (
+        "chapter 00's map is out of date: run python scripts/make_readme_chapters.py"
+    )
+
+
+def test_the_map_says_where_the_core_ends_and_that_the_last_chapter_is_the_last():
+    text = next(t for t in cells(chapter(0), "markdown") if "## The map" in t)
+    assert f"Chapters 00 to {CORE_LAST:02d} " in text
+    assert f"Chapters {CORE_LAST + 1:02d} to {LAST:02d} are for when you want more." in text
+
+
+CHAPTER_RANGE = re.compile(r"\b[Cc]hapters\s+\d+\s*(?:–|-|to)\s*\d+")
+
+
+def test_chapter_zero_names_a_range_of_chapters_only_in_the_map_the_script_writes():
+    # "the map of chapters 01–11" went stale when chapter 12 came; only the generated map may
+    # say where the course ends
+    generated = readme_script().chapter_map()
+    for text in cells(chapter(0), "markdown"):
+        stated = CHAPTER_RANGE.findall(text.replace(generated, ""))
+        assert not stated, f"chapter 00 names {stated} by hand: let the map say it"
+
+
+SYMBOLS = {"__add__": "+", "__mul__": "*", "__sub__": "-", "__pow__": "**", "__truediv__": "/",
+           "__neg__": "-"}
+
+
+def methods_the_learner_writes():
+    """The engine methods the syllabus gives a chapter that the chapter leaves to an exercise."""
+    written = []
+    for c in CHAPTERS:
+        notebook = json.loads((ROOT / c.path).read_text(encoding="utf-8"))
+        code = "\n".join("".join(cell["source"]) for cell in notebook["cells"]
+                         if "exercise" in cell.get("metadata", {}).get("tags", []))
+        written += [m for m in c.methods if re.search(rf"^\s*def {re.escape(m)}\(", code, re.M)]
+    return written
+
+
+def names(text, method):
+    return any(f"`{name}`" in text or f"`{name}()`" in text
+               for name in (method, SYMBOLS.get(method, method)))
+
+
+def test_chapter_zero_and_the_readme_say_which_engine_methods_the_learner_writes():
+    assert methods_the_learner_writes(), "the learner writes some of the engine"
+    promise = next(t for t in cells(chapter(0), "markdown") if "## How the course works" in t)
+    opening = (ROOT / "README.md").read_text(encoding="utf-8").split("\n\n")[2]
+    for method in methods_the_learner_writes():
+        assert names(promise, method), f"chapter 00 does not say that you write {method}"
+        assert names(opening, method), f"the README's opening does not say that you write {method}"
 
 
 def heading_anchors(c):

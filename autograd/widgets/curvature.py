@@ -166,9 +166,9 @@ class CurvatureExplorer(_Model):
         if state is not None and all(math.isfinite(n) for n in state):
             fx, d1, d2 = state
             ax.plot(ts, [fx + d1 * (t - self.x) for t in ts], "--", color=_ORANGE,
-                    label="tangent: f(x) + f'(x)(t - x)")
+                    label=f"tangent at x = {self.x:.4g}")
             ax.plot(ts, [fx + d1 * (t - self.x) + d2 * (t - self.x) ** 2 / 2 for t in ts],
-                    color=_BLUE, label="parabola: ... + f''(x)(t - x)² / 2")
+                    color=_BLUE, label=f"parabola at x = {self.x:.4g}: the same slope and bend")
             ax.plot([self.x], [fx], "o", color="black", markersize=7, zorder=5)
             target = self.newton_target()
             if target is not None and lo <= target <= hi:
@@ -179,7 +179,7 @@ class CurvatureExplorer(_Model):
                             arrowprops={"arrowstyle": "->", "color": _GREY})
         ax.axvline(self.x, color=_GREY, linewidth=0.6)
         ax.set_title(f"{name} near x = {self.x:.4g}: its tangent and its parabola")
-        ax.set_xlabel("t")
+        ax.set_xlabel("x")
         ax.grid(True, alpha=0.3)
         ax.legend(loc="best", fontsize=8)
         return fig
