@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from .engine import Value
 from .graph import topological_order
+from .higher_order import require_engine_derivative
 
 class Instruction(NamedTuple):
     """One line of the tape: `out = op(*args)`.
@@ -108,6 +109,7 @@ def record(root, aux, has_aux, param_leaves, input_leaves, made):
             continue
         # (a child missing from `names` was made before the trace and reaches only operations
         # whose results do not reach the loss: it is a constant of the code, like a leaf)
+        require_engine_derivative(node, "compile_loss")  # made by hand: no derivative to compile
         args = [names.get(id(child)) or literal(child.data) for child in prev]
         op = node._op
         if op.startswith("**") and op != "**":  # a number exponent, kept as the engine keeps it

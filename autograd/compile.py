@@ -181,8 +181,18 @@ class CompiledLoss:
                 isinstance(p, Value) for p in self._params):
             raise ValueError("the same Value appears twice in params: list each parameter once")
         flat_inputs, self.input_shape = _flatten(inputs)
+        leaves = {id(p): f"parameter {i}" for i, p in enumerate(self._params)
+                  if isinstance(p, Value)}
         for i, x in enumerate(flat_inputs):
             _require_leaf_or_number(x, f"input {i}")
+            if isinstance(x, Value):
+                if id(x) in leaves:  # one Value holds one number: the trace would keep one
+                    raise ValueError(
+                        f"input {i}, {_floats.show(x)}, is also {leaves[id(x)]}: a Value holds "
+                        "one number, so the compiled code could not take two for it. Give each "
+                        "parameter and each input its own Value (or a number)"
+                    )
+                leaves[id(x)] = f"input {i}"
         self._inputs = flat_inputs
         self.n_params = len(self._params)
 
@@ -222,6 +232,12 @@ class CompiledLoss:
                 "compile it again with compile_loss for a different set of parameters"
             )
         flat, shape = _flatten(inputs)
+        if shape is None and self.input_shape is not None and not _floats.is_real(inputs):
+            raise TypeError(
+                f"the inputs must be a list or tuple shaped {_shape_text(self.input_shape)}, as "
+                f"at the trace, but were given {_floats.show(inputs)} of type {_type_name(inputs)}"
+                + (": pass a list, e.g. array.tolist()" if hasattr(inputs, "tolist") else "")
+            )
         if shape != self.input_shape:
             raise ValueError(
                 f"this loss was compiled for inputs shaped {_shape_text(self.input_shape)}, but "
@@ -465,8 +481,20 @@ def _numbers(values, what):
     try:
         values = list(values)
     except TypeError:
-        raise TypeError(f"the {what}s must be a sequence of numbers, not {values!r}") from None
+        raise TypeError(f"the {what}s must be a sequence of numbers, but were given "
+                        f"{_floats.show(values)} of type {_type_name(values)}") from None
+    for i, x in enumerate(values):
+        if type(x) is not float and not _floats.is_real(x):
+            raise TypeError(f"{what} {i} must be a real number, but was given "
+                            f"{_floats.show(x)} of type {_type_name(x)}")
     return [x if type(x) is float else _floats.as_float(x) for x in values]
+
+
+def _type_name(x):
+    """`float`, `str`, or `numpy.ndarray`: the type of x, with its module unless a built-in."""
+    kind = type(x)
+    return kind.__qualname__ if kind.__module__ == "builtins" else (
+        f"{kind.__module__}.{kind.__qualname__}")
 
 
 def _flatten(obj):

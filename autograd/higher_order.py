@@ -376,16 +376,36 @@ _REFERENCE_BACKWARD = {
 }
 
 
+def require_engine_derivative(node, who="grad"):
+    """Raise ValueError unless `node`, a reference-engine Value with inputs, has the
+    `_backward` its operation gives: it was not made by hand, as `Value(data, children, op)`
+    (which records no derivative at all), nor given another `_backward` since. `grad` and
+    `compile_loss` both differentiate by the operation's rule, so both refuse such a node;
+    `who` names the one asking."""
+    if not node._op or node._backward is engine._leaf_backward:
+        raise ValueError(_made_by_hand(node, who))
+    kind = _kind(node._op)
+    if kind in _REFERENCE_BACKWARD and (
+            getattr(node._backward, "__code__", None) is not _REFERENCE_BACKWARD[kind]):
+        raise ValueError(
+            f"{who} cannot differentiate {_show(node)}: its _backward is not the engine's "
+            f"closure for {node._op!r} (it was replaced), so {who} cannot know what backward() "
+            f"does through it"
+        )
+
+
+def _made_by_hand(node, who):
+    return (f"{who} cannot differentiate {_show(node)} (op {node._op!r}): it was made by hand, "
+            f"as Value(data, children, op), which records its inputs for drawing but no "
+            f"derivative, so backward() passes nothing through it. Compute it with the engine's "
+            f"operations")
+
+
 def _rule_for(node, value_class, rules):
     """The rule for `node`'s operation, or the error that says why there is none."""
     op = node._op
-    by_hand = not op or (value_class is engine.Value and node._backward is engine._leaf_backward)
-    if by_hand:
-        raise ValueError(
-            f"grad cannot differentiate {_show(node)} (op {op!r}): it was made by hand, as "
-            f"Value(data, children, op), which records its inputs for drawing but no derivative, "
-            f"so backward() passes nothing through it. Compute it with the engine's operations"
-        )
+    if not op or (value_class is engine.Value and node._backward is engine._leaf_backward):
+        raise ValueError(_made_by_hand(node, "grad"))
     kind = _kind(op)
     rule = rules.get(kind)
     if rule is None:
@@ -397,12 +417,7 @@ def _rule_for(node, value_class, rules):
             f"derivative"
         )
     if value_class is engine.Value:
-        if getattr(node._backward, "__code__", None) is not _REFERENCE_BACKWARD[kind]:
-            raise ValueError(
-                f"grad cannot differentiate {_show(node)}: its _backward is not the engine's "
-                f"closure for {op!r} (it was replaced), so grad cannot know what backward() "
-                f"does through it"
-            )
+        require_engine_derivative(node)  # a _backward replaced since
     return rule
 
 

@@ -5,6 +5,7 @@ comparison here is exact: the same float, the same sign of zero, NaN where the e
 """
 
 import math
+import re
 import struct
 
 import pytest
@@ -160,6 +161,61 @@ def test_what_cannot_be_compiled_is_refused():
         compile_loss(lambda ps, xs: ps[0], [a, a])
 
 
+def test_a_value_given_as_two_leaves_is_refused():
+    # The engine cannot hold two numbers in one Value: traced as both a parameter and an
+    # input, or as two inputs, the later one would be ignored on replay.
+    a = Value(1.5, label="a")
+    with pytest.raises(ValueError, match=r"input 0, Value\(data=1.5000.*is also parameter 0"):
+        compile_loss(lambda p, x: p[0] * x[0], [a], [a])
+    with pytest.raises(ValueError, match=r"input 1, Value\(data=1.5000.*is also input 0"):
+        compile_loss(lambda p, x: p[0] * x[0] * x[1], [2.0], [a, a])
+    assert compile_loss(lambda p, x: p[0] * x[0], [a], [1.5])([1.5], [3.0]) == (4.5, [3.0])
+
+
+def test_a_node_made_by_hand_is_refused_as_grad_refuses_it():
+    # Value(data, children, op) records its inputs but no derivative: backward() passes
+    # nothing through it, so compiled code that differentiated it as a '+' would be wrong.
+    def fn(p, x):
+        t = p[0] * x[0]
+        by_hand = Value(t.data, (t, p[0]), "+")
+        return by_hand * p[0] + t
+
+    with pytest.raises(ValueError, match=r"made by hand, as Value\(data, children, op\)"):
+        compile_loss(fn, [2.0], [1.5])
+
+    def replaced(p, x):
+        t = p[0] * x[0]
+        t._backward = lambda: None
+        return t
+
+    with pytest.raises(ValueError, match="_backward is not the engine's closure for '\\*'"):
+        compile_loss(replaced, [2.0], [1.5])
+
+
+def test_inputs_that_are_not_numbers_say_what_they_were():
+    step = compile_loss(lambda p, x: p[0] * x[0], [2.0], [1.5])
+    for given, shown in ((None, "None of type NoneType"), ("abc", "'abc' of type str"),
+                         ({1.5}, "{1.5} of type set")):
+        with pytest.raises(TypeError, match=r"inputs must be a list or tuple shaped 1 number, as at "
+                                            r"the trace, but were given " + re.escape(shown)):
+            step([2.0], given)
+    with pytest.raises(TypeError, match="input 0 must be a real number, but was given None of "
+                                        "type NoneType"):
+        step([2.0], [None])
+    with pytest.raises(TypeError, match="parameter 0 must be a real number, but was given '2' "
+                                        "of type str"):
+        step(["2"], [1.5])
+
+
+def test_numpy_inputs_say_what_they_were():
+    np = pytest.importorskip("numpy")
+    step = compile_loss(lambda p, x: p[0] * x[0], [2.0], [1.5])
+    with pytest.raises(TypeError, match=r"but were given array\(\[1.5\]\) of type "
+                                        r"numpy.ndarray: pass a list, e\.g\. array\.tolist\(\)"):
+        step([2.0], np.array([1.5]))
+    assert step(np.array([2.0]), [np.float64(1.5)]) == (3.0, [1.5])
+
+
 # --------------------------------------------------------------------- guards
 
 
@@ -170,7 +226,7 @@ def test_a_call_of_another_shape_raises_a_clear_error():
     with pytest.raises(ValueError, match=r"inputs shaped 2 × \(2 numbers\), but was given "
                                          r"3 × \(2 numbers\)"):
         step([1.0, 2.0], [[1, 2], [3, 4], [5, 6]])
-    with pytest.raises(TypeError, match="real number"):
+    with pytest.raises(TypeError, match="parameter 1 must be a real number"):
         step([1.0, "2"], [[1, 2], [3, 4]])
     assert step([1.0, 2.0], [[1, 2], [3, 4]]) == (9.0, [1.0, 4.0])
 
