@@ -12,6 +12,7 @@ import contextlib
 import math
 from typing import NamedTuple
 
+from . import engine
 from .engine import Value
 from .graph import topological_order
 from .higher_order import require_engine_derivative
@@ -38,19 +39,17 @@ def creations():
     The tape keeps that order, and keeps the operations whose results never reach the loss:
     the engine ran them, so for numbers where one of them raises (or where two operations
     would), the compiled code raises the same error as the engine, the first that ran.
+
+    The engine's `__init__` appends each new Value to the list in its context variable
+    `_tracing`, set here for this context only: another thread, or another trace, has its own,
+    and nothing global changes, so nothing can be left behind.
     """
     made = []
-    original = Value.__init__
-
-    def init_and_keep(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        made.append(self)
-
-    Value.__init__ = init_and_keep
+    token = engine._tracing.set(made)
     try:
         yield made
     finally:
-        Value.__init__ = original
+        engine._tracing.reset(token)
 
 
 # --------------------------------------------------------------------- the trace

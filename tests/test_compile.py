@@ -7,6 +7,7 @@ comparison here is exact: the same float, the same sign of zero, NaN where the e
 import math
 import re
 import struct
+import threading
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -214,6 +215,41 @@ def test_numpy_inputs_say_what_they_were():
                                         r"numpy.ndarray: pass a list, e\.g\. array\.tolist\(\)"):
         step([2.0], np.array([1.5]))
     assert step(np.array([2.0]), [np.float64(1.5)]) == (3.0, [1.5])
+
+
+def test_tracing_changes_nothing_global_and_threads_trace_apart():
+    # A trace must not patch the engine for the whole process: two threads tracing at once
+    # would then see each other's operations, and could leave the patch in place for good.
+    init = Value.__init__
+    barrier = threading.Barrier(2, timeout=10)
+    unpatched = []
+
+    def fn_of(op):
+        def fn(p, x):
+            t = p[0]
+            for _ in range(5):
+                barrier.wait()  # the two traces take turns, one operation each
+                unpatched.append(Value.__init__ is init)
+                t = op(t, x[0])
+            return t
+        return fn
+
+    steps = {}
+
+    def trace(name, op):
+        steps[name] = compile_loss(fn_of(op), [2.0], [3.0])
+
+    threads = [threading.Thread(target=trace, args=("times", lambda a, b: a * b)),
+               threading.Thread(target=trace, args=("plus", lambda a, b: a + b))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    assert Value.__init__ is init and all(unpatched) and len(unpatched) == 10
+    assert [ins.op for ins in steps["times"].tape] == ["*"] * 5
+    assert [ins.op for ins in steps["plus"].tape] == ["+"] * 5
+    assert steps["times"]([2.0], [3.0]) == (2.0 * 3.0 ** 5, [3.0 ** 5])
+    assert steps["plus"]([2.0], [3.0]) == (17.0, [1.0])
 
 
 # --------------------------------------------------------------------- guards
