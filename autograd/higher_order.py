@@ -304,11 +304,23 @@ def _slope_in_exponent(a, b, out, v):
 
 
 def _times_reciprocal(slope, g, x, v):
-    """g times the fast engine's recorded slope 1/x: (1/x) g, or g / x where 1/x overflows
-    (the engine's `_Divide`, which divides instead)."""
-    if isinstance(slope, fast._Divide):
-        return g / v(x)
-    return (1.0 / v(x)) * g
+    """g times the fast engine's recorded slope 1/x, as backward() computes it (`slope * g`).
+
+    As a Value it is built as g / x, the way the reference engine writes it: built as
+    (1/x) * g, its own slope in x, -(1/x)/x, would overflow for |x| below about 1e-154, where
+    the next derivative is still a finite number. g / x may differ from (1/x) * g in the last
+    bit; then the difference, exact (the two are that close), is added as a constant, so the
+    Value holds backward()'s number. (Each is computed from x's data now, so that
+    `_as_recorded` sees it if that data changed since the node was made.)"""
+    if v is _number:
+        return g / v(x) if isinstance(slope, fast._Divide) else (1.0 / v(x)) * g
+    quotient = g / v(x)
+    if isinstance(slope, fast._Divide):  # 1/x overflows: backward() divides too
+        return quotient
+    recorded = (1.0 / x.data) * g.data
+    if quotient.data != recorded and abs(quotient.data - recorded) <= 4 * math.ulp(recorded):
+        return quotient + (recorded - quotient.data)
+    return quotient
 
 
 def _is_number_over_input(out):
