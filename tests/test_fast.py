@@ -242,3 +242,15 @@ def test_nn_mlp_trains_the_same_on_both_engines():
         loss.backward()
         results.append([loss.data] + [p.grad for p in model.parameters()])
     assert all(same(r, f) for r, f in zip(*results))
+
+
+def test_a_graph_edited_into_a_cycle_is_refused_naming_a_value_on_it():
+    a = Value(2.0, label="a")
+    b = a * 3.0
+    b.label = "b"
+    d = (b + 1.0) * a
+    d.label = "d"
+    b._b, b._db = d, 1.0  # b's inputs now hold d, which is computed from b
+    with pytest.raises(ValueError, match=r"cycle: .*label '(b|d)'.* depends on itself"):
+        d.backward()
+    assert (a.grad, b.grad, d.grad) == (0.0, 0.0, 0.0)  # the sort's marks are taken back

@@ -675,3 +675,18 @@ def test_at_tiny_inputs_log_and_division_have_finite_next_derivatives(Value, x):
     slope_in_a = grad((a / y) * y, a, create_graph=True)  # (a/y)*y = a: slope 1, whatever y
     assert math.isclose(slope_in_a.data, 1.0, rel_tol=1e-15)
     assert grad(slope_in_a, y).data == 0.0
+
+
+@pytest.mark.parametrize("module", [engine, fast], ids=["reference", "fast"])
+def test_grad_refuses_a_graph_edited_into_a_cycle(module):
+    a = module.Value(2.0, label="a")
+    b = a * 3.0
+    b.label = "b"
+    d = (b + 1.0) * a
+    d.label = "d"
+    if module is fast:
+        b._b, b._db = d, 1.0
+    else:
+        b._prev = (a, d)
+    with pytest.raises(ValueError, match=r"cycle: .*label '(b|d)'.* depends on itself"):
+        grad(d, a)
