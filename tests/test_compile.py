@@ -281,6 +281,49 @@ def test_python_control_flow_is_frozen_and_the_checking_mode_catches_it():
         checked([2.0], [-3.0])
 
 
+def test_a_mismatch_says_where_the_trace_and_the_engine_part_ways_and_why():
+    def fn(ps, xs):
+        t = ps[0] * xs[0]
+        if xs[0].data > 0:  # decided at trace time
+            return t.tanh()
+        return t.exp()
+
+    checked = compile_loss(fn, [2.0], [0.5], check=True)
+    with pytest.raises(TraceMismatch) as caught:
+        checked([2.0], [-0.5])
+    message = str(caught.value)
+    assert "at parameters [2.0] and inputs [-0.5]" in message
+    assert ("operation 2: the compiled code runs t1 = tanh(t0) where the engine ran 'exp'"
+            in message)
+    assert "branches on .data" in message
+
+    w = Value(3.0)  # a constant of the compiled code, frozen at 3.0
+    checked = compile_loss(lambda ps, xs: ps[0] * xs[0] * w, [2.0], [0.5], check=True)
+    w.data = 4.0
+    with pytest.raises(TraceMismatch, match=r"operation 2, t1 = t0 \* 3.0, which gives 3.0 in "
+                                            r"the compiled code but 4.0 in the engine. Its "
+                                            r"constant 3.0 is a number frozen at the trace"):
+        checked([2.0], [0.5])
+
+
+def test_a_mismatch_of_the_c_code_alone_blames_the_c_build_not_the_trace():
+    # The C code is the tape in another language: where the same tape run as Python agrees
+    # with the engine, the difference is the C build's floating point.
+    step = compile_loss(lambda ps, xs: (ps[0] / xs[0]).log(), [2.0], [3.0], check=True)
+    python = step._function  # the compiled Python code
+
+    def c_code_one_bit_off(p, x):
+        loss, grads = python(p, x)
+        return loss, [math.nextafter(grads[0], math.inf)]
+
+    step._c, step.backend = c_code_one_bit_off, "c"
+    with pytest.raises(TraceMismatch, match=r"the gradient of parameter 0 is .* from the "
+                                            r"compiled code but .* from the engine \(1 ulp apart\)"
+                                            r".*the same tape run as Python agrees with the "
+                                            r"engine.*C compiler"):
+        step([2.0], [3.0])
+
+
 def test_the_checking_mode_leaves_the_models_values_as_they_were():
     w = Value(0.5)
     w.grad = 7.0
