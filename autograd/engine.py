@@ -30,7 +30,7 @@ import math
 import types
 
 from . import _floats
-from .graph import cycle_message, topological_order
+from .graph import topological_order
 
 __all__ = ["Value"]
 
@@ -235,25 +235,20 @@ class Value:
         gradient they already hold, so set their `grad` to 0 between training steps.
         Intermediate values are reset at the start of each call, so calling `backward()`
         twice adds exactly one more copy of every leaf's gradient.
-
-        A graph whose `_prev` was edited so that a value depends on itself (a cycle) has no
-        such order: the sort meets that value again before placing it, and raises ValueError.
         """
-        topo = {}  # the nodes placed so far, in order (a dict is an ordered set)
-        visited = {self}  # placed, or on the stack
+        topo = []
+        visited = {self}
         stack = [(self, iter(self._prev))]
         while stack:
             node, children = stack[-1]
             for child in children:
-                if child not in topo:
-                    if child in visited:  # on the stack: it is among its own inputs' inputs
-                        raise ValueError(cycle_message(child))
+                if child not in visited:
                     visited.add(child)
                     stack.append((child, iter(child._prev)))
                     break
             else:  # every child is already placed, so the node itself can be
                 stack.pop()
-                topo[node] = None
+                topo.append(node)
 
         for node in topo:
             if node._prev:
