@@ -25,8 +25,8 @@ Run:  python benchmarks/bench.py            (about two minutes, the C build incl
       python benchmarks/bench.py --engines micrograd,fast,floor --rounds 31
       python benchmarks/bench.py --engines compiled-c,torch-batched,floor --c-opt 0,1
       python benchmarks/bench.py --engines autograd,compiled-py,floor --baseline ../main
-          (times another checkout's reference engine and compiled Python step in the same
-          run, interleaved with this one's, and prints each of this one's times / its
+          (times another checkout's engines and compiled Python step in the same run,
+          interleaved with this one's, and prints each of this one's times / its
           baseline's, the median of the per-round ratios: a change and what it changed)
 """
 
@@ -421,7 +421,7 @@ def main(argv=None, registry=CONTENDERS):
                              "targets name)")
     parser.add_argument("--baseline", metavar="DIR",
                         help="another checkout (the directory holding its autograd/): time its "
-                             "reference engine and compiled Python step too, in the same run")
+                             "engines and compiled Python step too, in the same run")
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes (2 rounds, 10 points, chains up to 1,000): checks it runs")
     args = parser.parse_args(argv)
@@ -435,7 +435,10 @@ def main(argv=None, registry=CONTENDERS):
     keys = args.engines.split(",")
     if args.baseline:
         from contenders import baseline_contenders
-        extra = baseline_contenders(args.baseline)
+        try:
+            extra = baseline_contenders(args.baseline)
+        except FileNotFoundError as e:
+            parser.error(str(e))
         registry = {**registry, **extra}
         keys += [key for key, c in extra.items() if c.baseline_of in keys]
     if len(set(keys)) != len(keys):

@@ -466,7 +466,7 @@ def load_baseline(directory):
 
 
 def baseline_contenders(directory):
-    """The reference engine and the compiled Python step of the checkout in `directory`, as
+    """The two engines and the compiled Python step of the checkout in `directory`, as
     contenders named "... (baseline)": a change is timed against what it changed, in one run."""
     load_baseline(directory)
 
@@ -476,13 +476,19 @@ def baseline_contenders(directory):
         module = f"{BASELINE}.engine"
         baseline_of = "autograd"
 
+    class BaselineFast(Fast):
+        name = "fast (baseline)"
+        key = "fast-baseline"
+        module = f"{BASELINE}.fast"
+        baseline_of = "fast"
+
     class BaselineCompiledPython(CompiledPython):
         name = "compiled-py (baseline)"
         key = "compiled-py-baseline"
         package = BASELINE
         baseline_of = "compiled-py"
 
-    return {c.key: c for c in (BaselineReference, BaselineCompiledPython)}
+    return {c.key: c for c in (BaselineReference, BaselineFast, BaselineCompiledPython)}
 
 
 # In the order the table lists them: the baselines, then the course's engines, then the
