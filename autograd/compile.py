@@ -78,8 +78,17 @@ always takes that branch. So:
   what was expected (it does not trace again behind your back: compile again with
   `compile_loss` when the shape changes, e.g. for a last, smaller batch).
 - `check=True` runs the engine beside the compiled code on every call and raises
-  `TraceMismatch` when the loss, a gradient, or an error differ: the sign that `fn` branches
-  on `.data`. It is slow (both run); use it while you develop, then switch it off.
+  `TraceMismatch` when the loss, a gradient, or an error differ. Its message gives the numbers
+  of the call and the first operation where the tape and the engine part ways: another
+  operation (`fn` branches on `.data`), or another number from the same operation (a constant
+  of the trace has changed since); or it says that the same tape run as Python agrees with the
+  engine, so that only the C code differs. It is slow (both run); use it while you develop,
+  then switch it off.
+- Each parameter and each input is a leaf of its own: a `Value` given twice (as a parameter
+  and an input, or as two inputs) is refused, since it holds one number where the code would
+  take two. So is a node made by hand, `Value(data, children, op)`, or one whose `_backward`
+  was replaced: `backward()` does not differentiate through it by its operation's rule, and
+  the compiled code would.
 
 `compile_step(model, X, y)` puts this to work for `autograd.nn`: one training step of an MLP,
 compiled, with the face of `nn.train_step`.
