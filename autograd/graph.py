@@ -74,24 +74,41 @@ def topological_order(root, require=("_prev",)):
     """
     require_value_like(root, "the root of the graph", require)
     more = tuple(name for name in require if name != "_prev")  # _prev: _inputs checks it
-    placed = {}  # id -> value, in the order placed (a dict is an ordered set)
-    seen = {id(root)}  # placed, or on the stack
+    order = []
+    placed = set()  # ids of the values in `order`
     stack = [(root, iter(_inputs(root)))]
+    deepest = 64
     while stack:
         node, children = stack[-1]
         for child in children:
-            if id(child) not in placed:
-                if id(child) in seen:  # on the stack: it is among its own inputs' inputs
-                    raise ValueError(cycle_message(child))
+            if id(child) not in placed:  # in a graph without a cycle, never on the stack
                 if more and not all(hasattr(child, name) for name in more):  # say where
                     require_value_like(child, f"every input in _prev of {node!r}", require)
-                seen.add(id(child))
                 stack.append((child, iter(_inputs(child))))
+                if len(stack) > deepest:  # a cycle would push the same values for ever
+                    deepest = 2 * len(stack)
+                    _refuse_a_cycle(stack)
                 break
         else:  # every input is placed, so the node itself can be
             stack.pop()
-            placed[id(node)] = node
-    return list(placed.values())
+            placed.add(id(node))
+            order.append(node)
+    return order
+
+
+def _refuse_a_cycle(stack):
+    """Raise ValueError if a value is on `stack` twice: it is among its own inputs' inputs.
+
+    `topological_order` marks a value only once it is placed, which costs nothing more than
+    marking it when first reached; a value met again before it is placed is then pushed
+    again, which happens only on a cycle. It looks for that each time the stack grows past
+    twice its deepest look so far, so looking costs at most twice the deepest stack in all.
+    """
+    on_stack = set()
+    for node, _ in stack:
+        if id(node) in on_stack:
+            raise ValueError(cycle_message(node))
+        on_stack.add(id(node))
 
 
 def backward_order(root, require=("_prev",)):
