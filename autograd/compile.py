@@ -607,7 +607,13 @@ def _require_leaf_or_number(x, what):
                 f"{what} must be a number or a leaf Value, but {x!r} was computed by {x._op!r}"
             )
         return
-    _floats.as_float(x)  # a TypeError for anything that is not a real number
+    if type(x) is not float and not _floats.is_real(x):
+        raise TypeError(
+            f"{what} must be a real number or a leaf Value (the inputs a number, or lists and "
+            f"tuples of them), but was given {_floats.show(x)} of type {_type_name(x)}"
+            + (": pass a list, e.g. array.tolist()" if hasattr(x, "tolist") else "")
+        )
+    _floats.as_float(x)  # an OverflowError for an int too large for a float
 
 
 def _numbers(values, what):

@@ -206,6 +206,10 @@ def test_inputs_that_are_not_numbers_say_what_they_were():
     with pytest.raises(TypeError, match="parameter 0 must be a real number, but was given '2' "
                                         "of type str"):
         step(["2"], [1.5])
+    for given, shown in ((None, "None of type NoneType"), ("abc", "'abc' of type str")):
+        with pytest.raises(TypeError, match="input 0 must be a real number or a leaf Value .* but "
+                                            "was given " + re.escape(shown)):
+            compile_loss(lambda p, x: p[0], [2.0], given)
 
 
 def test_numpy_inputs_say_what_they_were():
@@ -215,6 +219,10 @@ def test_numpy_inputs_say_what_they_were():
                                         r"numpy.ndarray: pass a list, e\.g\. array\.tolist\(\)"):
         step([2.0], np.array([1.5]))
     assert step(np.array([2.0]), [np.float64(1.5)]) == (3.0, [1.5])
+    with pytest.raises(TypeError, match=r"input 0 must be a real number or a leaf Value .* but "
+                                        r"was given array\(\[1.5\]\) of type numpy.ndarray: "
+                                        r"pass a list"):
+        compile_loss(lambda p, x: p[0] * x, [2.0], np.array([1.5]))
 
 
 def test_tracing_changes_nothing_global_and_threads_trace_apart():
