@@ -12,8 +12,10 @@ import contextlib
 import math
 from typing import NamedTuple
 
+from . import engine
 from .engine import Value
 from .graph import topological_order
+from .higher_order import require_engine_derivative
 
 class Instruction(NamedTuple):
     """One line of the tape: `out = op(*args)`.
@@ -37,19 +39,17 @@ def creations():
     The tape keeps that order, and keeps the operations whose results never reach the loss:
     the engine ran them, so for numbers where one of them raises (or where two operations
     would), the compiled code raises the same error as the engine, the first that ran.
+
+    The engine's `__init__` appends each new Value to the list in its context variable
+    `_tracing`, set here for this context only: another thread, or another trace, has its own,
+    and nothing global changes, so nothing can be left behind.
     """
     made = []
-    original = Value.__init__
-
-    def init_and_keep(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        made.append(self)
-
-    Value.__init__ = init_and_keep
+    token = engine._tracing.set(made)
     try:
         yield made
     finally:
-        Value.__init__ = original
+        engine._tracing.reset(token)
 
 
 # --------------------------------------------------------------------- the trace
@@ -108,6 +108,7 @@ def record(root, aux, has_aux, param_leaves, input_leaves, made):
             continue
         # (a child missing from `names` was made before the trace and reaches only operations
         # whose results do not reach the loss: it is a constant of the code, like a leaf)
+        require_engine_derivative(node, "compile_loss")  # made by hand: no derivative to compile
         args = [names.get(id(child)) or literal(child.data) for child in prev]
         op = node._op
         if op.startswith("**") and op != "**":  # a number exponent, kept as the engine keeps it

@@ -78,8 +78,17 @@ always takes that branch. So:
   what was expected (it does not trace again behind your back: compile again with
   `compile_loss` when the shape changes, e.g. for a last, smaller batch).
 - `check=True` runs the engine beside the compiled code on every call and raises
-  `TraceMismatch` when the loss, a gradient, or an error differ: the sign that `fn` branches
-  on `.data`. It is slow (both run); use it while you develop, then switch it off.
+  `TraceMismatch` when the loss, a gradient, or an error differ. Its message gives the numbers
+  of the call and the first operation where the tape and the engine part ways: another
+  operation (`fn` branches on `.data`), or another number from the same operation (a constant
+  of the trace has changed since); or it says that the same tape run as Python agrees with the
+  engine, so that only the C code differs. It is slow (both run); use it while you develop,
+  then switch it off.
+- Each parameter and each input is a leaf of its own: a `Value` given twice (as a parameter
+  and an input, or as two inputs) is refused, since it holds one number where the code would
+  take two. So is a node made by hand, `Value(data, children, op)`, or one whose `_backward`
+  was replaced: `backward()` does not differentiate through it by its operation's rule, and
+  the compiled code would.
 
 `compile_step(model, X, y)` puts this to work for `autograd.nn`: one training step of an MLP,
 compiled, with the face of `nn.train_step`.
@@ -95,7 +104,8 @@ import warnings
 
 from . import _compile_c, _floats
 from .engine import Value
-from ._tape import Instruction, creations, python_source, record
+from ._tape import (Instruction, creations, is_literal, literal_value, python_source,
+                    record)
 
 __all__ = ["compile_loss", "compile_step", "c_compiler", "CompiledLoss", "CompiledStep",
            "Instruction", "TraceMismatch", "NoCompilerWarning"]
@@ -181,8 +191,18 @@ class CompiledLoss:
                 isinstance(p, Value) for p in self._params):
             raise ValueError("the same Value appears twice in params: list each parameter once")
         flat_inputs, self.input_shape = _flatten(inputs)
+        leaves = {id(p): f"parameter {i}" for i, p in enumerate(self._params)
+                  if isinstance(p, Value)}
         for i, x in enumerate(flat_inputs):
             _require_leaf_or_number(x, f"input {i}")
+            if isinstance(x, Value):
+                if id(x) in leaves:  # one Value holds one number: the trace would keep one
+                    raise ValueError(
+                        f"input {i}, {_floats.show(x)}, is also {leaves[id(x)]}: a Value holds "
+                        "one number, so the compiled code could not take two for it. Give each "
+                        "parameter and each input its own Value (or a number)"
+                    )
+                leaves[id(x)] = f"input {i}"
         self._inputs = flat_inputs
         self.n_params = len(self._params)
 
@@ -222,6 +242,12 @@ class CompiledLoss:
                 "compile it again with compile_loss for a different set of parameters"
             )
         flat, shape = _flatten(inputs)
+        if shape is None and self.input_shape is not None and not _floats.is_real(inputs):
+            raise TypeError(
+                f"the inputs must be a list or tuple shaped {_shape_text(self.input_shape)}, as "
+                f"at the trace, but were given {_floats.show(inputs)} of type {_type_name(inputs)}"
+                + (": pass a list, e.g. array.tolist()" if hasattr(inputs, "tolist") else "")
+            )
         if shape != self.input_shape:
             raise ValueError(
                 f"this loss was compiled for inputs shaped {_shape_text(self.input_shape)}, but "
@@ -260,7 +286,7 @@ class CompiledLoss:
             if compiled[:3] != eager[:3]:
                 raise TraceMismatch(
                     f"the compiled code gave {_outcome_text(compiled)} but the engine gave "
-                    f"{_outcome_text(eager)}. {_FROZEN}"
+                    f"{_outcome_text(eager)}{self._diagnosis(p, x)}"
                 )
             raise compiled[3]
         (_, c_loss, c_grads, *c_aux), (_, e_loss, e_grads, *e_aux) = compiled, eager
@@ -271,9 +297,78 @@ class CompiledLoss:
         for what, c, e in pairs:
             if not _same(c, e):
                 raise TraceMismatch(
-                    f"{what} is {c!r} from the compiled code but {e!r} from the engine. {_FROZEN}"
+                    f"{what} is {c!r} from the compiled code but {e!r} from the engine"
+                    f"{_apart(c, e)}{self._diagnosis(p, x)}"
                 )
         return compiled[1:]
+
+    def _diagnosis(self, p, x):
+        """The rest of a TraceMismatch's message: the point, the first operation where the
+        tape and the engine part ways (or else which code differs), and the possible causes."""
+        where = f", at parameters {_few(p)} and inputs {_few(x)}. "
+        ours = _tape_values(self._trace, p, x)
+        made, leaves = self._engine_operations(p, x)
+        known = {id(leaf): True for leaf in leaves}
+        k = 0
+        for node in made:
+            if not node._prev or all(id(child) not in known for child in node._prev):
+                continue  # a constant, as `record` makes it
+            known[id(node)] = True
+            if k >= len(self.tape):
+                return where + (f"The engine ran more operations than the {len(self.tape)} of "
+                                f"the trace (the next was {node._op!r}): fn took another "
+                                f"path. {_CAUSES}")
+            ins = self.tape[k]
+            op = "**n" if node._op.startswith("**") and node._op != "**" else node._op
+            if op != ins.op:
+                return where + (f"They part ways at operation {k + 1}: the compiled code runs "
+                                f"{_instruction_text(ins)} where the engine ran {node._op!r}. "
+                                f"{_CAUSES}")
+            value = ours.get(ins.out)
+            if value is not None and not _same(value, node.data):
+                constants = [a for a in ins.args if is_literal(a)]
+                hint = (f" Its constant {constants[0]} is a number frozen at the trace: has the "
+                        f"Value or number it came from changed?" if constants else "")
+                return where + (f"They part ways at operation {k + 1}, {_instruction_text(ins)}, "
+                                f"which gives {value!r} in the compiled code but {node.data!r} "
+                                f"in the engine{_apart(value, node.data)}.{hint} {_CAUSES}")
+            k += 1
+        if self._c is not None:
+            python = _outcome(_load(python_source(self._trace, careful=True)), p, x)
+            engine_run = _outcome(self._run_engine, p, x)
+            if python[:3] == engine_run[:3] and (python[0] == "error" or all(
+                    _same(a, b) for a, b in zip(_flat_numbers(python[1:]),
+                                                _flat_numbers(engine_run[1:])))):
+                return where + ("Every operation of the trace ran as the engine ran it, and the "
+                                "same tape run as Python agrees with the engine: the C code "
+                                "alone differs, so the cause is the C build (the C compiler "
+                                "computed some operation, a pow or a libm call, with other "
+                                "rounding), not fn: backend='python' gives the engine's numbers.")
+        return where + ("Every operation of the trace ran as the engine ran it, with the same "
+                        "numbers; the gradients differ, so a node's _backward or _prev was "
+                        f"changed after the trace, or the C build rounds differently. {_CAUSES}")
+
+    def _engine_operations(self, p, x):
+        """(every Value the engine makes running fn at these numbers, in order; the parameter
+        and input leaves), as a trace records them; the given leaves are restored after."""
+        made, leaves, saved = [], [], []
+        for given, number in zip(self._params + self._inputs, list(p) + list(x)):
+            if isinstance(given, Value):
+                saved.append((given, given.data, given.grad))
+                given.data = number
+                leaves.append(given)
+            else:
+                leaves.append(Value(number))
+        params, inputs = leaves[:len(p)], leaves[len(p):]
+        try:
+            with creations() as made:
+                self.fn(list(params), _unflatten(inputs, self.input_shape))
+        except Exception:  # noqa: BLE001 (what ran up to the error is what is compared)
+            pass
+        finally:
+            for value, data, grad in reversed(saved):
+                value.data, value.grad = data, grad
+        return made, leaves
 
     def _run_engine(self, p, x):
         """The eager engine on these numbers; the given leaf Values are restored afterwards."""
@@ -397,11 +492,65 @@ class CompiledStep:
                 f"{len(self.compiled.tape)} instructions, {self.compiled.backend}>")
 
 
-_FROZEN = (
-    "The compiled code replays the operations of the trace; the function probably chose "
-    "between them in Python on .data (an if, max, abs, a sort) and these numbers take "
-    "another branch. Compile again for them, or make the choice an operation such as relu."
+_CAUSES = (
+    "Possible causes: fn branches on .data (an if, max, abs, a sort): the compiled code replays "
+    "the operations of the trace, and these numbers take another branch (compile again for "
+    "them, or make the choice an operation such as relu); a Value that fn closes over, or "
+    "another number it reads, has changed since the trace, of which it is a constant; the "
+    "graph was edited (a _backward or a _prev replaced); with backend='c', the C compiler "
+    "rounding an operation differently."
 )
+
+
+def _instruction_text(ins):
+    """`t3 = t1 * p0`, `t4 = tanh(t3)`, `t5 = t4 ** 2.0`: an instruction as the code reads."""
+    out, op, args = ins
+    if op in ("+", "*", "/"):
+        return f"{out} = {args[0]} {op} {args[1]}"
+    if op in ("**", "**n"):
+        return f"{out} = {args[0]} ** {args[1]}"
+    return f"{out} = {op}({args[0]})"
+
+
+def _tape_values(trace, p, x):
+    """{name: number} of every result of the tape's forward pass at these numbers, computed
+    as the engine computes them, up to the first error."""
+    values = {f"p{i}": v for i, v in enumerate(p)}
+    values.update((f"x{i}", v) for i, v in enumerate(x))
+    run = {"+": lambda a, b: a + b, "*": lambda a, b: a * b, "/": _floats.quotient,
+           "**": _floats.power, "**n": _floats.power, "tanh": math.tanh, "exp": _floats.exp,
+           "log": _floats.log, "sigmoid": _floats.sigmoid,
+           "relu": lambda a: 0.0 if a < 0 else a}
+    for out, op, args in trace.tape:
+        numbers = [literal_value(a) if is_literal(a) else values[a] for a in args]
+        try:
+            values[out] = run[op](*numbers)
+        except (ArithmeticError, ValueError):
+            break
+    return values
+
+
+def _few(numbers, most=6):
+    """A list of numbers for a message, cut short after `most`."""
+    numbers = list(numbers)
+    shown = ", ".join(repr(n) for n in numbers[:most])
+    return f"[{shown}{', ...' if len(numbers) > most else ''}]"
+
+
+def _apart(a, b):
+    """' (3 ulps apart)' for two finite floats that differ only in their last bits, else ''."""
+    if not (math.isfinite(a) and math.isfinite(b)) or a == b:
+        return ""
+    steps, lo = 0, min(a, b)
+    while lo < max(a, b) and steps < 16:
+        lo, steps = math.nextafter(lo, math.inf), steps + 1
+    return f" ({steps} ulp{'s' * (steps != 1)} apart)" if lo == max(a, b) else ""
+
+
+def _flat_numbers(result):
+    """The numbers of (loss, grads[, aux]), one flat list."""
+    loss, grads, *aux = result
+    return [loss, *grads, *(aux[0] if aux else [])]
 
 
 def _loss_and_aux(result, has_aux):
@@ -458,15 +607,33 @@ def _require_leaf_or_number(x, what):
                 f"{what} must be a number or a leaf Value, but {x!r} was computed by {x._op!r}"
             )
         return
-    _floats.as_float(x)  # a TypeError for anything that is not a real number
+    if type(x) is not float and not _floats.is_real(x):
+        raise TypeError(
+            f"{what} must be a real number or a leaf Value (the inputs a number, or lists and "
+            f"tuples of them), but was given {_floats.show(x)} of type {_type_name(x)}"
+            + (": pass a list, e.g. array.tolist()" if hasattr(x, "tolist") else "")
+        )
+    _floats.as_float(x)  # an OverflowError for an int too large for a float
 
 
 def _numbers(values, what):
     try:
         values = list(values)
     except TypeError:
-        raise TypeError(f"the {what}s must be a sequence of numbers, not {values!r}") from None
+        raise TypeError(f"the {what}s must be a sequence of numbers, but were given "
+                        f"{_floats.show(values)} of type {_type_name(values)}") from None
+    for i, x in enumerate(values):
+        if type(x) is not float and not _floats.is_real(x):
+            raise TypeError(f"{what} {i} must be a real number, but was given "
+                            f"{_floats.show(x)} of type {_type_name(x)}")
     return [x if type(x) is float else _floats.as_float(x) for x in values]
+
+
+def _type_name(x):
+    """`float`, `str`, or `numpy.ndarray`: the type of x, with its module unless a built-in."""
+    kind = type(x)
+    return kind.__qualname__ if kind.__module__ == "builtins" else (
+        f"{kind.__module__}.{kind.__qualname__}")
 
 
 def _flatten(obj):

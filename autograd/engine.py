@@ -24,6 +24,7 @@ original alone. Pickling works for leaves (a model's parameters) and refuses, wi
 cannot store (`autograd.fast` values pickle whole graphs).
 """
 
+import contextvars
 import copy
 import math
 import types
@@ -36,6 +37,12 @@ __all__ = ["Value"]
 
 def _leaf_backward():
     """A leaf has no inputs, so it passes no gradient back."""
+
+
+# Not part of the course: while `autograd.compile` traces a function, the list in which it
+# keeps every Value made, in order. A context variable, so each thread (and each trace) sees
+# its own; None at all other times, when `__init__` pays one lookup for it.
+_tracing = contextvars.ContextVar("autograd_tracing", default=None)
 
 
 class Value:
@@ -57,6 +64,8 @@ class Value:
         self._prev = _children if type(_children) is tuple else tuple(_children)
         self._op = _op
         self.label = label
+        if _tracing.get() is not None:  # autograd.compile is tracing: it keeps this Value
+            _tracing.get().append(self)
 
     def __repr__(self):
         return f"Value(data={self.data:.4f}, grad={self.grad:.4f})"

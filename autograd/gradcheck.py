@@ -66,16 +66,39 @@ def numerical_grad(f, inputs, h=1e-6, value_class=Value):
     Costs two evaluations of `f` per input, which is why nobody trains this way.
     """
     _check_h(h)
-    inputs = [float(x) for x in inputs]
+    return _numerical(f, [float(x) for x in inputs], h, value_class,
+                      [f"x{i}" for i in range(len(inputs))])
+
+
+def _numerical(f, inputs, h, value_class, names):
+    """`numerical_grad`, with the inputs' names for the message when a step leaves f's domain."""
     grads = []
-    for i in range(len(inputs)):
+    for i, name in enumerate(names):
         up, down = list(inputs), list(inputs)
         up[i] += h
         down[i] -= h
-        f_up = _evaluate(f, up, value_class).data
-        f_down = _evaluate(f, down, value_class).data
+        f_up = _stepped(f, up, value_class, h, name, inputs[i], up[i], "x + h")
+        f_down = _stepped(f, down, value_class, h, name, inputs[i], down[i], "x - h")
         grads.append((f_up - f_down) / (2 * h))
     return grads
+
+
+def _stepped(f, numbers, value_class, h, name, x, stepped, where):
+    """f's number at the stepped inputs; a ValueError that blames the step, if f is not
+    defined there (it raised, or gave NaN), since a central difference needs f on both sides."""
+    try:
+        out = _evaluate(f, numbers, value_class).data
+    except (ArithmeticError, ValueError) as error:
+        what = f"f raised {type(error).__name__}: {error}"
+    else:
+        if out == out:
+            return out
+        what = "f gave nan"
+    raise ValueError(
+        f"the step h={h:g} took {name} from {x:.10g} to {stepped:.10g} ({where}), where {what}. "
+        f"A central difference needs f defined within h on both sides of the point: try a "
+        f"smaller h (such as h={h / 100:g}), or a point further from the edge of f's domain"
+    )
 
 
 GradcheckRow = namedtuple(
@@ -192,7 +215,7 @@ def gradcheck(f, inputs, *, h=1e-6, atol=1e-6, rtol=1e-5, value_class=Value, nam
             pass
     out = _checked(f(*values))
     out.backward()
-    numerical = numerical_grad(f, numbers, h=h, value_class=value_class)
+    numerical = _numerical(f, [float(x) for x in numbers], h, value_class, names)
 
     rows = []
     for name, x, v, num in zip(names, numbers, values, numerical):

@@ -16,7 +16,7 @@ or `hash` is walked correctly.
 
 __all__ = [
     "topological_order", "backward_order", "breadth_first_order", "trace", "count",
-    "require_value_like", "VALUE_ATTRIBUTES", "backward_by_hand",
+    "require_value_like", "VALUE_ATTRIBUTES", "backward_by_hand", "cycle_message",
 ]
 
 # What a value has, for anything that shows it (a drawing, an explorer): not only `_prev`.
@@ -48,6 +48,23 @@ def _inputs(value):
     return prev
 
 
+def cycle_message(value):
+    """What a sort says when it meets `value` again while still placing its inputs: `value`
+    depends on itself, which no graph built by operations can (each node is made after its
+    inputs), but one whose `_prev` was edited can."""
+    try:
+        shown = repr(value)
+    except Exception:
+        shown = f"a value with data {getattr(value, 'data', '?')!r}"
+    label, op = getattr(value, "label", ""), getattr(value, "_op", "")
+    return (
+        f"the graph has a cycle: {shown}" + (f", label {label!r}," if label else "")
+        + (f" made by {op!r}," if op else "") + " depends on itself (its _prev, or an "
+        "input's, was edited to hold a value computed from it), so no order can pass every "
+        "gradient back after all of it has arrived. Build the graph again with the operations"
+    )
+
+
 def topological_order(root, require=("_prev",)):
     """Every value `root` depends on, inputs before the values made from them, `root` last.
 
@@ -58,21 +75,40 @@ def topological_order(root, require=("_prev",)):
     require_value_like(root, "the root of the graph", require)
     more = tuple(name for name in require if name != "_prev")  # _prev: _inputs checks it
     order = []
-    seen = {id(root)}
+    placed = set()  # ids of the values in `order`
     stack = [(root, iter(_inputs(root)))]
+    deepest = 64
     while stack:
         node, children = stack[-1]
         for child in children:
-            if id(child) not in seen:
+            if id(child) not in placed:  # in a graph without a cycle, never on the stack
                 if more and not all(hasattr(child, name) for name in more):  # say where
                     require_value_like(child, f"every input in _prev of {node!r}", require)
-                seen.add(id(child))
                 stack.append((child, iter(_inputs(child))))
+                if len(stack) > deepest:  # a cycle would push the same values for ever
+                    deepest = 2 * len(stack)
+                    _refuse_a_cycle(stack)
                 break
         else:  # every input is placed, so the node itself can be
             stack.pop()
+            placed.add(id(node))
             order.append(node)
     return order
+
+
+def _refuse_a_cycle(stack):
+    """Raise ValueError if a value is on `stack` twice: it is among its own inputs' inputs.
+
+    `topological_order` marks a value only once it is placed, which costs nothing more than
+    marking it when first reached; a value met again before it is placed is then pushed
+    again, which happens only on a cycle. It looks for that each time the stack grows past
+    twice its deepest look so far, so looking costs at most twice the deepest stack in all.
+    """
+    on_stack = set()
+    for node, _ in stack:
+        if id(node) in on_stack:
+            raise ValueError(cycle_message(node))
+        on_stack.add(id(node))
 
 
 def backward_order(root, require=("_prev",)):

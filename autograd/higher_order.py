@@ -304,11 +304,23 @@ def _slope_in_exponent(a, b, out, v):
 
 
 def _times_reciprocal(slope, g, x, v):
-    """g times the fast engine's recorded slope 1/x: (1/x) g, or g / x where 1/x overflows
-    (the engine's `_Divide`, which divides instead)."""
-    if isinstance(slope, fast._Divide):
-        return g / v(x)
-    return (1.0 / v(x)) * g
+    """g times the fast engine's recorded slope 1/x, as backward() computes it (`slope * g`).
+
+    As a Value it is built as g / x, the way the reference engine writes it: built as
+    (1/x) * g, its own slope in x, -(1/x)/x, would overflow for |x| below about 1e-154, where
+    the next derivative is still a finite number. g / x may differ from (1/x) * g in the last
+    bit; then the difference, exact (the two are that close), is added as a constant, so the
+    Value holds backward()'s number. (Each is computed from x's data now, so that
+    `_as_recorded` sees it if that data changed since the node was made.)"""
+    if v is _number:
+        return g / v(x) if isinstance(slope, fast._Divide) else (1.0 / v(x)) * g
+    quotient = g / v(x)
+    if isinstance(slope, fast._Divide):  # 1/x overflows: backward() divides too
+        return quotient
+    recorded = (1.0 / x.data) * g.data
+    if quotient.data != recorded and abs(quotient.data - recorded) <= 4 * math.ulp(recorded):
+        return quotient + (recorded - quotient.data)
+    return quotient
 
 
 def _is_number_over_input(out):
@@ -376,16 +388,36 @@ _REFERENCE_BACKWARD = {
 }
 
 
+def require_engine_derivative(node, who="grad"):
+    """Raise ValueError unless `node`, a reference-engine Value with inputs, has the
+    `_backward` its operation gives: it was not made by hand, as `Value(data, children, op)`
+    (which records no derivative at all), nor given another `_backward` since. `grad` and
+    `compile_loss` both differentiate by the operation's rule, so both refuse such a node;
+    `who` names the one asking."""
+    if not node._op or node._backward is engine._leaf_backward:
+        raise ValueError(_made_by_hand(node, who))
+    kind = _kind(node._op)
+    if kind in _REFERENCE_BACKWARD and (
+            getattr(node._backward, "__code__", None) is not _REFERENCE_BACKWARD[kind]):
+        raise ValueError(
+            f"{who} cannot differentiate {_show(node)}: its _backward is not the engine's "
+            f"closure for {node._op!r} (it was replaced), so {who} cannot know what backward() "
+            f"does through it"
+        )
+
+
+def _made_by_hand(node, who):
+    return (f"{who} cannot differentiate {_show(node)} (op {node._op!r}): it was made by hand, "
+            f"as Value(data, children, op), which records its inputs for drawing but no "
+            f"derivative, so backward() passes nothing through it. Compute it with the engine's "
+            f"operations")
+
+
 def _rule_for(node, value_class, rules):
     """The rule for `node`'s operation, or the error that says why there is none."""
     op = node._op
-    by_hand = not op or (value_class is engine.Value and node._backward is engine._leaf_backward)
-    if by_hand:
-        raise ValueError(
-            f"grad cannot differentiate {_show(node)} (op {op!r}): it was made by hand, as "
-            f"Value(data, children, op), which records its inputs for drawing but no derivative, "
-            f"so backward() passes nothing through it. Compute it with the engine's operations"
-        )
+    if not op or (value_class is engine.Value and node._backward is engine._leaf_backward):
+        raise ValueError(_made_by_hand(node, "grad"))
     kind = _kind(op)
     rule = rules.get(kind)
     if rule is None:
@@ -397,12 +429,7 @@ def _rule_for(node, value_class, rules):
             f"derivative"
         )
     if value_class is engine.Value:
-        if getattr(node._backward, "__code__", None) is not _REFERENCE_BACKWARD[kind]:
-            raise ValueError(
-                f"grad cannot differentiate {_show(node)}: its _backward is not the engine's "
-                f"closure for {op!r} (it was replaced), so grad cannot know what backward() "
-                f"does through it"
-            )
+        require_engine_derivative(node)  # a _backward replaced since
     return rule
 
 

@@ -24,6 +24,10 @@ Run:  python benchmarks/bench.py            (about two minutes, the C build incl
       python benchmarks/bench.py --quick    (a smoke run with tiny sizes)
       python benchmarks/bench.py --engines micrograd,fast,floor --rounds 31
       python benchmarks/bench.py --engines compiled-c,torch-batched,floor --c-opt 0,1
+      python benchmarks/bench.py --engines autograd,compiled-py,floor --baseline ../main
+          (times another checkout's engines and compiled Python step in the same run,
+          interleaved with this one's, and prints each of this one's times / its
+          baseline's, the median of the per-round ratios: a change and what it changed)
 """
 
 import argparse
@@ -269,7 +273,7 @@ def measure(contenders, X, y, args):
         if c.has_nodes:
             row["nodes"], row["bytes"] = graph_memory(c, X, y)
             row["memory_method"] = c.memory_method
-            if not args.no_chain:
+            if not args.no_chain and not hasattr(c, "baseline_of"):  # (a subprocess: ours)
                 row["chain"] = deepest_chain(c.key, args.chain_limit)
         rows[c.key] = row
     return rows
@@ -319,6 +323,22 @@ def table(rows, reference="autograd"):
     ]
     lines += pay_off_lines(rows, reference)
     return "\n".join(lines)
+
+
+def baseline_lines(rows, contenders):
+    """With --baseline: each contender's step time / its baseline's, per round (median and
+    quartiles), since the two ran interleaved in the same rounds."""
+    lines = []
+    for c in contenders:
+        of = getattr(c, "baseline_of", None)
+        if of in rows:
+            times = {k: rows[k]["times"] for k in (of, c.key)}
+            median, q1, q3 = ratio(times, of, c.key)
+            if not lines:
+                lines = ["", "this checkout's step time / the baseline's (median of the "
+                             "per-round ratios, [quartiles]):"]
+            lines.append(f"  {rows[of]['name']:<22} {median:.3f}  [{q1:.3f}, {q3:.3f}]")
+    return lines
 
 
 def pay_off_lines(rows, reference="autograd"):
@@ -399,6 +419,9 @@ def main(argv=None, registry=CONTENDERS):
                         help="the C compiler's -O level(s) for compiled-c, comma-separated: "
                              "--c-opt 0,1 times a row for each (default 0, the one the "
                              "targets name)")
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="another checkout (the directory holding its autograd/): time its "
+                             "engines and compiled Python step too, in the same run")
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes (2 rounds, 10 points, chains up to 1,000): checks it runs")
     args = parser.parse_args(argv)
@@ -410,6 +433,14 @@ def main(argv=None, registry=CONTENDERS):
         parser.error(f"need at least 1 round and 2 points, got {args.rounds} and {args.points}")
 
     keys = args.engines.split(",")
+    if args.baseline:
+        from contenders import baseline_contenders
+        try:
+            extra = baseline_contenders(args.baseline)
+        except FileNotFoundError as e:
+            parser.error(str(e))
+        registry = {**registry, **extra}
+        keys += [key for key, c in extra.items() if c.baseline_of in keys]
     if len(set(keys)) != len(keys):
         parser.error(f"each engine may be named once, got {args.engines!r}")
     try:
@@ -460,6 +491,7 @@ def main(argv=None, registry=CONTENDERS):
 
     rows = measure(contenders, X, y, args)
     print(table(rows))
+    print("\n".join(baseline_lines(rows, contenders)))
     for note in skipped:
         print(f"({note})")
     print()

@@ -351,8 +351,10 @@ class CompiledPython:
     has_nodes = False
     backend = "python"
 
+    package = "autograd"  # or a baseline's package (see `baseline_contenders`)
+
     def __init__(self):
-        self.compile_loss = importlib.import_module("autograd.compile").compile_loss
+        self.compile_loss = importlib.import_module(f"{self.package}.compile").compile_loss
         self.compile_seconds = None
         self._compiled = {}  # the data, as tuples -> its compiled loss
 
@@ -440,6 +442,53 @@ class CompiledC(CompiledPython):
         if compiled.backend != "c":
             raise Unavailable(f"compile_loss ran {compiled.backend!r}, not C")
         return compiled
+
+
+BASELINE = "autograd_baseline"  # the name another checkout's package is imported under
+
+
+def load_baseline(directory):
+    """Import the `autograd` package of another checkout (`directory` holds its `autograd/`)
+    under the name `autograd_baseline`, beside this checkout's: one run can then time both."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    init = Path(directory).resolve() / "autograd" / "__init__.py"
+    if not init.is_file():
+        raise FileNotFoundError(f"no autograd package in {directory} (looked for {init})")
+    spec = importlib.util.spec_from_file_location(BASELINE, init,
+                                                  submodule_search_locations=[str(init.parent)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[BASELINE] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def baseline_contenders(directory):
+    """The two engines and the compiled Python step of the checkout in `directory`, as
+    contenders named "... (baseline)": a change is timed against what it changed, in one run."""
+    load_baseline(directory)
+
+    class BaselineReference(Reference):
+        name = "engine (baseline)"
+        key = "autograd-baseline"
+        module = f"{BASELINE}.engine"
+        baseline_of = "autograd"
+
+    class BaselineFast(Fast):
+        name = "fast (baseline)"
+        key = "fast-baseline"
+        module = f"{BASELINE}.fast"
+        baseline_of = "fast"
+
+    class BaselineCompiledPython(CompiledPython):
+        name = "compiled-py (baseline)"
+        key = "compiled-py-baseline"
+        package = BASELINE
+        baseline_of = "compiled-py"
+
+    return {c.key: c for c in (BaselineReference, BaselineFast, BaselineCompiledPython)}
 
 
 # In the order the table lists them: the baselines, then the course's engines, then the

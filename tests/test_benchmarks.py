@@ -123,6 +123,25 @@ def test_quick_run_prints_a_row_per_pure_python_engine_and_every_target_group():
     assert "compiling pays off after" in out and "against autograd.engine" in out, out
 
 
+def test_a_baseline_checkout_is_timed_beside_this_one_in_the_same_run(tmp_path):
+    # A copy of this checkout's package stands for another checkout: the same code, imported
+    # under another name, with a row of its own and a ratio per timed engine.
+    shutil.copytree(BENCH_DIR.parent / "autograd", tmp_path / "autograd",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    done = run_bench("--quick", "--no-chain", "--engines", "autograd,compiled-py,floor",
+                     "--baseline", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert float(table_cells(out, "engine (baseline)")["step ms"]) > 0
+    assert float(table_cells(out, "compiled-py (baseline)")["compile s"]) > 0
+    assert "fast (baseline)" not in out  # only the engines named get a baseline
+    ratios = out.split("this checkout's step time / the baseline's")[1].splitlines()[1:3]
+    assert [line.split()[0] for line in ratios] == ["autograd.engine", "compiled"], ratios
+    assert all(float(line.split()[-3]) > 0 for line in ratios), ratios
+    missing = run_bench("--quick", "--engines", "autograd", "--baseline", str(tmp_path / "no"))
+    assert missing.returncode != 0 and "no autograd package in" in missing.stderr
+
+
 def test_quick_run_with_pytorch_reports_0d_tensors_and_batched_tensors():
     require_module("torch")
     done = run_bench("--quick", "--engines", "torch-0d,torch-batched,fast")

@@ -5,7 +5,9 @@ comparison here is exact: the same float, the same sign of zero, NaN where the e
 """
 
 import math
+import re
 import struct
+import threading
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -160,6 +162,104 @@ def test_what_cannot_be_compiled_is_refused():
         compile_loss(lambda ps, xs: ps[0], [a, a])
 
 
+def test_a_value_given_as_two_leaves_is_refused():
+    # The engine cannot hold two numbers in one Value: traced as both a parameter and an
+    # input, or as two inputs, the later one would be ignored on replay.
+    a = Value(1.5, label="a")
+    with pytest.raises(ValueError, match=r"input 0, Value\(data=1.5000.*is also parameter 0"):
+        compile_loss(lambda p, x: p[0] * x[0], [a], [a])
+    with pytest.raises(ValueError, match=r"input 1, Value\(data=1.5000.*is also input 0"):
+        compile_loss(lambda p, x: p[0] * x[0] * x[1], [2.0], [a, a])
+    assert compile_loss(lambda p, x: p[0] * x[0], [a], [1.5])([1.5], [3.0]) == (4.5, [3.0])
+
+
+def test_a_node_made_by_hand_is_refused_as_grad_refuses_it():
+    # Value(data, children, op) records its inputs but no derivative: backward() passes
+    # nothing through it, so compiled code that differentiated it as a '+' would be wrong.
+    def fn(p, x):
+        t = p[0] * x[0]
+        by_hand = Value(t.data, (t, p[0]), "+")
+        return by_hand * p[0] + t
+
+    with pytest.raises(ValueError, match=r"made by hand, as Value\(data, children, op\)"):
+        compile_loss(fn, [2.0], [1.5])
+
+    def replaced(p, x):
+        t = p[0] * x[0]
+        t._backward = lambda: None
+        return t
+
+    with pytest.raises(ValueError, match="_backward is not the engine's closure for '\\*'"):
+        compile_loss(replaced, [2.0], [1.5])
+
+
+def test_inputs_that_are_not_numbers_say_what_they_were():
+    step = compile_loss(lambda p, x: p[0] * x[0], [2.0], [1.5])
+    for given, shown in ((None, "None of type NoneType"), ("abc", "'abc' of type str"),
+                         ({1.5}, "{1.5} of type set")):
+        with pytest.raises(TypeError, match=r"inputs must be a list or tuple shaped 1 number, as at "
+                                            r"the trace, but were given " + re.escape(shown)):
+            step([2.0], given)
+    with pytest.raises(TypeError, match="input 0 must be a real number, but was given None of "
+                                        "type NoneType"):
+        step([2.0], [None])
+    with pytest.raises(TypeError, match="parameter 0 must be a real number, but was given '2' "
+                                        "of type str"):
+        step(["2"], [1.5])
+    for given, shown in ((None, "None of type NoneType"), ("abc", "'abc' of type str")):
+        with pytest.raises(TypeError, match="input 0 must be a real number or a leaf Value .* but "
+                                            "was given " + re.escape(shown)):
+            compile_loss(lambda p, x: p[0], [2.0], given)
+
+
+def test_numpy_inputs_say_what_they_were():
+    np = pytest.importorskip("numpy")
+    step = compile_loss(lambda p, x: p[0] * x[0], [2.0], [1.5])
+    with pytest.raises(TypeError, match=r"but were given array\(\[1.5\]\) of type "
+                                        r"numpy.ndarray: pass a list, e\.g\. array\.tolist\(\)"):
+        step([2.0], np.array([1.5]))
+    assert step(np.array([2.0]), [np.float64(1.5)]) == (3.0, [1.5])
+    with pytest.raises(TypeError, match=r"input 0 must be a real number or a leaf Value .* but "
+                                        r"was given array\(\[1.5\]\) of type numpy.ndarray: "
+                                        r"pass a list"):
+        compile_loss(lambda p, x: p[0] * x, [2.0], np.array([1.5]))
+
+
+def test_tracing_changes_nothing_global_and_threads_trace_apart():
+    # A trace must not patch the engine for the whole process: two threads tracing at once
+    # would then see each other's operations, and could leave the patch in place for good.
+    init = Value.__init__
+    barrier = threading.Barrier(2, timeout=10)
+    unpatched = []
+
+    def fn_of(op):
+        def fn(p, x):
+            t = p[0]
+            for _ in range(5):
+                barrier.wait()  # the two traces take turns, one operation each
+                unpatched.append(Value.__init__ is init)
+                t = op(t, x[0])
+            return t
+        return fn
+
+    steps = {}
+
+    def trace(name, op):
+        steps[name] = compile_loss(fn_of(op), [2.0], [3.0])
+
+    threads = [threading.Thread(target=trace, args=("times", lambda a, b: a * b)),
+               threading.Thread(target=trace, args=("plus", lambda a, b: a + b))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    assert Value.__init__ is init and all(unpatched) and len(unpatched) == 10
+    assert [ins.op for ins in steps["times"].tape] == ["*"] * 5
+    assert [ins.op for ins in steps["plus"].tape] == ["+"] * 5
+    assert steps["times"]([2.0], [3.0]) == (2.0 * 3.0 ** 5, [3.0 ** 5])
+    assert steps["plus"]([2.0], [3.0]) == (17.0, [1.0])
+
+
 # --------------------------------------------------------------------- guards
 
 
@@ -170,7 +270,7 @@ def test_a_call_of_another_shape_raises_a_clear_error():
     with pytest.raises(ValueError, match=r"inputs shaped 2 × \(2 numbers\), but was given "
                                          r"3 × \(2 numbers\)"):
         step([1.0, 2.0], [[1, 2], [3, 4], [5, 6]])
-    with pytest.raises(TypeError, match="real number"):
+    with pytest.raises(TypeError, match="parameter 1 must be a real number"):
         step([1.0, "2"], [[1, 2], [3, 4]])
     assert step([1.0, 2.0], [[1, 2], [3, 4]]) == (9.0, [1.0, 4.0])
 
@@ -187,6 +287,49 @@ def test_python_control_flow_is_frozen_and_the_checking_mode_catches_it():
     assert checked([2.0], [5.0]) == (10.0, [5.0])  # same branch: agrees
     with pytest.raises(TraceMismatch, match="the loss is -6.0 from the compiled code but 6.0"):
         checked([2.0], [-3.0])
+
+
+def test_a_mismatch_says_where_the_trace_and_the_engine_part_ways_and_why():
+    def fn(ps, xs):
+        t = ps[0] * xs[0]
+        if xs[0].data > 0:  # decided at trace time
+            return t.tanh()
+        return t.exp()
+
+    checked = compile_loss(fn, [2.0], [0.5], check=True)
+    with pytest.raises(TraceMismatch) as caught:
+        checked([2.0], [-0.5])
+    message = str(caught.value)
+    assert "at parameters [2.0] and inputs [-0.5]" in message
+    assert ("operation 2: the compiled code runs t1 = tanh(t0) where the engine ran 'exp'"
+            in message)
+    assert "branches on .data" in message
+
+    w = Value(3.0)  # a constant of the compiled code, frozen at 3.0
+    checked = compile_loss(lambda ps, xs: ps[0] * xs[0] * w, [2.0], [0.5], check=True)
+    w.data = 4.0
+    with pytest.raises(TraceMismatch, match=r"operation 2, t1 = t0 \* 3.0, which gives 3.0 in "
+                                            r"the compiled code but 4.0 in the engine. Its "
+                                            r"constant 3.0 is a number frozen at the trace"):
+        checked([2.0], [0.5])
+
+
+def test_a_mismatch_of_the_c_code_alone_blames_the_c_build_not_the_trace():
+    # The C code is the tape in another language: where the same tape run as Python agrees
+    # with the engine, the difference is the C build's floating point.
+    step = compile_loss(lambda ps, xs: (ps[0] / xs[0]).log(), [2.0], [3.0], check=True)
+    python = step._function  # the compiled Python code
+
+    def c_code_one_bit_off(p, x):
+        loss, grads = python(p, x)
+        return loss, [math.nextafter(grads[0], math.inf)]
+
+    step._c, step.backend = c_code_one_bit_off, "c"
+    with pytest.raises(TraceMismatch, match=r"the gradient of parameter 0 is .* from the "
+                                            r"compiled code but .* from the engine \(1 ulp apart\)"
+                                            r".*the same tape run as Python agrees with the "
+                                            r"engine.*C compiler"):
+        step([2.0], [3.0])
 
 
 def test_the_checking_mode_leaves_the_models_values_as_they_were():

@@ -228,3 +228,18 @@ def test_inputs_must_be_numbers_and_tolerances_non_negative():
         gradcheck(lambda a: a, [1.0], atol=-1)
     with pytest.raises(ValueError, match="rtol"):
         gradcheck(lambda a: a, [1.0], rtol=math.nan)
+
+
+def test_a_step_that_leaves_the_functions_domain_says_so():
+    # log is defined at x = 1e-7 but not at x - h: the error must blame the step, not f
+    with pytest.raises(ValueError, match=r"the step h=1e-06 took x0 from 1e-07 to -9e-07 "
+                                         r"\(x - h\), where f raised ValueError: log\(-9e-07\)"
+                                         r".*smaller h"):
+        gradcheck(lambda x: x.log(), [1e-7])
+    with pytest.raises(ValueError, match=r"took b from 5e-07 to -5e-07 \(x - h\).* 0\.5 is not a "
+                                         r"real number.*smaller h"):
+        gradcheck(lambda a, b: a * b ** 0.5, {"a": 2.0, "b": 5e-7})
+    with pytest.raises(ValueError, match=r"took x0 from 1 to 1\.000001 \(x \+ h\), where f gave "
+                                         r"nan.*smaller h"):
+        numerical_grad(lambda x: x * (math.nan if x.data > 1 else 1.0), [1.0])
+    assert gradcheck(lambda x: x.log(), [1e-7], h=1e-10)  # a smaller step stays inside

@@ -660,3 +660,33 @@ def test_the_fast_engines_number_to_a_power_keeps_its_exact_slope():
     first = grad(out, a, create_graph=True)
     assert first.data == s
     assert grad(first, a).data == pytest.approx(s * s / y, rel=1e-15)
+
+
+@both_engines
+@pytest.mark.parametrize("x", [1e-300, 1e-200, 1e-160, -1e-300])
+def test_at_tiny_inputs_log_and_division_have_finite_next_derivatives(Value, x):
+    # The slope of log is 1/x and of a / y it is 1/y; built as (1/x) * g, its own slope,
+    # -(1/x)/x, overflows below |x| of about 1e-154, though the derivative asked for is finite.
+    if x > 0:
+        t = Value(x)
+        d2 = grad(grad(t * t.log(), t, create_graph=True), t)  # (x log x)'' = 1/x
+        assert math.isclose(d2.data, 1 / x, rel_tol=1e-12)
+    a, y = Value(2.0), Value(x)
+    slope_in_a = grad((a / y) * y, a, create_graph=True)  # (a/y)*y = a: slope 1, whatever y
+    assert math.isclose(slope_in_a.data, 1.0, rel_tol=1e-15)
+    assert grad(slope_in_a, y).data == 0.0
+
+
+@pytest.mark.parametrize("module", [engine, fast], ids=["reference", "fast"])
+def test_grad_refuses_a_graph_edited_into_a_cycle(module):
+    a = module.Value(2.0, label="a")
+    b = a * 3.0
+    b.label = "b"
+    d = (b + 1.0) * a
+    d.label = "d"
+    if module is fast:
+        b._b, b._db = d, 1.0
+    else:
+        b._prev = (a, d)
+    with pytest.raises(ValueError, match=r"cycle: .*label '(b|d)'.* depends on itself"):
+        grad(d, a)
