@@ -33,6 +33,11 @@ class CheckFailed(AssertionError):
     """Raised inside a check to fail it; its message is shown to the learner."""
 
 
+class ChecksFailed(AssertionError):
+    """Raised by `Report.raise_if_failed()`: a short message that points to the report shown
+    above it, so that Run All stops at a checkpoint that failed."""
+
+
 CheckResult = namedtuple("CheckResult", ["name", "passed", "message"])
 
 
@@ -601,11 +606,20 @@ class Report:
                 parts.append(f"{said}: " + ", ".join(e.title for e in by_status[status]))
         return "; ".join(parts)
 
-    def raise_if_failed(self):
-        """Raise AssertionError with the whole report if any check failed; else return self."""
-        if not self.passed:
-            raise AssertionError(str(self))
-        return self
+    def _failed_in_words(self):
+        """`2 of 4 checks failed: see the report above`, and the answers, in one line."""
+        parts = []
+        if self.interrupted:
+            parts.append("the checks were interrupted (Ctrl-C)")
+        elif self.failures:
+            n, total = len(self.failures), len(self.results)
+            parts.append(f"{n} of {total} check{'s' if total != 1 else ''} failed")
+        wrong = len(self.wrong_answers)
+        if wrong == 1:
+            parts.append("1 of your answers failed its check")
+        elif wrong:
+            parts.append(f"{wrong} of your answers failed their checks")
+        return f"{self.title}: {' and '.join(parts)}: see the report above"
 
     def _answer_lines(self):
         """(mark, name, text) for each of a checkpoint's exercises: ✓ yours, ✗ wrong, • else."""
@@ -677,3 +691,23 @@ class Report:
             colour = "#57606a"
         parts.append(f'<p style="color:{colour}"><b>{_html_message(self.summary())}</b></p>')
         return '<div class="autograd-report">' + "".join(parts) + "</div>"
+
+
+# `Report.raise_if_failed`, compiled from this text under the name "<autograd.checks>" rather
+# than from this file: a traceback then shows that name where it would show the path the
+# package is installed at (outside IPython, which hides the frame altogether). Its one line
+# of message points to the report the notebook has just shown, instead of printing it again.
+_RAISE_IF_FAILED = """
+def raise_if_failed(self):
+    '''Raise `ChecksFailed` if any check failed (or an answer the learner wrote did); else
+    return self. The error is one short line that points to the report shown above it.'''
+    __tracebackhide__ = True  # IPython and pytest leave this frame out of a traceback
+    if not self.passed:
+        raise ChecksFailed(self._failed_in_words()) from None
+    return self
+"""
+_compiled = {}
+exec(compile(_RAISE_IF_FAILED, "<autograd.checks>", "exec"), globals(), _compiled)
+Report.raise_if_failed = _compiled["raise_if_failed"]
+ChecksFailed.__module__ = "autograd.checks"  # where a learner imports it from
+del _compiled
