@@ -92,20 +92,59 @@ def _kind(obj):
     return f"a {type(obj).__name__}"
 
 
+def _held_by(holder):
+    """What `holder` refers to, as `_holds` sees it, other than a namespace (a module, a class,
+    a dictionary that is not its own attributes) that happens to hold the learner's variables."""
+    referents = gc.get_referents(holder)
+    own = _attribute_dict(holder, referents)
+    found = [r for r in referents if r is not own
+             and type(r).__name__ not in ("dict", "module", "type")]
+    if own is not None:
+        found += list(own.values())
+    return found
+
+
+_MOST_MISSING = 3  # the cycle of `a * b` has four objects: at most three can be left out
+
+
+def _missing_between(holder, held):
+    """The fewest objects that lead from `holder` to `held`, each holding the next (without
+    the two ends), or None when no chain of up to `_MOST_MISSING` objects does."""
+    paths = {id(holder): []}
+    frontier = [holder]
+    for _ in range(_MOST_MISSING + 1):
+        following = []
+        for obj in frontier:
+            for nxt in _held_by(obj):
+                if nxt is held:
+                    return paths[id(obj)]
+                if id(nxt) not in paths and gc.is_tracked(nxt):
+                    paths[id(nxt)] = paths[id(obj)] + [nxt]
+                    following.append(nxt)
+        frontier = following
+    return None
+
+
+_COUNTS = {1: "a link is", 2: "two links are", 3: "three links are"}
+
+
 def _link_problem(path, i, start):
     """Why `path[i]` does not hold `path[i + 1]`, in words."""
     holder, held = path[i], path[i + 1]
     said = f"`path[{i}]` ({_kind(holder)}) does not hold `path[{i + 1}]` ({_kind(held)})"
+    missing = _missing_between(holder, held)
+    if missing and len(missing) == 1:
+        return (f"{said} directly: a link is missing between them, {_kind(missing[0])} that "
+                f"`path[{i}]` holds and that holds `path[{i + 1}]`. Put it in between")
+    if missing:
+        chain = ", which holds ".join(_kind(obj) for obj in missing)
+        return (f"{said} directly: {_COUNTS[len(missing)]} missing between them. `path[{i}]` "
+                f"holds {chain}, which holds `path[{i + 1}]`: put them in between, in that "
+                f"order (`gc.get_referents` of each object shows what it holds)")
     if _holds(held, holder):
         return (f"{said}: it is the other way round, `path[{i + 1}]` holds `path[{i}]`. The "
                 "order is wrong: `gc.get_referrers` finds the holders, so the way round it "
                 "finds reads backwards; write the path forwards, each object holding the next")
-    middle = next((r for r in gc.get_referents(holder)
-                   if type(r).__name__ not in ("dict", "module", "type") and _holds(r, held)),
-                  None)  # not a namespace that happens to hold the learner's variables
-    if middle is not None:
-        return (f"{said} directly: a link is missing between them, {_kind(middle)} that "
-                f"`path[{i}]` holds and that holds `path[{i + 1}]`. Put it in between")
     if type(holder).__name__ == "cell" and held is start:
         try:
             contents = holder.cell_contents
