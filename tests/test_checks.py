@@ -937,3 +937,23 @@ def test_planted_bug_classes_are_independent_of_the_stages():
     x, y = good(2.0), good(-3.0)
     (x * y).backward()
     assert (x.grad, y.grad) == (-3.0, 2.0)
+
+
+@pytest.mark.parametrize("notebook, given", [
+    ("07_neural_network_library", ("GIVEN_MODULE", "GIVEN_NEURON", "GIVEN_LAYER", "GIVEN_MLP",
+                                   "SOLVED_LAYER_PARAMETERS")),
+    ("10_making_it_fast", ("GIVEN_FLAT_VALUE",)),
+])
+def test_the_given_code_the_checks_keep_is_the_notebooks_word_for_word(notebook, given):
+    # A solution that fails its check runs again on these copies, to tell an edited given cell
+    # from a fault in the course: a copy that drifted from its cell would tell wrong
+    import json
+    from pathlib import Path
+
+    module = {"07_neural_network_library": ch07, "10_making_it_fast": ch10}[notebook]
+    path = Path(__file__).resolve().parent.parent / "notebooks" / f"{notebook}.ipynb"
+    cells = ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
+             if c["cell_type"] == "code"]
+    for name in given:
+        source = getattr(module, name)
+        assert any(cell == source or cell.endswith("\n" + source) for cell in cells), name

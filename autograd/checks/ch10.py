@@ -398,8 +398,26 @@ def exp_gradient(cls):
                      hint="store e^x as the local derivative: the output is its own derivative")
 
 
+def _expect_given_backward(cls):
+    """Fail, naming the given code, when `+`, `*` and `backward()` alone (the chapter's
+    FlatValue, a cell above the exercise) give a wrong gradient: d(x·x + x)/dx = 2x + 1, with
+    x used three times, two paths to add up at x."""
+    x = 0.5
+    v = cls(x)
+    try:
+        (v * v + v).backward()
+    except Exception:  # noqa: BLE001  (the checks that follow say what went wrong)
+        return
+    if isinstance(v.grad, (int, float)) and not is_close(v.grad, 2 * x + 1):
+        fail(f"without `exp` at all, d(x·x + x)/dx at x = {x:g} should be {2 * x + 1:g} but was "
+             f"{v.grad:.6g}: the given `FlatValue` (its `+`, `*` or `backward()`, a cell above "
+             "this exercise) gives wrong gradients, so was that cell edited? `backward()` adds "
+             "each path's part with `+=`; run that cell again as the chapter gives it")
+
+
 @check("through other operations: d e^(2x)/dx = 2e^(2x), d(x·e^x)/dx = (x + 1)e^x")
 def exp_chain_rule(cls):
+    _expect_given_backward(cls)
     for x in (-0.7, 0.3, 1.1):
         _exp_of(cls, 2 * x)  # says so plainly if exp() gives no new node
         for what, build, expected in (
@@ -426,12 +444,71 @@ def exp_no_closure(cls):
                           "the local derivative as a number in `_da` instead")
 
 
+# The chapter's `FlatValue`, as its cell gives it (tests/test_checks.py finds it, word for word,
+# in the notebook): the class the `exp` solution builds on. When the solution fails its check
+# in the learner's notebook, it runs again on a fresh copy of this (`Exercise.given`), so that
+# an edited `backward` (`=` for `+=`) is told apart from a fault in the course.
+GIVEN_FLAT_VALUE = """class FlatValue:
+    __slots__ = ("data", "grad", "_a", "_da", "_b", "_db", "_op")
+
+    def __init__(self, data, _op="", a=None, da=0.0, b=None, db=0.0):
+        self.data = data
+        self.grad = 0.0
+        self._a, self._da = a, da  # the first input, and d(out)/d(a)
+        self._b, self._db = b, db  # the second input (or None), and d(out)/d(b)
+        self._op = _op
+
+    @property
+    def _prev(self):
+        if self._b is not None:
+            return (self._a, self._b)
+        return () if self._a is None else (self._a,)
+
+    def __add__(self, other):
+        if isinstance(other, FlatValue):
+            return FlatValue(self.data + other.data, "+", self, 1.0, other, 1.0)
+        return FlatValue(self.data + other, "+", self, 1.0)  # a plain number: no node
+
+    def __mul__(self, other):
+        if isinstance(other, FlatValue):
+            return FlatValue(self.data * other.data, "*", self, other.data, other, self.data)
+        return FlatValue(self.data * other, "*", self, other)
+
+    def relu(self):
+        x = self.data
+        return FlatValue(x if x > 0 else 0.0, "relu", self, 1.0 if x > 0 else 0.0)
+
+    __radd__, __rmul__ = __add__, __mul__
+
+    def backward(self):
+        topo = topological_order(self)
+        for node in topo:
+            if node._a is not None:
+                node.grad = 0.0
+        self.grad = 1.0
+        for node in reversed(topo):
+            if node._a is not None:
+                node._a.grad += node._da * node.grad
+            if node._b is not None:
+                node._b.grad += node._db * node.grad"""
+
+
+def given_flat_value():
+    """{"FlatValue": a fresh copy of the chapter's FlatValue class, without `exp`}."""
+    from ..graph import topological_order
+
+    namespace = {"topological_order": topological_order}
+    exec(GIVEN_FLAT_VALUE, namespace)
+    return {"FlatValue": namespace["FlatValue"]}
+
+
 EXP = Exercise(10, "exp without a closure",
                [exp_values, exp_gradient, exp_chain_rule, exp_no_closure],
                what="your `exp`", answer_of=lambda cls: vars(cls).get("exp"),
                unanswered=is_unwritten,
                todo="replace `...` with `return FlatValue(...)`: the new data, the op's name, "
-                    "the input and its local derivative; run the cell, then this check again")
+                    "the input and its local derivative; run the cell, then this check again",
+               given=given_flat_value)
 
 
 def check_flat_exp(cls):
