@@ -694,14 +694,14 @@ class Report:
 
 
 # `Report.raise_if_failed`, compiled from this text under the name "<autograd.checks>" rather
-# than from this file: a traceback then shows that name where it would show the path the
-# package is installed at (outside IPython, which hides the frame altogether). Its one line
-# of message points to the report the notebook has just shown, instead of printing it again.
+# than from this file: a traceback (in a notebook as in plain Python) then shows that name
+# where it would show the path the package is installed at. Its one line of message points to
+# the report the notebook has just shown, instead of printing it again.
 _RAISE_IF_FAILED = """
 def raise_if_failed(self):
     '''Raise `ChecksFailed` if any check failed (or an answer the learner wrote did); else
     return self. The error is one short line that points to the report shown above it.'''
-    __tracebackhide__ = True  # IPython and pytest leave this frame out of a traceback
+    __tracebackhide__ = True  # pytest leaves this frame out of a traceback
     if not self.passed:
         raise ChecksFailed(self._failed_in_words()) from None
     return self
