@@ -214,6 +214,7 @@ def test_an_edited_given_cell_in_chapter_10_is_blamed_not_the_course():
     with pytest.raises(AssertionError) as raised:
         run_solution(ns, "ch10.check_flat_exp(FlatValue)", exp)
     said = str(raised.value)
+    assert type(raised.value).__name__ == "SolutionFailed"  # an AssertionError, named for it
     assert "the fault is in a given cell above that was edited" in said
     assert "d(x·x + x)/dx at x = 0.5 should be 2 but was 1" in said  # what the check found
     assert "report" not in said

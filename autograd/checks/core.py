@@ -7,6 +7,7 @@ Every chapter module and `exercise.py` build on this module; it imports none of 
 
 import _thread
 import html
+import linecache
 import math
 import os
 import re
@@ -36,6 +37,11 @@ class CheckFailed(AssertionError):
 class ChecksFailed(AssertionError):
     """Raised by `Report.raise_if_failed()`: a short message that points to the report shown
     above it, so that Run All stops at a checkpoint that failed."""
+
+
+class SolutionFailed(AssertionError):
+    """Raised by a solution cell whose solution fails its own check; the message says where
+    the fault probably is (see `exercise.solution`)."""
 
 
 CheckResult = namedtuple("CheckResult", ["name", "passed", "message"])
@@ -693,11 +699,14 @@ class Report:
         return '<div class="autograd-report">' + "".join(parts) + "</div>"
 
 
-# `Report.raise_if_failed`, compiled from this text under the name "<autograd.checks>" rather
-# than from this file: a traceback (in a notebook as in plain Python) then shows that name
-# where it would show the path the package is installed at. Its one line of message points to
-# the report the notebook has just shown, instead of printing it again.
-_RAISE_IF_FAILED = """
+# The two lines that stop Run All with a short error, `Report.raise_if_failed` and
+# `solution_failed` (a solution cell whose solution fails its check, see `exercise.py`),
+# compiled from this text under the name "<autograd.checks>" rather than from this file: a
+# traceback (in a notebook as in plain Python) then ends at that name and the line that
+# raised, not at the path the package is installed at; IPython hides the frames above it that
+# say `__tracebackhide__`. The message points to the report shown above it, instead of
+# printing it again.
+_SHORT_ERRORS = """\
 def raise_if_failed(self):
     '''Raise `ChecksFailed` if any check failed (or an answer the learner wrote did); else
     return self. The error is one short line that points to the report shown above it.'''
@@ -705,9 +714,19 @@ def raise_if_failed(self):
     if not self.passed:
         raise ChecksFailed(self._failed_in_words()) from None
     return self
+
+
+def solution_failed(message):
+    '''Raise `SolutionFailed` with `message`, which says where the fault probably is.'''
+    __tracebackhide__ = True
+    raise SolutionFailed(message) from None
 """
+_SHORT_ERRORS_NAME = "<autograd.checks>"
+linecache.cache[_SHORT_ERRORS_NAME] = (len(_SHORT_ERRORS), None, _SHORT_ERRORS.splitlines(True),
+                                       _SHORT_ERRORS_NAME)  # so that a traceback shows the line
 _compiled = {}
-exec(compile(_RAISE_IF_FAILED, "<autograd.checks>", "exec"), globals(), _compiled)
+exec(compile(_SHORT_ERRORS, _SHORT_ERRORS_NAME, "exec"), globals(), _compiled)
 Report.raise_if_failed = _compiled["raise_if_failed"]
-ChecksFailed.__module__ = "autograd.checks"  # where a learner imports it from
+solution_failed = _compiled["solution_failed"]
+ChecksFailed.__module__ = SolutionFailed.__module__ = "autograd.checks"  # where they are exported
 del _compiled

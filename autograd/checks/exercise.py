@@ -24,12 +24,12 @@ import sys
 
 from .. import syllabus
 from .core import (  # noqa: F401  (answers_for, forget_answers: their home is core)
-    _EXERCISES, _OUTCOMES, CheckFailed, Report, answers_for, fail, forget_answers, is_close,
-    is_number, run_checks, show,
+    _EXERCISES, _OUTCOMES, CheckFailed, Report, SolutionFailed, answers_for, fail,
+    forget_answers, is_close, is_number, run_checks, show, solution_failed,
 )
 
-__all__ = ["Exercise", "Prediction", "NotAnswered", "answers_for", "forget_answers", "solution",
-           "is_unwritten"]
+__all__ = ["Exercise", "Prediction", "NotAnswered", "SolutionFailed", "answers_for",
+           "forget_answers", "solution", "is_unwritten"]
 
 
 class NotAnswered(CheckFailed):
@@ -189,6 +189,8 @@ def solution(check_expression, body, namespace, *, out=None):
     solution's code) in `namespace`, make sure the solution passes, and remember that the
     chapter goes on with the solution. Prints one line that says which happened."""
     global _quiet, _solution_running
+    __tracebackhide__ = True  # a traceback shows the notebook's cell and the error, no more
+
     def write(text):  # plain text: backticks would show as they are
         (out or print)(text.replace("`", ""))
 
@@ -219,8 +221,8 @@ def solution(check_expression, body, namespace, *, out=None):
     finally:
         _solution_running = False
     if not checked.passed:
-        raise AssertionError(_solution_failed(exercise, checked, check_expression, body,
-                                              namespace, filename))
+        solution_failed(_solution_failed(exercise, checked, check_expression, body, namespace,
+                                         filename))
     outcome.by_solution = True
     outcome.solution_answer = exercise.answer_of(*checked.args)
     if outcome.status == UNANSWERED:
@@ -321,6 +323,7 @@ def _capital(text):
 
 def _solution_magic(line, cell):
     """%%solution <check>: run this cell only if the answer above fails <check>."""
+    __tracebackhide__ = True
     shell = sys.modules["IPython"].get_ipython()
     solution(line.strip(), cell, shell.user_ns)
 
