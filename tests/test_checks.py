@@ -94,11 +94,46 @@ def test_html_report_of_all_passed_has_no_cross():
     assert "7 of 7 checks passed" in page
 
 
-def test_raise_if_failed_raises_with_the_report_only_on_failure():
+def test_raise_if_failed_raises_a_short_error_that_points_to_the_report_only_on_failure():
     ok = run_checks("t", [passing], 1)
     assert ok.raise_if_failed() is ok
-    with pytest.raises(AssertionError, match="x should be 2 but was 1"):
-        run_checks("t", [failing], 1).raise_if_failed()
+    report = run_checks("Chapter 9 checkpoint", [passing, failing, failing], 1)
+    with pytest.raises(AssertionError) as raised:  # still an AssertionError, for `except`
+        report.raise_if_failed()
+    message = str(raised.value)
+    assert message == "Chapter 9 checkpoint: 2 of 3 checks failed: see the report above"
+    assert "x should be 2" not in message  # the report is above it, not repeated
+    assert type(raised.value).__name__ == "ChecksFailed"
+    assert raised.value.__cause__ is None and raised.value.__suppress_context__
+
+
+def test_raise_if_failed_shows_no_install_path_in_a_plain_python_traceback(tmp_path):
+    # Once a trap: the traceback repeated the whole report and ended in a frame at the
+    # absolute path of the installed package
+    import os
+    import subprocess
+    import sys
+
+    import autograd
+
+    script = tmp_path / "checkpoint.py"
+    script.write_text(
+        "from autograd.checks import run_checks, check, fail\n"
+        "@check('one')\n"
+        "def one(x):\n"
+        "    fail('x is wrong in a way the report explains at length')\n"
+        "report = run_checks('Chapter 9 checkpoint', [one], 1)\n"
+        "report.raise_if_failed()\n")
+    package = os.path.dirname(os.path.dirname(os.path.abspath(autograd.__file__)))
+    env = dict(os.environ, PYTHONPATH=package)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert lines[-1] == ("autograd.checks.ChecksFailed: Chapter 9 checkpoint: 1 of 1 check "
+                         "failed: see the report above")
+    assert package not in done.stderr and "explains at length" not in done.stderr
+    assert len(lines) <= 6, done.stderr  # the learner's line, the raising line, the error
 
 
 def test_expect_close_says_what_was_expected_and_what_happened():
@@ -902,3 +937,23 @@ def test_planted_bug_classes_are_independent_of_the_stages():
     x, y = good(2.0), good(-3.0)
     (x * y).backward()
     assert (x.grad, y.grad) == (-3.0, 2.0)
+
+
+@pytest.mark.parametrize("notebook, given", [
+    ("07_neural_network_library", ("GIVEN_MODULE", "GIVEN_NEURON", "GIVEN_LAYER", "GIVEN_MLP",
+                                   "SOLVED_LAYER_PARAMETERS")),
+    ("10_making_it_fast", ("GIVEN_FLAT_VALUE",)),
+])
+def test_the_given_code_the_checks_keep_is_the_notebooks_word_for_word(notebook, given):
+    # A solution that fails its check runs again on these copies, to tell an edited given cell
+    # from a fault in the course: a copy that drifted from its cell would tell wrong
+    import json
+    from pathlib import Path
+
+    module = {"07_neural_network_library": ch07, "10_making_it_fast": ch10}[notebook]
+    path = Path(__file__).resolve().parent.parent / "notebooks" / f"{notebook}.ipynb"
+    cells = ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
+             if c["cell_type"] == "code"]
+    for name in given:
+        source = getattr(module, name)
+        assert any(cell == source or cell.endswith("\n" + source) for cell in cells), name

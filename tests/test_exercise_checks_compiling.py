@@ -37,10 +37,14 @@ def define(source, name, namespace=None):
 # --------------------------------------------------------------------- a compiler, as the chapter's
 
 
-def trace(root, inputs, *, inputs_as_constants=False):
+def trace(root, inputs, *, inputs_as_constants=False, twice=False):
     """The chapter's tracer (the checks keep a copy); or, planted, one that names no input,
-    so that every leaf becomes a constant."""
-    return ch11._trace(root, {} if inputs_as_constants else inputs)
+    so that every leaf becomes a constant, or one that records each instruction twice (its
+    `tape.append` line written two times)."""
+    tape, constants = ch11._trace(root, {} if inputs_as_constants else inputs)
+    if twice:
+        tape = [instruction for instruction in tape for _ in (1, 2)]
+    return tape, constants
 
 
 FORWARD = {
@@ -87,13 +91,14 @@ def generate(tape, constants, inputs, backward=BACKWARD, *, reverse=True, seed=T
     return f"def compiled({', '.join(arguments)}):\n" + "".join(f"    {x}\n" for x in lines)
 
 
-def compiler(backward=None, *, inputs_as_constants=False, **generating):
+def compiler(backward=None, *, inputs_as_constants=False, twice=False, **generating):
     """`my_compile` with the given backward functions in place of the right ones, and mistakes
     planted into the tracer or the generator."""
     table = {**BACKWARD, **(backward or {})}
 
     def my_compile(root, inputs):
-        tape, constants = trace(root, inputs, inputs_as_constants=inputs_as_constants)
+        tape, constants = trace(root, inputs, inputs_as_constants=inputs_as_constants,
+                                twice=twice)
         namespace = {"math": math}
         exec(generate(tape, constants, inputs, table, **generating), namespace)
         return namespace["compiled"]
@@ -320,6 +325,9 @@ PLANTED = [
     ("inputs written down as constants", compiler(inputs_as_constants=True),
      "the inputs were written into the code as the numbers they had at trace time"),
     ("no relu", compiler(), "no line for the operation 'relu'"),
+    # a given cell edited: the chapter's tracer, with its `tape.append` line written twice
+    ("each instruction traced twice", compiler(twice=True),
+     "the tape holds each instruction twice. Look at the tracer (`trace`)"),
 ]
 
 

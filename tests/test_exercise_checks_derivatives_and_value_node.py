@@ -129,6 +129,33 @@ def test_a_tiny_default_step_is_named_by_the_exercise_too():
     assert "the default h should be between 1e-8 and 1e-3, but was 1e-13" in str(report)
 
 
+@pytest.mark.parametrize("default,words", [(1e-13, "too small"), (0.5, "too large"),
+                                           (0.0, "small positive number")])
+def test_a_bad_default_step_is_blamed_first_not_the_slope(default, words):
+    # Once a trap: the first failure, which the checkpoint quotes, said "the slope is 6x − 4"
+    # to a learner whose formula was right and whose default h was not
+    source = (f"def nd(f, x, h={default!r}):\n"
+              "    return (f(x + h) - f(x - h)) / (2 * h) if h else f(x)\n")
+    namespace = {}
+    exec(source, namespace)
+    for report in (ch01.check_numerical_derivative(namespace["nd"]),
+                   checkpoint(1, namespace["nd"])):
+        first = first_failure(report)
+        assert f"its default h = {default!r} is not" in first and words in first, first
+        assert "the slope is 6x − 4" not in first and "is cos(1)" not in first
+
+
+def test_a_wrong_formula_with_a_bad_default_step_is_still_told_about_the_formula():
+    def forward(f, x, h=0.5):
+        return (f(x + h) - f(x)) / h
+
+    first = first_failure(ch01.check_numerical_derivative(forward))
+    assert "the forward difference" in first and "your formula is right" not in first
+    slopes = [r.message for r in checkpoint(1, forward).failures
+              if "6x − 4" in r.message or "cos(1)" in r.message or "exp(" in r.message]
+    assert slopes and all("your formula is right" not in m for m in slopes)
+
+
 # ---------------------------------------------------------------- chapter 01: the best step
 
 

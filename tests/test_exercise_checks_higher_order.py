@@ -108,6 +108,55 @@ def test_each_catalogued_mistake_in_hvp_fails_and_is_named(mistake):
         assert words in message, message
 
 
+@pytest.mark.parametrize("g_dot_v, second_grad", [
+    ("sum(gi.data * vi for gi, vi in zip(g, v))", "grad(g_dot_v, leaves)"),
+    ("Value(sum(gi.data * vi for gi, vi in zip(g, v)))", "grad(g_dot_v, leaves)"),
+    ("sum(Value(gi.data) * vi for gi, vi in zip(g, v))", "grad(g_dot_v, leaves)"),
+    ("sum(Value(gi.data) * vi for gi, vi in zip(g, v))",
+     "grad(g_dot_v, leaves, allow_unused=True)"),
+])
+def test_an_hvp_whose_sum_left_the_graph_is_not_told_to_use_create_graph(g_dot_v, second_grad):
+    # Once a trap: create_graph=True was there already, yet the check asked for it, and quoted
+    # grad's advice to pass allow_unused=True, which would only give zeros
+    hvp = define("def hvp(f, xs, v):\n    leaves = [Value(x) for x in xs]\n"
+                 "    g = grad(f(leaves), leaves, create_graph=True)\n"
+                 f"    g_dot_v = {g_dot_v}\n"
+                 f"    return [d.data for d in {second_grad}]\n", "hvp")
+    message = failed(ch12.check_hvp(hvp))[0].message
+    assert "you pass `create_graph=True`" in message and "a float left the graph" in message
+    assert "Compute them with" not in message and "Pass allow_unused=True" not in message
+    if "allow_unused" in second_grad:
+        assert "only turns that into gradients of 0" in message
+
+
+def test_an_hvp_without_create_graph_is_still_told_to_use_it():
+    hvp = define("def hvp(f, xs, v):\n    leaves = [Value(x) for x in xs]\n"
+                 "    g = grad(f(leaves), leaves)\n"
+                 "    return [d.data for d in grad(sum(gi * vi for gi, vi in zip(g, v)), "
+                 "leaves)]\n", "hvp")
+    message = failed(ch12.check_hvp(hvp))[0].message
+    assert "Compute them with `grad(..., create_graph=True)`" in message
+    assert "Pass allow_unused=True" not in message
+
+
+def test_an_hvp_whose_grad_calls_cannot_be_watched_is_told_both_causes():
+    # grad reached through a module, not a name the check can watch: no guess, both causes
+    hvp = define("import autograd\n"
+                 "def hvp(f, xs, v):\n    leaves = [Value(x) for x in xs]\n"
+                 "    g = autograd.grad(f(leaves), leaves, create_graph=True)\n"
+                 "    g_dot_v = Value(sum(gi.data * vi for gi, vi in zip(g, v)))\n"
+                 "    return [d.data for d in autograd.grad(g_dot_v, leaves)]\n", "hvp")
+    message = failed(ch12.check_hvp(hvp))[0].message
+    assert "without `create_graph=True`, or a float left the graph" in message
+    assert "Pass allow_unused=True" not in message
+
+
+def test_watching_an_hvps_grad_calls_leaves_its_namespace_as_it_was():
+    hvp = define(catalogue(12)[-1].answer, "hvp")
+    assert not ch12.check_hvp(hvp).passed
+    assert hvp.__globals__["grad"] is grad
+
+
 def test_the_numerical_hvp_agrees_with_the_exact_one():
     for _, f, xs, v in ch12._HVP_CASES:
         assert ch12.numerical_hvp(f, xs, v) == pytest.approx(ch12._exact_hvp(f, xs, v),
@@ -158,6 +207,7 @@ def test_each_catalogued_mistake_in_my_grad_fails_and_is_named(mistake):
     ({"alone": ("*",)}, "the rule of `*` passes its local slope alone"),
     ({"alone": ("tanh",)}, "the rule of `tanh` passes its local slope alone"),
     ({"from_data": ("tanh",)}, "the slope of `tanh` is computed from `.data`"),
+    ({"swapped": True}, "the rule of `*` gives each factor its own value as its slope"),
 ])
 def test_each_planted_mistake_of_the_reference_is_named(mistake, words):
     report = ch12.checkpoint(lambda output, inputs: ch12.reference_grad(output, inputs, **mistake))

@@ -210,6 +210,22 @@ def test_a_missing_link_is_named_with_the_object_that_goes_between():
     assert "a link is missing" in message and "a function" in message
 
 
+@pytest.mark.parametrize("short", ["cell", "function", "cell then function"])
+def test_two_missing_links_are_named_in_order_not_called_a_wrong_order(short):
+    # Once a trap: [out, cell, out] was told "The order is wrong", though reversing it changes
+    # nothing: two objects are missing between out and the cell
+    out = Plain(2.0) * Plain(-3.0)
+    function, closure, cell = the_ring(out)
+    path = {"cell": [out, cell, out], "function": [out, function, out],
+            "cell then function": [out, cell, function, out]}[short]
+    message = messages(ch10.check_cycle_path(path, out))
+    assert "two links are missing" in message and "order is wrong" not in message, message
+    if path[1] is cell:  # out holds its function, which holds the closure tuple, then the cell
+        assert "`path[0]` holds a function, which holds a tuple, which holds `path[1]`" in message
+    else:  # the function holds its closure tuple, which holds the cell, which holds out
+        assert "`path[1]` holds a tuple, which holds a cell, which holds `path[2]`" in message
+
+
 def test_a_path_in_the_wrong_order_is_told_so():
     out = Plain(2.0) * Plain(-3.0)
     function, closure, cell = the_ring(out)

@@ -185,5 +185,5 @@ def test_run_all(path, name, mistake, run_dir):
             for words in mistake.says:
                 assert shows(report, words), f"the checkpoint does not say {words!r}:\n{report}"
             index, error = stopped_at(records)
-            assert error and error.startswith("AssertionError"), (
+            assert error and error.startswith("ChecksFailed"), (
                 f"Run All should stop at the checkpoint, but stopped at cell {index}: {error}")

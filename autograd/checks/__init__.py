@@ -21,8 +21,9 @@ import importlib
 
 from .. import syllabus
 from .core import (  # noqa: F401  (the checks' building blocks, for the chapter modules)
-    CheckFailed, CheckResult, ChecksInterrupted, Report, check, run_checks, TIME_LIMIT,
-    time_limit, fail, expect, expect_close, check_answer, show, is_int, is_number, is_close,
+    CheckFailed, CheckResult, ChecksFailed, ChecksInterrupted, Report, SolutionFailed, check,
+    run_checks, TIME_LIMIT, time_limit, fail, expect, expect_close, check_answer, show, is_int,
+    is_number, is_close,
     describe_nodes, expect_children, reverse_topological_order, backprop_by_hand, expect_closure,
     expect_gradients, GradientFailed, _text, answers_for, forget_answers,
 )
@@ -31,8 +32,10 @@ from .exercise import register_magic
 __all__ = [
     "CheckFailed",
     "CheckResult",
+    "ChecksFailed",
     "ChecksInterrupted",
     "Report",
+    "SolutionFailed",
     "check",
     "run_checks",
     "TIME_LIMIT",

@@ -54,12 +54,54 @@ def _expect_slope(got, expected, said, hint):
         fail(f"{said} should be {expected:.8g} but was {got:.8g}: {hint}")
 
 
+def _default_step(numerical_derivative):
+    """The default of the parameter `h`, or None when there is none to read."""
+    try:
+        h = inspect.signature(numerical_derivative).parameters["h"].default
+    except (TypeError, ValueError, KeyError):
+        return None
+    return h if is_number(h) else None
+
+
+def _blame_default_step(numerical_derivative, f, x, expected, hint):
+    """`hint`, unless the slope came out wrong because of the default h alone: a default
+    outside 1e-8 to 1e-3, with which the same function given h=1e-5 is right. Then the hint
+    names the default h, not the slope the learner already computes right."""
+    h = _default_step(numerical_derivative)
+    if h is None or 1e-8 <= h <= 1e-3:
+        return hint
+    try:  # right with a good step, and the central difference itself (3.01, see below)
+        formula_right = (is_close(numerical_derivative(f, x, h=1e-5), expected, TOL)
+                         and is_close(numerical_derivative(_cube, 1.0, h=0.1), 3.01))
+    except Exception:  # noqa: BLE001  (the learner's code: then the slope is at fault)
+        return hint
+    if not formula_right:
+        return hint
+    if h > 1e-3:
+        why = "it is too large, and leaves a truncation error of about h²"
+    elif h > 0:
+        why = "it is too small, and the difference drowns in round-off (about ε/h)"
+    else:
+        why = "the step must be a small positive number"
+    return (f"your formula is right (with h=1e-5 it gives {expected:.8g}), but its default "
+            f"h = {show(h)} is not: {why}. Give h a default between 1e-8 and 1e-3, such as "
+            "`h=1e-5`, the bottom of the V")
+
+
+def _expect_default_slope(numerical_derivative, f, x, expected, said, hint):
+    """`numerical_derivative(f, x)`, with its default h, within TOL of `expected`."""
+    got = _slope(numerical_derivative, f, x, said)
+    if not is_close(got, expected, TOL):
+        _expect_slope(got, expected, said,
+                      _blame_default_step(numerical_derivative, f, x, expected, hint))
+
+
 @check("f(x) = 3x² − 4x + 5: slope 14 at x = 3 and −16 at x = −2")
 def parabola_slopes(numerical_derivative):
     for x, slope in ((3.0, 14.0), (-2.0, -16.0)):
         said = f"`numerical_derivative(f, {x:g})` for f(x) = 3x² − 4x + 5"
-        _expect_slope(_slope(numerical_derivative, parabola, x, said), slope, said,
-                      hint="the slope is 6x − 4")
+        _expect_default_slope(numerical_derivative, parabola, x, slope, said,
+                              hint="the slope is 6x − 4")
 
 
 @check("sin and exp: slopes cos x and eˣ at several points")
@@ -72,8 +114,8 @@ def other_functions(numerical_derivative):
     ]
     for f, name, slope, slope_name, x in cases:
         said = f"`numerical_derivative({name}, {x:g})`"
-        _expect_slope(_slope(numerical_derivative, f, x, said), slope(x), said,
-                      hint=f"the slope of {name} at {x:g} is {slope_name}({x:g})")
+        _expect_default_slope(numerical_derivative, f, x, slope(x), said,
+                              hint=f"the slope of {name} at {x:g} is {slope_name}({x:g})")
 
 
 def _cube(x):

@@ -121,8 +121,30 @@ def _parts(model, name):
     return list(found) if isinstance(found, (list, tuple)) else None
 
 
+def _expect_neurons_given_right(layer, nin):
+    """Fail, naming the given class, when the layer's neurons' own `parameters()` (the
+    chapter's `Neuron`, a given cell above the exercise) is not nin weights and a bias, each
+    once: a `Layer.parameters` that gathers them can then be no better."""
+    neurons = _parts(layer, "neurons")
+    if not neurons:
+        return
+    own = _own_parameters(neurons[0])
+    if own is None:
+        return
+    repeated = len({id(p) for p in own}) != len(own)
+    if len(own) == nin + 1 and not repeated:
+        return
+    kind = type(neurons[0]).__name__
+    said = f"{len(own)} values" + (", the same value more than once" if repeated else "")
+    fail(f"each neuron's own `{kind}.parameters()` should give its {nin} weights and its bias, "
+         f"{nin + 1} values once each, but gives {said}: `{kind}` is a given cell above, so was "
+         f"it edited? A layer's `parameters()` gathers its neurons' lists, and is only as "
+         f"right as they are")
+
+
 def _expect_layer_parameters(Layer, nin, nout):
     layer = Layer(nin, nout)
+    _expect_neurons_given_right(layer, nin)
     _expect_parameters(layer, nout * (nin + 1), f"Layer({nin}, {nout})",
                        f"{nout} neuron{'s' * (nout != 1)} of {nin} weights and a bias",
                        parts=_parts(layer, "neurons"), part_name="neuron")
@@ -281,6 +303,71 @@ def checkpoint(namespace):
                       namespace, chapter=7)
 
 
+# --------------------------------------------------------------------- the chapter's given code
+# The classes the chapter gives in its cells, as it gives them (tests/test_checks.py finds each
+# one, word for word, in a cell of the notebook). When an exercise's solution fails its check in
+# the learner's notebook, it runs again on fresh copies of these (`Exercise.given`): passing
+# there, it points to a given cell the learner edited, not to the course.
+
+GIVEN_MODULE = """class Module:
+    def parameters(self):
+        return []"""
+
+GIVEN_NEURON = """class Neuron(Module):
+    def __init__(self, nin, relu=True):
+        self.w = [Value(random.uniform(-1, 1), label=f"w{i}") for i in range(1, nin + 1)]
+        self.b = Value(0.0, label="b")
+        self.relu = relu  # False: the neuron returns its raw sum, a score of any size
+
+    def __call__(self, x):
+        act = self.b
+        for wi, xi in zip(self.w, x):
+            act = act + wi * xi  # wi on the left, so a plain number xi becomes a Value
+        return act.relu() if self.relu else act
+
+    def parameters(self):
+        return self.w + [self.b]"""
+
+GIVEN_LAYER = """class Layer(Module):
+    def __init__(self, nin, nout, relu=True):
+        self.neurons = [Neuron(nin, relu) for _ in range(nout)]
+
+    def __call__(self, x):
+        return [neuron(x) for neuron in self.neurons]"""
+
+SOLVED_LAYER_PARAMETERS = """@add_to_class(Layer)
+def parameters(self):
+    return [p for neuron in self.neurons for p in neuron.parameters()]"""
+
+GIVEN_MLP = """class MLP(Module):
+    def __init__(self, nin, nouts):
+        sizes = [nin] + list(nouts)
+        last = len(nouts) - 1
+        self.layers = [Layer(sizes[i], sizes[i + 1], relu=i < last) for i in range(len(nouts))]
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x[0] if len(x) == 1 else x
+
+    def parameters(self):
+        return [p for layer in self.layers for p in layer.parameters()]"""
+
+
+def given_classes(*cells):
+    """The classes that `cells` (sources above) define, fresh, over the engine as chapter 5
+    leaves it, as the chapter's setup has it: {name: class}."""
+    import random
+
+    from ..stages import add_to_class, stage
+
+    namespace = {"Value": stage(5), "random": random, "add_to_class": add_to_class}
+    for cell in cells:
+        exec(cell, namespace)
+    return {name: namespace[name] for name in ("Module", "Neuron", "Layer", "MLP")
+            if name in namespace}
+
+
 # --------------------------------------------------------------------- exercises
 
 
@@ -293,7 +380,8 @@ def layer_parameters(Layer):
 LAYER_PARAMETERS = Exercise(
     7, "Layer.parameters", [layer_parameters], what="your `Layer.parameters`",
     answer_of=lambda Layer: vars(Layer).get("parameters"), unanswered=is_unwritten,
-    todo="replace `...` with a `return` of one flat list, run the cell, then this check again")
+    todo="replace `...` with a `return` of one flat list, run the cell, then this check again",
+    given=lambda: given_classes(GIVEN_MODULE, GIVEN_NEURON, GIVEN_LAYER))
 
 
 def check_layer_parameters(Layer):
@@ -317,7 +405,9 @@ def _zero_grad_of(namespace):
 ZERO_GRAD = Exercise(
     7, "zero_grad", [zero_grad_everywhere], what="your `zero_grad`", answer_of=_zero_grad_of,
     unanswered=is_unwritten,
-    todo="replace `...` with a loop over the parameters, run the cell, then this check again")
+    todo="replace `...` with a loop over the parameters, run the cell, then this check again",
+    given=lambda: given_classes(GIVEN_MODULE, GIVEN_NEURON, GIVEN_LAYER,
+                                SOLVED_LAYER_PARAMETERS, GIVEN_MLP))
 
 
 def check_zero_grad(namespace):

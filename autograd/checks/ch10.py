@@ -92,20 +92,59 @@ def _kind(obj):
     return f"a {type(obj).__name__}"
 
 
+def _held_by(holder):
+    """What `holder` refers to, as `_holds` sees it, other than a namespace (a module, a class,
+    a dictionary that is not its own attributes) that happens to hold the learner's variables."""
+    referents = gc.get_referents(holder)
+    own = _attribute_dict(holder, referents)
+    found = [r for r in referents if r is not own
+             and type(r).__name__ not in ("dict", "module", "type")]
+    if own is not None:
+        found += list(own.values())
+    return found
+
+
+_MOST_MISSING = 3  # the cycle of `a * b` has four objects: at most three can be left out
+
+
+def _missing_between(holder, held):
+    """The fewest objects that lead from `holder` to `held`, each holding the next (without
+    the two ends), or None when no chain of up to `_MOST_MISSING` objects does."""
+    paths = {id(holder): []}
+    frontier = [holder]
+    for _ in range(_MOST_MISSING + 1):
+        following = []
+        for obj in frontier:
+            for nxt in _held_by(obj):
+                if nxt is held:
+                    return paths[id(obj)]
+                if id(nxt) not in paths and gc.is_tracked(nxt):
+                    paths[id(nxt)] = paths[id(obj)] + [nxt]
+                    following.append(nxt)
+        frontier = following
+    return None
+
+
+_COUNTS = {1: "a link is", 2: "two links are", 3: "three links are"}
+
+
 def _link_problem(path, i, start):
     """Why `path[i]` does not hold `path[i + 1]`, in words."""
     holder, held = path[i], path[i + 1]
     said = f"`path[{i}]` ({_kind(holder)}) does not hold `path[{i + 1}]` ({_kind(held)})"
+    missing = _missing_between(holder, held)
+    if missing and len(missing) == 1:
+        return (f"{said} directly: a link is missing between them, {_kind(missing[0])} that "
+                f"`path[{i}]` holds and that holds `path[{i + 1}]`. Put it in between")
+    if missing:
+        chain = ", which holds ".join(_kind(obj) for obj in missing)
+        return (f"{said} directly: {_COUNTS[len(missing)]} missing between them. `path[{i}]` "
+                f"holds {chain}, which holds `path[{i + 1}]`: put them in between, in that "
+                f"order (`gc.get_referents` of each object shows what it holds)")
     if _holds(held, holder):
         return (f"{said}: it is the other way round, `path[{i + 1}]` holds `path[{i}]`. The "
                 "order is wrong: `gc.get_referrers` finds the holders, so the way round it "
                 "finds reads backwards; write the path forwards, each object holding the next")
-    middle = next((r for r in gc.get_referents(holder)
-                   if type(r).__name__ not in ("dict", "module", "type") and _holds(r, held)),
-                  None)  # not a namespace that happens to hold the learner's variables
-    if middle is not None:
-        return (f"{said} directly: a link is missing between them, {_kind(middle)} that "
-                f"`path[{i}]` holds and that holds `path[{i + 1}]`. Put it in between")
     if type(holder).__name__ == "cell" and held is start:
         try:
             contents = holder.cell_contents
@@ -359,8 +398,26 @@ def exp_gradient(cls):
                      hint="store e^x as the local derivative: the output is its own derivative")
 
 
+def _expect_given_backward(cls):
+    """Fail, naming the given code, when `+`, `*` and `backward()` alone (the chapter's
+    FlatValue, a cell above the exercise) give a wrong gradient: d(x·x + x)/dx = 2x + 1, with
+    x used three times, two paths to add up at x."""
+    x = 0.5
+    v = cls(x)
+    try:
+        (v * v + v).backward()
+    except Exception:  # noqa: BLE001  (the checks that follow say what went wrong)
+        return
+    if isinstance(v.grad, (int, float)) and not is_close(v.grad, 2 * x + 1):
+        fail(f"without `exp` at all, d(x·x + x)/dx at x = {x:g} should be {2 * x + 1:g} but was "
+             f"{v.grad:.6g}: the given `FlatValue` (its `+`, `*` or `backward()`, a cell above "
+             "this exercise) gives wrong gradients, so was that cell edited? `backward()` adds "
+             "each path's part with `+=`; run that cell again as the chapter gives it")
+
+
 @check("through other operations: d e^(2x)/dx = 2e^(2x), d(x·e^x)/dx = (x + 1)e^x")
 def exp_chain_rule(cls):
+    _expect_given_backward(cls)
     for x in (-0.7, 0.3, 1.1):
         _exp_of(cls, 2 * x)  # says so plainly if exp() gives no new node
         for what, build, expected in (
@@ -387,12 +444,71 @@ def exp_no_closure(cls):
                           "the local derivative as a number in `_da` instead")
 
 
+# The chapter's `FlatValue`, as its cell gives it (tests/test_checks.py finds it, word for word,
+# in the notebook): the class the `exp` solution builds on. When the solution fails its check
+# in the learner's notebook, it runs again on a fresh copy of this (`Exercise.given`), so that
+# an edited `backward` (`=` for `+=`) is told apart from a fault in the course.
+GIVEN_FLAT_VALUE = """class FlatValue:
+    __slots__ = ("data", "grad", "_a", "_da", "_b", "_db", "_op")
+
+    def __init__(self, data, _op="", a=None, da=0.0, b=None, db=0.0):
+        self.data = data
+        self.grad = 0.0
+        self._a, self._da = a, da  # the first input, and d(out)/d(a)
+        self._b, self._db = b, db  # the second input (or None), and d(out)/d(b)
+        self._op = _op
+
+    @property
+    def _prev(self):
+        if self._b is not None:
+            return (self._a, self._b)
+        return () if self._a is None else (self._a,)
+
+    def __add__(self, other):
+        if isinstance(other, FlatValue):
+            return FlatValue(self.data + other.data, "+", self, 1.0, other, 1.0)
+        return FlatValue(self.data + other, "+", self, 1.0)  # a plain number: no node
+
+    def __mul__(self, other):
+        if isinstance(other, FlatValue):
+            return FlatValue(self.data * other.data, "*", self, other.data, other, self.data)
+        return FlatValue(self.data * other, "*", self, other)
+
+    def relu(self):
+        x = self.data
+        return FlatValue(x if x > 0 else 0.0, "relu", self, 1.0 if x > 0 else 0.0)
+
+    __radd__, __rmul__ = __add__, __mul__
+
+    def backward(self):
+        topo = topological_order(self)
+        for node in topo:
+            if node._a is not None:
+                node.grad = 0.0
+        self.grad = 1.0
+        for node in reversed(topo):
+            if node._a is not None:
+                node._a.grad += node._da * node.grad
+            if node._b is not None:
+                node._b.grad += node._db * node.grad"""
+
+
+def given_flat_value():
+    """{"FlatValue": a fresh copy of the chapter's FlatValue class, without `exp`}."""
+    from ..graph import topological_order
+
+    namespace = {"topological_order": topological_order}
+    exec(GIVEN_FLAT_VALUE, namespace)
+    return {"FlatValue": namespace["FlatValue"]}
+
+
 EXP = Exercise(10, "exp without a closure",
                [exp_values, exp_gradient, exp_chain_rule, exp_no_closure],
                what="your `exp`", answer_of=lambda cls: vars(cls).get("exp"),
                unanswered=is_unwritten,
                todo="replace `...` with `return FlatValue(...)`: the new data, the op's name, "
-                    "the input and its local derivative; run the cell, then this check again")
+                    "the input and its local derivative; run the cell, then this check again",
+               given=given_flat_value)
 
 
 def check_flat_exp(cls):

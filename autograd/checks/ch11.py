@@ -94,11 +94,14 @@ def _right_lines(out, op, args, *, slopes=None, assign=False, upstream=True):
     return lines
 
 
-def _source(tape, constants, inputs, *, backward=None, reverse=True, seed=1.0):
+def _source(tape, constants, inputs, *, backward=None, reverse=True, seed=1.0, twice=False):
     """The source of `compiled(<inputs>)`. `backward` maps an op to a function (out, *args) ->
     lines (the right lines where it has none); `reverse=False` runs the backward lines in
-    forward order; `seed` is what the result's gradient starts at."""
+    forward order; `seed` is what the result's gradient starts at; `twice` is a tape that
+    holds each instruction two times, as a tracer that records each one twice writes it."""
     backward = backward or {}
+    if twice:
+        tape = [instruction for instruction in tape for _ in range(2)]
     result = tape[-1][0]
     lines = [f"def compiled({', '.join(inputs)}):"]
     lines += [f"{name} = {number!r}" for name, number in constants.items()]
@@ -493,6 +496,10 @@ _MISTAKES = (
     ("the backward pass did not start from 1: after setting every gradient to 0.0, set the "
      "result's own gradient to 1.0 (d result / d result), or every gradient stays 0",
      {"seed": 0.0}),
+    ("every instruction's backward lines ran twice, so each gradient got every contribution "
+     "two times (and twice that again for each operation further up): the tape holds each "
+     "instruction twice. Look at the tracer (`trace`): it should append one instruction per "
+     "operation node, once; is `tape.append` reached twice for one node?", {"twice": True}),
     ("the backward lines ran in the tape's own order, first instruction first, so a value "
      "passed its gradient on before the values that use it had added theirs: go through the "
      "tape in reverse, `reversed(tape)`", {"reverse": False}),

@@ -99,17 +99,93 @@ _HVP_CASES = (
 )
 
 
+_NO_CREATE_GRAPH = (
+    "the gradients were plain leaves, with no graph back to the inputs. Compute them with "
+    "`grad(..., create_graph=True)`, so that grad can differentiate their sum again")
+_LEFT_THE_GRAPH = (
+    "you pass `create_graph=True`, so each g_i is a Value with a graph back to the inputs; "
+    "but the sum you differentiate again is {how}: a float left the graph. Build the sum from "
+    "the gradient Values themselves, `sum(gi * vi for gi, vi in zip(g, v))`, and take `.data` "
+    "only of the final answers")
+_FLOAT_HOW = "a plain {kind}, made from their numbers (`.data`)"
+_REWRAPPED_HOW = "a new Value made from their numbers (`.data`), with no graph behind it{zeros}"
+_ZEROS = (", so grad finds no path to the inputs; `allow_unused=True` only turns that into "
+          "gradients of 0")
+
+
+def _recorded_grad_calls(hvp, f, xs, v):
+    """Run `hvp` again with the `grad` it calls recording each call: [[output, keyword
+    arguments, result (None if it raised)]]; None when `hvp` does not call the package's `grad` by a global name."""
+    code, namespace = getattr(hvp, "__code__", None), getattr(hvp, "__globals__", None)
+    if code is None or namespace is None:
+        return None
+    names = [n for n in code.co_names if namespace.get(n) is grad]
+    if not names:
+        return None
+    calls = []
+
+    def recording(output, inputs, **options):
+        call = [output, options, None]
+        calls.append(call)  # before grad runs: the call that raises is the one to explain
+        call[2] = grad(output, inputs, **options)
+        return call[2]
+
+    saved = {n: namespace[n] for n in names}
+    try:
+        namespace.update(dict.fromkeys(names, recording))
+        try:
+            hvp(f, list(xs), list(v))
+        except Exception:  # noqa: BLE001  (the check has said what it raised already)
+            pass
+    finally:
+        namespace.update(saved)
+    return calls
+
+
+def _hvp_lost_graph(hvp, f, xs, v):
+    """Why the second grad of `hvp` found no graph, in words, or "": the first grad had no
+    `create_graph=True`, or a float left the graph between the two grads."""
+    try:
+        calls = _recorded_grad_calls(hvp, f, xs, v)
+    except Exception:  # noqa: BLE001  (the diagnosis is a bonus: never fail it)
+        calls = None
+    if not calls or len(calls) < 2 or calls[0][2] is None:
+        # its two grad calls could not be watched: say both causes, guess neither
+        return ("the sum you differentiate again has no graph back to the inputs. Either the "
+                "gradients were computed without `create_graph=True`, or a float left the "
+                "graph on the way (a `.data`, or a new `Value(...)` around a number): build the "
+                "sum from the gradient Values themselves, `gi * vi`")
+    (_, first_options, gradients), (output, options, _) = calls[:2]
+    if not first_options.get("create_graph"):
+        return _NO_CREATE_GRAPH
+    if not isinstance(output, Value):
+        return _LEFT_THE_GRAPH.format(how=_FLOAT_HOW.format(kind=type(output).__name__))
+    reached = {id(node) for node in topological_order(output)}
+    if not any(id(g) in reached for g in gradients):
+        zeros = _ZEROS if options.get("allow_unused") else ""
+        return _LEFT_THE_GRAPH.format(how=_REWRAPPED_HOW.format(zeros=zeros))
+    return ""
+
+
+def _plain_float_output(error):
+    """Did grad refuse its output for being a number, not a Value?"""
+    return isinstance(error, TypeError) and "grad needs the output as a Value" in str(error)
+
+
 def _call_hvp(hvp, f, xs, v, what):
     try:
         got = hvp(f, list(xs), list(v))
     except ValueError as error:
         if "does not depend" in str(error):
-            fail(f"`hvp` on {what} raised {_said(error)}: the gradients were plain leaves, with "
-                 "no graph back to the inputs. Compute them with `grad(..., create_graph=True)`"
-                 ", so that grad can differentiate their sum again")
+            # grad's own advice (allow_unused=True) would give zeros here: leave it out
+            said = _said(error).split(". Pass allow_unused=True")[0]
+            why = _hvp_lost_graph(hvp, f, xs, v) or _NO_CREATE_GRAPH
+            fail(f"`hvp` on {what} raised {said}: {why}")
         fail(f"`hvp` on {what} raised {_said(error)}")
     except Exception as error:  # noqa: BLE001  (the learner's code: say what it raised)
-        fail(f"`hvp` on {what} raised {_said(error)}")
+        why = _hvp_lost_graph(hvp, f, xs, v) if _plain_float_output(error) else ""
+        said = f"`hvp` on {what} raised {_said(error)}"
+        fail(f"{said}: {why}" if why else said)
     if got is None:
         fail("`hvp` gave None: end it with `return [...]`, one number per input")
     try:
@@ -145,6 +221,8 @@ def hvp_against_differences(hvp):
         for i, (a, b) in enumerate(zip(got, expected)):
             if abs(a - b) > 1e-5 * max(1.0, abs(b)):
                 why = _hvp_why(f, xs, v, got)
+                if not why and all(n == 0 for n in got):
+                    why = _hvp_lost_graph(hvp, f, xs, v)
                 said = (f"for {what} at {show(xs)} with v = {show(v)}, entry {i} of H v should "
                         f"be {b:.6g} (central differences of the gradient) but was {a:.6g}")
                 fail(f"{said}: {why}" if why else said)
@@ -176,10 +254,11 @@ OPERATIONS = ("+", "*", "tanh")  # what my_grad knows
 
 
 def reference_grad(output, inputs, *, assign=False, upstream=True, floats=False, alone=(),
-                   from_data=()):
+                   from_data=(), swapped=False):
     """The chapter's `my_grad`, or with a classic mistake planted: `assign` (`=` for `+=`),
     `upstream=False` (the local slope alone, no `* g`), `floats` (slopes from `.data`); `alone`
-    and `from_data` plant the last two in the rules of some operations only, e.g. `("*",)`."""
+    and `from_data` plant the last two in the rules of some operations only, e.g. `("*",)`;
+    `swapped` gives each factor of `*` its own value as its slope instead of the other's."""
     alone = set(OPERATIONS) if not upstream else set(alone)
     from_data = set(OPERATIONS) if floats else set(from_data)
     grads = {id(output): Value(1.0)}
@@ -193,6 +272,8 @@ def reference_grad(output, inputs, *, assign=False, upstream=True, floats=False,
         elif node._op == "*":
             a, b = node._prev
             slopes = [b.data, a.data] if numbers else [b, a]
+            if swapped:
+                slopes.reverse()
         elif node._op == "tanh":
             slopes = [1 - node.data ** 2] if numbers else [1 - node * node]
         else:
@@ -220,6 +301,10 @@ _MISTAKES = (
      "right, but the gradient's graph no longer reaches the inputs, so it is not "
      "differentiable again. Build each slope from the nodes themselves (`b`, `1 - node * "
      "node`), not from their `.data`"),
+    ({"swapped": True},
+     "the rule of `*` gives each factor its own value as its slope: for `node = a * b`, "
+     "d(node)/da is `b`, the other factor, and d(node)/db is `a`, so the parts are "
+     "`[b * g, a * g]`, in the order of `node._prev`"),
     ({"assign": True, "upstream": False},
      "two mistakes at once: `=` instead of `+=` (a value used twice keeps only its last "
      "contribution), and the local slope alone, without `* g`"),

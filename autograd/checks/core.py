@@ -7,6 +7,7 @@ Every chapter module and `exercise.py` build on this module; it imports none of 
 
 import _thread
 import html
+import linecache
 import math
 import os
 import re
@@ -31,6 +32,16 @@ LOOPING = "is there a loop in your code that never ends?"  # what a time-out say
 
 class CheckFailed(AssertionError):
     """Raised inside a check to fail it; its message is shown to the learner."""
+
+
+class ChecksFailed(AssertionError):
+    """Raised by `Report.raise_if_failed()`: a short message that points to the report shown
+    above it, so that Run All stops at a checkpoint that failed."""
+
+
+class SolutionFailed(AssertionError):
+    """Raised by a solution cell whose solution fails its own check; the message says where
+    the fault probably is (see `exercise.solution`)."""
 
 
 CheckResult = namedtuple("CheckResult", ["name", "passed", "message"])
@@ -601,11 +612,20 @@ class Report:
                 parts.append(f"{said}: " + ", ".join(e.title for e in by_status[status]))
         return "; ".join(parts)
 
-    def raise_if_failed(self):
-        """Raise AssertionError with the whole report if any check failed; else return self."""
-        if not self.passed:
-            raise AssertionError(str(self))
-        return self
+    def _failed_in_words(self):
+        """`2 of 4 checks failed: see the report above`, and the answers, in one line."""
+        parts = []
+        if self.interrupted:
+            parts.append("the checks were interrupted (Ctrl-C)")
+        elif self.failures:
+            n, total = len(self.failures), len(self.results)
+            parts.append(f"{n} of {total} check{'s' if total != 1 else ''} failed")
+        wrong = len(self.wrong_answers)
+        if wrong == 1:
+            parts.append("1 of your answers failed its check")
+        elif wrong:
+            parts.append(f"{wrong} of your answers failed their checks")
+        return f"{self.title}: {' and '.join(parts)}: see the report above"
 
     def _answer_lines(self):
         """(mark, name, text) for each of a checkpoint's exercises: ✓ yours, ✗ wrong, • else."""
@@ -677,3 +697,36 @@ class Report:
             colour = "#57606a"
         parts.append(f'<p style="color:{colour}"><b>{_html_message(self.summary())}</b></p>')
         return '<div class="autograd-report">' + "".join(parts) + "</div>"
+
+
+# The two lines that stop Run All with a short error, `Report.raise_if_failed` and
+# `solution_failed` (a solution cell whose solution fails its check, see `exercise.py`),
+# compiled from this text under the name "<autograd.checks>" rather than from this file: a
+# traceback (in a notebook as in plain Python) then ends at that name and the line that
+# raised, not at the path the package is installed at; IPython hides the frames above it that
+# say `__tracebackhide__`. The message points to the report shown above it, instead of
+# printing it again.
+_SHORT_ERRORS = """\
+def raise_if_failed(self):
+    '''Raise `ChecksFailed` if any check failed (or an answer the learner wrote did); else
+    return self. The error is one short line that points to the report shown above it.'''
+    __tracebackhide__ = True  # pytest leaves this frame out of a traceback
+    if not self.passed:
+        raise ChecksFailed(self._failed_in_words()) from None
+    return self
+
+
+def solution_failed(message):
+    '''Raise `SolutionFailed` with `message`, which says where the fault probably is.'''
+    __tracebackhide__ = True
+    raise SolutionFailed(message) from None
+"""
+_SHORT_ERRORS_NAME = "<autograd.checks>"
+linecache.cache[_SHORT_ERRORS_NAME] = (len(_SHORT_ERRORS), None, _SHORT_ERRORS.splitlines(True),
+                                       _SHORT_ERRORS_NAME)  # so that a traceback shows the line
+_compiled = {}
+exec(compile(_SHORT_ERRORS, _SHORT_ERRORS_NAME, "exec"), globals(), _compiled)
+Report.raise_if_failed = _compiled["raise_if_failed"]
+solution_failed = _compiled["solution_failed"]
+ChecksFailed.__module__ = SolutionFailed.__module__ = "autograd.checks"  # where they are exported
+del _compiled

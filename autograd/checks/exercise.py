@@ -24,12 +24,12 @@ import sys
 
 from .. import syllabus
 from .core import (  # noqa: F401  (answers_for, forget_answers: their home is core)
-    _EXERCISES, _OUTCOMES, CheckFailed, Report, answers_for, fail, forget_answers, is_close,
-    is_number, run_checks, show,
+    _EXERCISES, _OUTCOMES, CheckFailed, Report, SolutionFailed, answers_for, fail,
+    forget_answers, is_close, is_number, run_checks, show, solution_failed,
 )
 
-__all__ = ["Exercise", "Prediction", "NotAnswered", "answers_for", "forget_answers", "solution",
-           "is_unwritten"]
+__all__ = ["Exercise", "Prediction", "NotAnswered", "SolutionFailed", "answers_for",
+           "forget_answers", "solution", "is_unwritten"]
 
 
 class NotAnswered(CheckFailed):
@@ -57,11 +57,14 @@ class Exercise:
 
     `what` names the learner's answer in messages ("your `__pow__`"). `answer_of(*args)` picks
     the object the learner wrote out of the check's arguments (a method of a class, a function,
-    a number); `unanswered(answer)` says whether it is still the stub.
+    a number); `unanswered(answer)` says whether it is still the stub. `given()`, if there is
+    one, returns the chapter's given code that the solution builds on, fresh, by the names the
+    notebook gives it (see `solution`).
     """
 
     def __init__(self, chapter, title, checks, *, what, answer_of=None, unanswered=None,
-                 todo="replace the stub with your answer, then run it and this check again"):
+                 todo="replace the stub with your answer, then run it and this check again",
+                 given=None):
         self.chapter = chapter
         self.title = title
         self.checks = list(checks)
@@ -69,6 +72,11 @@ class Exercise:
         self.answer_of = answer_of or (lambda *args: args[0])
         self.unanswered = unanswered or (lambda answer: answer is None)
         self.todo = todo
+        # () -> {name: object}: fresh copies of the given code the solution builds on, as the
+        # chapter gives it (a class the notebook defines in a cell above the exercise). When
+        # the solution fails its check on the learner's notebook, it runs again on these: if
+        # it passes there, a given cell was edited; if it fails there too, the course is wrong.
+        self.given = given
         _EXERCISES.append(self)
 
     def __repr__(self):
@@ -181,6 +189,8 @@ def solution(check_expression, body, namespace, *, out=None):
     solution's code) in `namespace`, make sure the solution passes, and remember that the
     chapter goes on with the solution. Prints one line that says which happened."""
     global _quiet, _solution_running
+    __tracebackhide__ = True  # a traceback shows the notebook's cell and the error, no more
+
     def write(text):  # plain text: backticks would show as they are
         (out or print)(text.replace("`", ""))
 
@@ -211,8 +221,8 @@ def solution(check_expression, body, namespace, *, out=None):
     finally:
         _solution_running = False
     if not checked.passed:
-        raise AssertionError(f"the solution of '{exercise.title}' fails its own check (please "
-                             f"report this):\n{checked}")
+        solution_failed(_solution_failed(exercise, checked, check_expression, body, namespace,
+                                         filename))
     outcome.by_solution = True
     outcome.solution_answer = exercise.answer_of(*checked.args)
     if outcome.status == UNANSWERED:
@@ -227,6 +237,80 @@ def solution(check_expression, body, namespace, *, out=None):
     return checked
 
 
+def _solution_failed(exercise, checked, check_expression, body, namespace, filename):
+    """What to say when the solution fails its own check in the learner's notebook.
+
+    The solution ran on the notebook's code: the given cells above it as the learner last ran
+    them. So a given cell that was edited (a `Neuron.parameters` that lists a weight twice, a
+    `backward` with `=` for `+=`) fails the solution too, as it failed the learner's answer.
+    Where the exercise knows the chapter's given code (`Exercise.given`; in chapters 2 to 5,
+    the package's engine as the chapter leaves it), the solution runs again on a fresh copy of
+    it: passing there, it is sound, and the fault is in an edited cell; failing there too, the
+    fault is the course's, and only then is the learner asked to report it. Without that
+    evidence the message says which is likely, and what to do in either case.
+    """
+    first = checked.failures[0] if checked.failures else None
+    found = (f"What the check '{first.name}' found wrong: {first.message}" if first is not None
+             else checked.summary())
+    sound = _sound_on_given_code(exercise, check_expression, body, namespace, filename)
+    if sound is False:
+        return (f"the solution of '{exercise.title}' fails its own check, even on the "
+                "chapter's own given code: the fault is in the course, not in your notebook "
+                f"(please report this):\n{checked}")
+    if sound:
+        why = ("it passes on the chapter's given code, so the fault is in a given cell above "
+               "that was edited, not in the solution (and perhaps not in your answer either)")
+    else:
+        why = ("so the fault is probably in a given cell above that was edited, not in your "
+               "answer")
+    text = (f"The solution of '{exercise.title}' fails its check too, on your notebook's code: "
+            f"{why}.\n{found}\n"
+            "Undo the edit in that cell (as the chapter gives it), run it and the cells after "
+            "it, then your answer, its check and this cell again.")
+    if sound is None:
+        text += " If you edited no cell above, the fault is in the course: please report it."
+    return text
+
+
+def _sound_on_given_code(exercise, check_expression, body, namespace, filename):
+    """Does the solution pass its check on the chapter's given code, fresh? True or False;
+    None when the exercise cannot say (it has no `given`, or making it failed)."""
+    global _solution_running
+    import random  # the given code may draw random numbers: the notebook's stay as they were
+
+    state = random.getstate()
+    try:
+        given = exercise.given() if exercise.given is not None else _stage_for(exercise,
+                                                                               namespace)
+    except Exception:  # noqa: BLE001  (no evidence either way)
+        given = None
+    if not given:
+        random.setstate(state)
+        return None
+    trial = {**namespace, **given}
+    _solution_running = True
+    try:
+        exec(compile(body, filename, "exec"), trial)
+        return bool(eval(check_expression, trial).passed)
+    except Exception:  # noqa: BLE001  (the solution crashed on the course's own code)
+        return False
+    finally:
+        _solution_running = False
+        random.setstate(state)
+
+
+def _stage_for(exercise, namespace):
+    """For an exercise of the chapters that grow the engine (2 to 5) whose check takes the
+    notebook's `Value` class: {"Value": a fresh copy of the package's engine as that chapter
+    leaves it}, the given code the solution builds on. None for any other exercise."""
+    from ..stages import CHAPTER_METHODS, stage
+
+    value = namespace.get("Value")
+    if exercise.chapter not in CHAPTER_METHODS or not isinstance(value, type):
+        return None
+    return {"Value": stage(exercise.chapter)}
+
+
 def _has_checkpoint(chapter):
     """Does chapter `chapter` end with a checkpoint? The syllabus says (no, for a number that
     is no chapter of the course, such as a test's own)."""
@@ -239,6 +323,7 @@ def _capital(text):
 
 def _solution_magic(line, cell):
     """%%solution <check>: run this cell only if the answer above fails <check>."""
+    __tracebackhide__ = True
     shell = sys.modules["IPython"].get_ipython()
     solution(line.strip(), cell, shell.user_ns)
 

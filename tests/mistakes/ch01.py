@@ -33,6 +33,11 @@ MISTAKES = [
             _nd("    return f(x + h) - f(x - h) / (2 * h)"), ("only f(x − h) is divided",)),
     Mistake("ch01.check_numerical_derivative", "f(x) for f(x - h)",
             _nd("    return (f(x + h) - f(x)) / (2 * h)"), ("uses f(x − h), not f(x)",)),
+    # the formula right, its default step not: the check names the default h, not the slope
+    Mistake("ch01.check_numerical_derivative", "default h too small",
+            _HEAD.replace("h=1e-5", "h=1e-13")
+            + "    return (f(x + h) - f(x - h)) / (2 * h)",
+            ("your formula is right", "its default h = 1e-13 is not", "too small")),
     # the best h: the guesses people make, each with its own hint (never the answer at first)
     Mistake("ch01.check_best_step_guess", "too large", "my_best_h = 1e-2",
             ("h = 1e-2 is too large", "truncation error")),

@@ -29,6 +29,9 @@ MISTAKES = [
     # find the cycle: out -> out._backward -> its __closure__ (a tuple) -> a cell -> out
     Mistake("ch10.check_cycle_path", "a link missing (no closure tuple)",
             _FOUND + "path = [out, function, cell, out]", ("a link is missing",)),
+    Mistake("ch10.check_cycle_path", "two links missing (only the cell)",
+            _FOUND + "path = [out, cell, out]",
+            ("two links are missing", "holds a function, which holds a tuple")),
     Mistake("ch10.check_cycle_path", "wrong order",
             _FOUND + "path = [out, closure, function, cell, out]", ("the order is wrong",)),
     Mistake("ch10.check_cycle_path", "backwards, as get_referrers found it",

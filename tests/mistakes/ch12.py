@@ -50,6 +50,9 @@ MISTAKES = [
     Mistake("ch12.check_my_grad", "slopes from .data",
             _my_grad(mul="b.data * g, a.data * g", tanh="(1 - node.data ** 2) * g"),
             ("computed from `.data`", "not differentiable again")),
+    Mistake("ch12.check_my_grad", "factors of * swapped",
+            _my_grad(mul="a * g, b * g"),
+            ("gives each factor its own value as its slope", "`b`, the other factor")),
     # hvp: grad with create_graph=True, then grad of the sum of g_i * v_i
     Mistake("ch12.check_hvp", "no create_graph",
             _hvp("    g = grad(f(leaves), leaves)\n"
@@ -62,4 +65,15 @@ MISTAKES = [
             _hvp("    g = grad(f(leaves), leaves, create_graph=True)\n"
                  "    return [d.data for d in grad(sum(g), leaves)]"),
             ("H times a vector of ones",)),
+    # create_graph=True is there, but g · v is summed from the gradients' floats
+    Mistake("ch12.check_hvp", "g · v summed from .data",
+            _hvp("    g = grad(f(leaves), leaves, create_graph=True)\n"
+                 "    g_dot_v = sum(gi.data * vi for gi, vi in zip(g, v))\n"
+                 "    return [d.data for d in grad(g_dot_v, leaves)]"),
+            ("you pass `create_graph=True`", "a plain float", "a float left the graph")),
+    Mistake("ch12.check_hvp", "g · v made a new Value, allow_unused to silence grad",
+            _hvp("    g = grad(f(leaves), leaves, create_graph=True)\n"
+                 "    g_dot_v = Value(sum(gi.data * vi for gi, vi in zip(g, v)))\n"
+                 "    return [d.data for d in grad(g_dot_v, leaves, allow_unused=True)]"),
+            ("a new Value made from their numbers", "only turns that into gradients of 0")),
 ]
