@@ -215,7 +215,7 @@ def _graph_html(drawing):
     svg = bundle.get("image/svg+xml")
     if svg is None:
         return bundle.get("text/html", "")
-    return drawing_html(svg, "explorer-graph")
+    return drawing_html(svg, "explorer-graph", words=getattr(drawing, "description_text", None))
 
 
 def _drawing_html(make_graph):
