@@ -86,13 +86,16 @@ class _PlotView(_View):
         super().__init__([*controls, self.status, self.plot], css_class)
 
     def refresh(self):
-        picture, trouble = _picture(self.model.figure)
+        picture, words, trouble = _picture(self.model.figure)
         self._show_state()
         status = self._status()
         if trouble:
             status += _message_html(trouble, "warning")
         self.status.value = status
         self.plot.value = picture
+        # The picture's text alternative (ipywidgets draws an Image's tooltip as the <img>'s
+        # title, which is its accessible name): what its titles and axes say.
+        self.plot.tooltip = words or trouble or "no plot"
 
     def _show_state(self):
         raise NotImplementedError
@@ -233,14 +236,27 @@ def _png(fig):
     return buffer.getvalue()
 
 
+def _figure_words(fig):
+    """A plot in words, for those who cannot see it: each panel's title and what its axes
+    show ("Loss after 3 steps: 0.52 (training step against loss)"), panels joined by "; "."""
+    panels = []
+    for ax in fig.get_axes():
+        title, x, y = ax.get_title(), ax.get_xlabel(), ax.get_ylabel()
+        axes = f"{x} against {y}" if x and y else x or y
+        if title or axes:
+            panels.append(f"{title} ({axes})" if title and axes else title or axes)
+    return "Plot: " + "; ".join(panels) + "." if panels else "Plot."
+
+
 def _picture(make_figure):
-    """(png bytes, None), or (b"", a message) when the figure cannot be drawn. The explorers
-    keep their numbers within what matplotlib can plot; this is the last guard, so that a view
-    shows a message rather than a traceback whatever happens."""
+    """(png bytes, the plot in words, None), or (b"", "", a message) when the figure cannot be
+    drawn. The explorers keep their numbers within what matplotlib can plot; this is the last
+    guard, so that a view shows a message rather than a traceback whatever happens."""
     try:
-        return _png(make_figure()), None
+        fig = make_figure()
+        return _png(fig), _figure_words(fig), None
     except ENGINE_ERRORS as exc:
-        return b"", f"The plot cannot be drawn here ({type(exc).__name__}: {exc})."
+        return b"", "", f"The plot cannot be drawn here ({type(exc).__name__}: {exc})."
 
 
 _figure_class = None
