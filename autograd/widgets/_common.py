@@ -9,6 +9,7 @@ import io
 import math
 
 import ipywidgets as widgets
+import traitlets
 
 from .. import graph, viz
 from .._floats import is_int
@@ -71,6 +72,16 @@ class _View(widgets.VBox):
         raise NotImplementedError
 
 
+class _Plot(widgets.Image):
+    """A picture whose `tooltip` is its `<img>`'s title, which is its accessible name.
+
+    ipywidgets 8 draws a tooltip as the title only while reading the widget's `description`,
+    which an Image lacks: its view would fail to draw. So this one has an empty description.
+    """
+
+    description = traitlets.Unicode("").tag(sync=True)
+
+
 class _PlotView(_View):
     """A view whose last parts are a status line and the model's `figure()` as a picture.
 
@@ -82,7 +93,7 @@ class _PlotView(_View):
 
     def __init__(self, controls, css_class):
         self.status = widgets.HTML()
-        self.plot = widgets.Image(format="png")
+        self.plot = _Plot(format="png")
         super().__init__([*controls, self.status, self.plot], css_class)
 
     def refresh(self):
