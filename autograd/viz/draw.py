@@ -109,6 +109,11 @@ def draw_dot(
     squeeze away as no-break spaces, which look the same.
 
     A value whose `_op` is empty but that has inputs gets arrows straight from its inputs.
+
+    The drawing also says what it shows in words, for a screen reader or anyone who asks:
+    `summary()` is one sentence (the output's label and value, how many values and operations,
+    the inputs' gradients once backward() has run), which every SVG picture of it carries as
+    its <title> and aria-label; `describe()` goes through it value by value.
     """
     if rankdir not in RANKDIRS:
         raise ValueError(f"rankdir must be one of {', '.join(RANKDIRS)}, but was {rankdir!r}")

@@ -138,5 +138,6 @@ def drawing_html(svg, css_class="autograd-drawing", words=None):
     """`svg` as HTML: its fitted `<svg>` element (`fitted_svg`) in a box that scrolls sideways
     when the drawing cannot shrink to the box's width with its text still readable; with
     `words` (the drawing's description), that text under it, folded away until opened."""
-    box = f'<div class="{css_class}" style="{BOX_STYLE}">{fitted_svg(svg)}</div>'
+    # tabindex: a box that scrolls sideways can be scrolled from the keyboard too
+    box = f'<div class="{css_class}" style="{BOX_STYLE}" tabindex="0">{fitted_svg(svg)}</div>'
     return box if not words else box + words_html(words)
