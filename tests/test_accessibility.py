@@ -37,7 +37,7 @@ SETTLED = """() => {
 # (rule, a regular expression that the element's CSS selector matches, why it is not ours).
 NOT_OURS = [
     # sphinx-book-theme's search button: its aria-label ("Search") is not its visible text
-    # ("Search... Ctrl+K"), in the theme's own template on every page.
+    # ("Search Ctrl+K"), in the theme's own template on every page.
     ("label-content-name-mismatch", r"\.search-button-field",
      "sphinx-book-theme's search button"),
     # myst-nb's toggle of a hidden solution cell: a <summary> whose aria-label ("Toggle hidden
