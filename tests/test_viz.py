@@ -6,6 +6,7 @@ not what the code meant to draw.
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -1154,10 +1155,14 @@ def test_the_browser_draws_with_viz_js_and_keeps_the_output_contract(in_the_brow
     graph = draw_dot(neuron()["o"])
     assert layout_program() == ("viz-js", VIZ_JS_URL)
     bundle = graph._repr_mimebundle_()
-    assert bundle["image/svg+xml"] == CANNED_SVG
+    # viz-js's picture, carrying the drawing's sentence as its name, as everywhere else
+    labelled = CANNED_SVG.replace(
+        '"><text>', f'" role="img" aria-label="{graph.summary()}"><title>{graph.summary()}'
+                    '</title><text>')
+    assert bundle["image/svg+xml"] == labelled
     assert "drawn by the stand-in</text></svg></div>" in bundle["text/html"]
-    assert graph.pipe(format="svg") == CANNED_SVG.encode()
-    assert save(graph, tmp_path / "neuron.svg").read_text(encoding="utf-8") == CANNED_SVG
+    assert graph.pipe(format="svg") == labelled.encode()
+    assert save(graph, tmp_path / "neuron.svg").read_text(encoding="utf-8") == labelled
     text, settings = in_the_browser.calls[0]
     assert text == graph.source
     assert settings == {"engine": "dot", "format": "svg"}
@@ -1231,3 +1236,116 @@ def test_the_real_viz_js_draws_what_dot_draws(in_the_browser):
     picture = Picture(svg)
     for label, (data, grad) in NEURON.items():
         assert picture.value(label)["texts"] == [label, f"data {data}", f"grad {grad}"]
+
+
+# --------------------------------------------------------------------------- the drawing in words
+
+# The article's neuron in one sentence, from the numbers worked out by hand above (NEURON):
+# its output o, its 10 values and 5 operations (two products, two sums, tanh), and the
+# gradient of o with respect to each input, in drawing order, with a true minus sign.
+NEURON_SENTENCE = ("The graph of o: 10 values, 5 operations; o = 0.7071; do/dx1 = \u22121.5, "
+                   "do/dw1 = 1, do/dx2 = 0.5, do/dw2 = 0, do/db = 0.5.")
+
+
+def svg_of(text):
+    """The <svg> element in SVG or HTML text."""
+    return ET.fromstring(re.search(r"<svg\b.*</svg>", text, re.S).group())
+
+
+def accessible_name(svg_element):
+    """What a screen reader reads for an inline <svg>: its role, aria-label and <title>."""
+    title = svg_element.find(f"{SVG}title")
+    if title is None:
+        title = svg_element.find("title")
+    first = next(iter(svg_element), None)
+    return (svg_element.get("role"), svg_element.get("aria-label"),
+            None if title is None else title.text, first is title)
+
+
+def test_a_drawing_says_in_one_sentence_what_it_shows():
+    values = neuron()
+    assert len(values) == 10
+    graph = draw_dot(values["o"])
+    assert graph.summary() == NEURON_SENTENCE
+
+
+def test_before_backward_the_sentence_says_the_grads_are_all_zero():
+    a, b = Value(2.0, label="a"), Value(-3.0, label="b")
+    c = a * b
+    c.label = "c"
+    assert draw_dot(c).summary() == ("The graph of c: 3 values, 1 operation; c = \u22126; "
+                                     "every grad 0 (backward() has not run).")
+    # without grads in the picture, none in the sentence; highlighted values are named
+    assert draw_dot(c, show_grad=False, highlight=a).summary() == (
+        "The graph of c: 3 values, 1 operation; c = \u22126; highlighted: a.")
+
+
+def test_a_long_sentence_names_the_first_inputs_and_counts_the_rest():
+    xs = [Value(float(i), label=f"x{i}") for i in range(11)]
+    total = xs[0]
+    for x in xs[1:]:
+        total = total + x
+    total.label = "s"
+    total.backward()
+    sentence = draw_dot(total).summary()
+    assert sentence.startswith("The graph of s: 21 values, 10 operations; s = 55; ds/dx0 = 1, ")
+    assert "ds/dx7 = 1" in sentence and "ds/dx8" not in sentence
+    assert sentence.endswith("and 3 more inputs.")
+
+
+def test_every_svg_picture_carries_the_sentence_as_its_name(program, tmp_path):
+    graph = draw_dot(neuron()["o"])
+    wanted = ("img", NEURON_SENTENCE, NEURON_SENTENCE, True)
+    bundle = graph._repr_mimebundle_()
+    assert accessible_name(svg_of(bundle["image/svg+xml"])) == wanted
+    assert accessible_name(svg_of(bundle["text/html"])) == wanted
+    saved = save(graph, tmp_path / "neuron.svg").read_text(encoding="utf-8")
+    assert accessible_name(svg_of(saved)) == wanted
+    rendered = Path(graph.render(directory=tmp_path, format="svg")).read_text(encoding="utf-8")
+    assert accessible_name(svg_of(rendered)) == wanted
+    # side by side, each drawing has its own name
+    a = Value(3.0, label="a")
+    row = side_by_side(graph, draw_dot(a * a)).html()
+    names = [accessible_name(ET.fromstring(svg))[1]
+             for svg in re.findall(r"<svg.*?</svg>", row, re.S)]
+    assert names == [NEURON_SENTENCE, draw_dot(a * a).summary()]
+    assert names[1].startswith("The graph of v1: 2 values, 1 operation; v1 = 9;")
+
+
+def test_a_label_with_markup_is_read_exactly_as_written(program):
+    a = Value(1.0, label='<b> & "c"')
+    out = a * 2
+    out.label = "out"
+    svg = draw_dot(out).pipe(format="svg", encoding="utf-8")
+    role, label, title, first = accessible_name(svg_of(svg))
+    assert label == title == draw_dot(out).summary()
+    assert label.startswith("The graph of out: 3 values, 1 operation; out = 2;")
+
+
+def test_describe_reads_the_drawing_value_by_value():
+    graph = draw_dot(neuron()["o"])
+    lines = graph.describe().splitlines()
+    assert lines[0] == NEURON_SENTENCE
+    # one line per value, in drawing order, each starting with its node's name and label
+    drawn = [v.label for v in graph.values]
+    assert [line.split(":")[0] for line in lines[1:]] == [f"v{i} {label}"
+                                                         for i, label in enumerate(drawn)]
+    by_label = dict(zip(drawn, lines[1:]))
+    # the numbers worked out by hand (NEURON), read without trailing zeros
+    assert by_label["x1"].endswith(": data 2, grad \u22121.5; an input.")
+    assert by_label["w1"].endswith(": data \u22123, grad 1; an input.")
+    assert by_label["b"].endswith(": data 6.8814, grad 0.5; an input.")
+    x1, w1 = drawn.index("x1"), drawn.index("w1")
+    assert by_label["x1*w1"].endswith(
+        f": data \u22126, grad 0.5; made by * from x1 (v{x1}) and w1 (v{w1}).")
+    assert by_label["o"].endswith(f": data 0.7071, grad 1; made by tanh from n "
+                                  f"(v{drawn.index('n')}).")
+    # a notebook shows the text as it is, and the drawing's HTML has it folded under it
+    assert repr(graph.describe()) == graph.describe()
+    page = graph._repr_mimebundle_(include=["text/html"])["text/html"]
+    assert "<details" in page and "made by tanh from n" in page
+
+
+def test_only_draw_dot_drawings_can_describe_themselves():
+    with pytest.raises(ValueError, match="only drawings from draw_dot"):
+        viz.GraphDrawing().describe()

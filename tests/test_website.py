@@ -300,3 +300,53 @@ def test_run_it_in_your_browser_opens_the_chapter_in_the_lite_edition(served_sit
         page.screenshot(path=str(shot))
     print(f"\n{chapter.notebook} in the Lite edition, from its page's button: {shot}")
     print(f"blocked there: {blocked}; page errors there: {page_errors}")
+
+
+# ---------------------------------------------------------------------------- no private paths
+
+
+def load_execute():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("website_execute",
+                                                  ROOT / "website" / "execute.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_executed_chapters_show_no_path_of_the_machine_that_built_them():
+    execute = load_execute()
+    root = Path("/home/builder/course")  # a made-up build machine, written as outputs print it
+    python = "/opt/python/3.12"
+    clean = lambda text: execute.private_paths_removed(text, root=root, prefixes=(python,))
+    # chapter 00's environment check and test drawing, chapter 11's tracebacks and compiler
+    assert clean(f"Python 3.12.1 at {root}/website/.venv/bin/python") == (
+        "Python 3.12.1 at website/.venv/bin/python")
+    assert clean(f"the course's package, from {root}/autograd") == "the course's package, from autograd"
+    assert clean("Graphviz's dot draws the graphs (/usr/bin/dot)") == (
+        "Graphviz's dot draws the graphs (…/dot)")
+    assert clean(f"\x1b[32m{root}/autograd/compile.py:232\x1b[39m") == (
+        "\x1b[32mautograd/compile.py:232\x1b[39m")
+    assert clean(f"{python}/lib/python3.12/json/decoder.py") == "…/lib/python3.12/json/decoder.py"
+    assert clean("C compiler: /usr/bin/cc") == "C compiler: …/cc"
+    # what is not a path of the machine stays as it was
+    for text in ("https://mybinder.org/v2/gh/a/b/HEAD?labpath=notebooks%2F10.ipynb",
+                 "notebooks/10_making_it_fast.ipynb", "ratio 3/4 and 1 / 2", "</b></td>",
+                 "x = 1/2/3"):
+        assert clean(text) == text
+    # and the whole notebook: streams, tracebacks and text data; pictures untouched
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=[
+        nbformat.v4.new_output("stream", name="stdout", text=f"at {execute.ROOT}/autograd\n"),
+        nbformat.v4.new_output("error", ename="E", evalue=f"{execute.ROOT}/x.py",
+                               traceback=[f"File {execute.ROOT}/autograd/compile.py:3"]),
+        nbformat.v4.new_output("display_data", data={"text/plain": f"{execute.ROOT}/a",
+                                                     "image/png": "iVBOR/abc/def="}),
+    ])])
+    execute.remove_private_paths(notebook)
+    stream, error, display = notebook.cells[0].outputs
+    assert stream["text"] == "at autograd\n"
+    assert (error["evalue"], error["traceback"]) == ("x.py", ["File autograd/compile.py:3"])
+    assert display["data"] == {"text/plain": "a", "image/png": "iVBOR/abc/def="}

@@ -109,6 +109,11 @@ def draw_dot(
     squeeze away as no-break spaces, which look the same.
 
     A value whose `_op` is empty but that has inputs gets arrows straight from its inputs.
+
+    The drawing also says what it shows in words, for a screen reader or anyone who asks:
+    `summary()` is one sentence (the output's label and value, how many values and operations,
+    the inputs' gradients once backward() has run), which every SVG picture of it carries as
+    its <title> and aria-label; `describe()` goes through it value by value.
     """
     if rankdir not in RANKDIRS:
         raise ValueError(f"rankdir must be one of {', '.join(RANKDIRS)}, but was {rankdir!r}")
@@ -180,7 +185,86 @@ def draw_dot(
     caption = _caption(color_grads, largest, show_order, values)
     if caption:
         graph.attr(label=caption, labelloc="b", labeljust="l")
+    # The drawing in words, for a screen reader and for anyone who asks (`describe()`): taken
+    # now, like the picture, so that both say the same even if the values change later.
+    chosen = [value for value in values if id(value) in highlighted]
+    graph.summary_text = _summary(values, names, show_grad, chosen)
+    graph.description_text = _description(values, names)
     return graph
+
+
+# --------------------------------------------------------------------------- the drawing in words
+
+_LISTED_GRADIENTS = 8  # the summary names at most this many inputs' gradients
+
+
+def _spoken_number(x):
+    """A number as the drawing shows it, without its trailing zeros, and with a true minus
+    sign (which a screen reader says as "minus", where it may skip a hyphen)."""
+    shown = _shown_number(x)
+    if is_real(x) and "." in shown and "e" not in shown:
+        shown = shown.rstrip("0").rstrip(".")
+    return shown.replace("-", "\u2212")
+
+
+def _spoken_name(value, names):
+    """A value's label, or its node name (v0, v1, ...) when it has none."""
+    label = getattr(value, "label", "")
+    return _visible(str(label)) if label not in (None, "") else names[id(value)]
+
+
+def _has_operation(value):
+    return bool(value._prev) and value._op not in (None, "")
+
+
+def _summary(values, names, show_grad, highlighted=()):
+    """One sentence that says what the drawing shows: its output, how many values and
+    operations, and, when `backward()` has run, the gradients of the output with respect to
+    its inputs (the values no operation made)."""
+    root = values[-1]
+    out = _spoken_name(root, names)
+    operations = sum(1 for value in values if _has_operation(value))
+    counts = (f"{len(values)} value{'s' * (len(values) != 1)}, "
+              f"{operations} operation{'s' * (operations != 1)}")
+    parts = [f"{out} = {_spoken_number(root.data)}"]
+    if show_grad:
+        grads = [_as_float(value.grad) for value in values]
+        if all(g == 0 for g in grads):
+            parts.append("every grad 0 (backward() has not run)")
+        else:
+            inputs = [value for value in values if not value._prev and value is not root]
+            shown = [f"d{out}/d{_spoken_name(value, names)} = {_spoken_number(value.grad)}"
+                     for value in inputs[:_LISTED_GRADIENTS]]
+            if len(inputs) > _LISTED_GRADIENTS:
+                shown.append(f"and {len(inputs) - _LISTED_GRADIENTS} more inputs")
+            if shown:
+                parts.append(", ".join(shown))
+    if highlighted:
+        parts.append("highlighted: " + ", ".join(_spoken_name(v, names) for v in highlighted))
+    return f"The graph of {out}: {counts}; " + "; ".join(parts) + "."
+
+
+def _description(values, names):
+    """The drawing value by value, in drawing order (v0, v1, ...): one line each with its
+    label, data and grad, and the operation that made it from which inputs."""
+    lines = []
+    for value in values:
+        name = names[id(value)]
+        label = getattr(value, "label", "")
+        line = name if label in (None, "") else f"{name} {_visible(str(label))}"
+        line += f": data {_spoken_number(value.data)}, grad {_spoken_number(value.grad)}"
+        inputs = [f"{_spoken_name(child, names)} ({names[id(child)]})"
+                  if getattr(child, "label", "") not in (None, "") else names[id(child)]
+                  for child in value._prev]
+        if not inputs:
+            line += "; an input"
+        elif _has_operation(value):
+            line += (f"; made by {_visible(str(value._op))} from "
+                     f"{' and '.join(inputs)}")
+        else:
+            line += f"; made from {' and '.join(inputs)}"
+        lines.append(line + ".")
+    return "\n".join(lines)
 
 
 def _check_max_width(max_width):

@@ -54,6 +54,29 @@ class GraphDrawing(graphviz.Digraph):
 
     values = ()
     timeout = None
+    # The drawing in words (draw_dot sets both): a sentence that SVG pictures carry as their
+    # <title> and aria-label, and a longer text, value by value, for `describe()`.
+    summary_text = None
+    description_text = None
+
+    def summary(self):
+        """One sentence saying what the drawing shows (its output, how many values and
+        operations, the inputs' gradients): the text a screen reader reads for the picture."""
+        return self.summary_text
+
+    def describe(self):
+        """The drawing in words, value by value in drawing order (v0, v1, ...): each value's
+        label, data and grad, and the operation that made it from which inputs."""
+        if self.description_text is None:
+            raise ValueError("this drawing has no description: only drawings from draw_dot "
+                             "have one")
+        return Description(f"{self.summary_text}\n{self.description_text}")
+
+    def _labelled(self, picture, format, renderer, formatter):
+        """An SVG picture with the summary as its <title> and aria-label (role img)."""
+        if self.summary_text is None or format != "svg" or renderer or formatter:
+            return picture
+        return screen.labelled_svg(picture.decode("utf-8"), self.summary_text).encode("utf-8")
 
     def _limits(self):
         return {"timeout": layout.check_timeout(self.timeout), "values": len(self.values) or None}
@@ -88,6 +111,7 @@ class GraphDrawing(graphviz.Digraph):
         picture = layout.run(engine, format, self.source.encode(self.encoding),
                              renderer=renderer, formatter=formatter, neato_no_op=neato_no_op,
                              quiet=quiet, **self._limits())
+        picture = self._labelled(picture, format, renderer, formatter)
         return picture if encoding is None else picture.decode(encoding)
 
     def render(self, filename=None, directory=None, view=False, cleanup=False, format=None,
@@ -124,7 +148,7 @@ class GraphDrawing(graphviz.Digraph):
         picture = layout.run(engine, format, filepath.read_bytes(), renderer=renderer,
                              formatter=formatter, neato_no_op=neato_no_op, quiet=quiet,
                              cwd=filepath.parent, **self._limits())
-        outfile.write_bytes(picture)
+        outfile.write_bytes(self._labelled(picture, format, renderer, formatter))
         if cleanup:
             os.remove(filepath)
         if view or quiet_view:
@@ -157,10 +181,17 @@ class GraphDrawing(graphviz.Digraph):
                       if mimetype in wanted}
             if "text/html" in wanted:
                 svg = bundle.get("image/svg+xml") or self.pipe(format="svg", encoding="utf-8")
-                bundle["text/html"] = screen.drawing_html(svg)
+                bundle["text/html"] = screen.drawing_html(svg, words=self.description_text)
             return bundle
         except CANNOT_DRAW as error:
             return explain(error, self.source)
+
+
+class Description(str):
+    """A drawing in words (`GraphDrawing.describe()`): text that a notebook shows as it is."""
+
+    def __repr__(self):
+        return str(self)
 
 
 def _format_for(outfile, format):
@@ -242,5 +273,8 @@ def save(graph, path, *, dpi=150, timeout=None):
     picture = layout.run(getattr(graph, "engine", "dot"), kind, source.encode(encoding),
                          options=options, timeout=timeout,
                          values=len(getattr(graph, "values", ())) or None)
+    summary = getattr(graph, "summary_text", None)
+    if kind == "svg" and summary:
+        picture = screen.labelled_svg(picture.decode("utf-8"), summary).encode("utf-8")
     path.write_bytes(picture)
     return path

@@ -105,7 +105,7 @@ class SideBySide:
             svg = drawing.pipe(format="svg", encoding="utf-8")
             figures.append(f'<figure style="{_FIGURE_STYLE}; {_figure_size(svg)}">{caption}'
                            f'{inline_svg(svg)}</figure>')
-        return (f'<div class="autograd-side-by-side" style="{_ROW_STYLE}">'
+        return (f'<div class="autograd-side-by-side" style="{_ROW_STYLE}" tabindex="0">'
                 f'{"".join(figures)}</div>')
 
     def _repr_mimebundle_(self, include=None, exclude=None):

@@ -13,10 +13,12 @@ the SVG's own numbers (its width, its viewBox, the scale the layout applied, its
 so they work for any drawing that Graphviz, graphviz-pure or viz-js made.
 """
 
+import html  # the standard library's, not autograd/viz/html.py
 import math
 import re
 
-__all__ = ["SMALLEST_TEXT", "BOX_STYLE", "screen_widths", "pixels", "fitted_svg", "drawing_html"]
+__all__ = ["SMALLEST_TEXT", "BOX_STYLE", "screen_widths", "pixels", "fitted_svg", "drawing_html",
+           "labelled_svg"]
 
 SMALLEST_TEXT = 10  # CSS pixels: the smallest text a drawing is shrunk to on screen
 
@@ -102,7 +104,40 @@ def fitted_svg(svg):
 BOX_STYLE = "max-width:100%; overflow-x:auto; overflow-y:hidden"
 
 
-def drawing_html(svg, css_class="autograd-drawing"):
+def labelled_svg(svg, text):
+    """`svg` (SVG text) with `text` as its accessible name: an image (role "img") whose
+    aria-label and first child, a `<title>`, say `text`, so that a screen reader reads the
+    sentence instead of the picture's parts (and a mouse shows it as a tooltip). SVG that has
+    an aria-label already keeps it."""
+    tag = _OPEN_TAG.search(svg)
+    if tag is None or "aria-label=" in tag.group():
+        return svg
+    said = html.escape(text, quote=True)
+    opened = tag.group()[:-1].rstrip("/").rstrip()
+    if tag.group().endswith("/>"):  # an empty picture: <svg .../>
+        return svg[:tag.start()] + (f'{opened} role="img" aria-label="{said}">'
+                                    f"<title>{said}</title></svg>") + svg[tag.end():]
+    return (svg[:tag.start()] + f'{opened} role="img" aria-label="{said}">'
+            f"<title>{said}</title>" + svg[tag.end():])
+
+
+# Under a drawing, folded away until asked for: the drawing in words, value by value.
+_WORDS_STYLE = "font-size:90%; margin:0.2em 0 0.6em"
+WORDS_SUMMARY = "The drawing in words"
+
+
+def words_html(words):
+    """`words`, a drawing's description (lines of text), as a folded `<details>` element."""
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in words.splitlines())
+    return (f'<details class="autograd-words" style="{_WORDS_STYLE}">'
+            f"<summary>{WORDS_SUMMARY}</summary>"
+            f'<ul style="margin:0.3em 0; padding-left:1.2em">{items}</ul></details>')
+
+
+def drawing_html(svg, css_class="autograd-drawing", words=None):
     """`svg` as HTML: its fitted `<svg>` element (`fitted_svg`) in a box that scrolls sideways
-    when the drawing cannot shrink to the box's width with its text still readable."""
-    return f'<div class="{css_class}" style="{BOX_STYLE}">{fitted_svg(svg)}</div>'
+    when the drawing cannot shrink to the box's width with its text still readable; with
+    `words` (the drawing's description), that text under it, folded away until opened."""
+    # tabindex: a box that scrolls sideways can be scrolled from the keyboard too
+    box = f'<div class="{css_class}" style="{BOX_STYLE}" tabindex="0">{fitted_svg(svg)}</div>'
+    return box if not words else box + words_html(words)

@@ -9,6 +9,7 @@ import io
 import math
 
 import ipywidgets as widgets
+import traitlets
 
 from .. import graph, viz
 from .._floats import is_int
@@ -71,6 +72,16 @@ class _View(widgets.VBox):
         raise NotImplementedError
 
 
+class _Plot(widgets.Image):
+    """A picture whose `tooltip` is its `<img>`'s title, which is its accessible name.
+
+    ipywidgets 8 draws a tooltip as the title only while reading the widget's `description`,
+    which an Image lacks: its view would fail to draw. So this one has an empty description.
+    """
+
+    description = traitlets.Unicode("").tag(sync=True)
+
+
 class _PlotView(_View):
     """A view whose last parts are a status line and the model's `figure()` as a picture.
 
@@ -82,17 +93,20 @@ class _PlotView(_View):
 
     def __init__(self, controls, css_class):
         self.status = widgets.HTML()
-        self.plot = widgets.Image(format="png")
+        self.plot = _Plot(format="png")
         super().__init__([*controls, self.status, self.plot], css_class)
 
     def refresh(self):
-        picture, trouble = _picture(self.model.figure)
+        picture, words, trouble = _picture(self.model.figure)
         self._show_state()
         status = self._status()
         if trouble:
             status += _message_html(trouble, "warning")
         self.status.value = status
         self.plot.value = picture
+        # The picture's text alternative (ipywidgets draws an Image's tooltip as the <img>'s
+        # title, which is its accessible name): what its titles and axes say.
+        self.plot.tooltip = words or trouble or "no plot"
 
     def _show_state(self):
         raise NotImplementedError
@@ -215,7 +229,7 @@ def _graph_html(drawing):
     svg = bundle.get("image/svg+xml")
     if svg is None:
         return bundle.get("text/html", "")
-    return drawing_html(svg, "explorer-graph")
+    return drawing_html(svg, "explorer-graph", words=getattr(drawing, "description_text", None))
 
 
 def _drawing_html(make_graph):
@@ -233,14 +247,27 @@ def _png(fig):
     return buffer.getvalue()
 
 
+def _figure_words(fig):
+    """A plot in words, for those who cannot see it: each panel's title and what its axes
+    show ("Loss after 3 steps: 0.52 (training step against loss)"), panels joined by "; "."""
+    panels = []
+    for ax in fig.get_axes():
+        title, x, y = ax.get_title(), ax.get_xlabel(), ax.get_ylabel()
+        axes = f"{x} against {y}" if x and y else x or y
+        if title or axes:
+            panels.append(f"{title} ({axes})" if title and axes else title or axes)
+    return "Plot: " + "; ".join(panels) + "." if panels else "Plot."
+
+
 def _picture(make_figure):
-    """(png bytes, None), or (b"", a message) when the figure cannot be drawn. The explorers
-    keep their numbers within what matplotlib can plot; this is the last guard, so that a view
-    shows a message rather than a traceback whatever happens."""
+    """(png bytes, the plot in words, None), or (b"", "", a message) when the figure cannot be
+    drawn. The explorers keep their numbers within what matplotlib can plot; this is the last
+    guard, so that a view shows a message rather than a traceback whatever happens."""
     try:
-        return _png(make_figure()), None
+        fig = make_figure()
+        return _png(fig), _figure_words(fig), None
     except ENGINE_ERRORS as exc:
-        return b"", f"The plot cannot be drawn here ({type(exc).__name__}: {exc})."
+        return b"", "", f"The plot cannot be drawn here ({type(exc).__name__}: {exc})."
 
 
 _figure_class = None

@@ -370,6 +370,14 @@ class TrainingDashboardView(_PlotView):
         self.play = widgets.Play(value=0, min=0, max=10**9, interval=interval,
                                  show_repeat=False, description="play",
                                  tooltip="train one step per tick; pause stops")
+        # The Play widget ticks, but its own buttons are bare icons that a screen reader
+        # cannot name: it is hidden, and a named button plays and pauses it (in the browser,
+        # through jslink, so that a pause never waits for the kernel).
+        self.play.layout.display = "none"
+        self.play_button = widgets.ToggleButton(value=False, description="Play", icon="play",
+                                                tooltip="train one step per tick; Pause stops")
+        self._play_link = widgets.jslink((self.play_button, "value"), (self.play, "playing"))
+        self.play.observe(self._show_playing, names="playing")
         self.step_button = widgets.Button(description="Step", icon="step-forward",
                                           tooltip="one training step")
         self.reset_button = widgets.Button(description="Reset", icon="undo",
@@ -396,7 +404,8 @@ class TrainingDashboardView(_PlotView):
         self.noise_slider.observe(self._when_changed("noise", model.set_noise), names="value")
         self.width_slider.observe(self._when_changed("width", model.set_width), names="value")
         super().__init__([
-            widgets.HBox([self.play, self.step_button, self.reset_button, self.lr_slider]),
+            widgets.HBox([self.play, self.play_button, self.step_button, self.reset_button,
+                          self.lr_slider]),
             widgets.HBox([widgets.Label("data set"), self.dataset_menu]),
             widgets.HBox([self.noise_slider, self.width_slider]),
         ], "autograd-training-dashboard")
@@ -416,6 +425,12 @@ class TrainingDashboardView(_PlotView):
                     _show(control, kept)
                 self.status.value = _message_html(str(exc))
         return changed
+
+    def _show_playing(self, change):
+        playing = bool(change["new"])
+        self.play_button.value = playing  # also when the kernel stops it (training diverged)
+        self.play_button.description = "Pause" if playing else "Play"
+        self.play_button.icon = "pause" if playing else "play"
 
     def _tick(self, change):
         if time.monotonic() - self._last_step_done < self.play.interval / 2000:

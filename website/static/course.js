@@ -13,7 +13,10 @@
     var narrowest = Math.min(img.naturalWidth, Math.ceil(img.naturalWidth * READABLE_SHARE));
     img.style.minWidth = narrowest + "px";
     var output = img.closest(".cell_output");
-    if (output) output.style.overflowX = "auto";
+    if (output) {
+      output.style.overflowX = "auto";
+      output.tabIndex = 0; // a box that scrolls can be scrolled from the keyboard
+    }
   }
 
   function start() {
@@ -23,6 +26,56 @@
       if (img.complete) keepReadable(img);
       else img.addEventListener("load", function () { keepReadable(img); });
     });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
+
+// The widgets on these pages are snapshots: the state each had when the chapter ran, drawn
+// without a kernel, so their controls move nothing. A note above each says so and links to
+// the same chapter in the browser edition, where the widget is live. And each slider gets
+// its description as its name: ipywidgets writes the description beside the slider but does
+// not tie the two together, so a screen reader would announce a nameless slider.
+(function () {
+  "use strict";
+  var VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]';
+
+  function addNotes() {
+    var live = document.querySelector(".course-launch a"); // "Run it in your browser"
+    Array.prototype.forEach.call(document.querySelectorAll(VIEW), function (script) {
+      var output = script.closest(".cell_output") || script.parentElement;
+      if (!output || output.querySelector(".course-widget-note")) return;
+      var note = document.createElement("p");
+      note.className = "course-widget-note";
+      note.appendChild(document.createTextNode(
+        "A snapshot of this widget as it was when the chapter ran: its controls do nothing here. "));
+      if (live) {
+        var link = document.createElement("a");
+        link.href = live.href;
+        link.textContent = "Open this chapter in your browser";
+        note.appendChild(link);
+        note.appendChild(document.createTextNode(" to use it live."));
+      }
+      output.insertBefore(note, output.firstChild);
+    });
+  }
+
+  function nameSliders(root) {
+    var handles = root.querySelectorAll('.widget-slider [role="slider"]:not([aria-label])');
+    Array.prototype.forEach.call(handles, function (handle) {
+      var label = handle.closest(".widget-slider").querySelector(".widget-label");
+      var name = label && label.textContent.trim();
+      if (name) handle.setAttribute("aria-label", name);
+    });
+  }
+
+  function start() {
+    if (!document.querySelector(VIEW)) return;
+    addNotes();
+    nameSliders(document);
+    new MutationObserver(function () { nameSliders(document); })
+      .observe(document.body, {childList: true, subtree: true});
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
