@@ -12,6 +12,7 @@ import ipywidgets as widgets
 
 from .. import graph, viz
 from .._floats import is_int
+from ..plots import NoFigure, why_no_plots
 from ..viz.screen import drawing_html
 
 # What the engine raises for log(-1), exp(1000), 1/0: a message for the learner, not a bug.
@@ -238,9 +239,14 @@ def _picture(make_figure):
     keep their numbers within what matplotlib can plot; this is the last guard, so that a view
     shows a message rather than a traceback whatever happens."""
     try:
-        return _png(make_figure()), None
+        figure = make_figure()
+        if isinstance(figure, NoFigure):  # no numpy or matplotlib here: the controls still work
+            return b"", why_no_plots()
+        return _png(figure), None
     except ENGINE_ERRORS as exc:
         return b"", f"The plot cannot be drawn here ({type(exc).__name__}: {exc})."
+    except ImportError:
+        return b"", why_no_plots()
 
 
 _figure_class = None
@@ -254,7 +260,10 @@ def _Figure(**settings):
     (the backward stepper, the graph explorer) must work offline."""
     global _figure_class
     if _figure_class is None:
-        from matplotlib.figure import Figure
+        try:
+            from matplotlib.figure import Figure
+        except ImportError:  # a stand-in that shows one line: the plot is skipped, and why
+            return NoFigure()
 
         class Picture(Figure):
             def _repr_png_(self):
