@@ -3,7 +3,8 @@
 That is the browser edition when Pyodide's package site is out of reach (tests/test_lite.py
 runs it there too, in Chromium); here it is a plain kernel in which a finder at the front of
 `sys.meta_path` refuses numpy and matplotlib. Each chapter runs top to bottom (nbclient, a fresh
-kernel, errors allowed so that all of them are seen), and every code cell must either run or
+kernel, errors allowed so that all of them are seen; PyTorch is refused too, as in the
+browser), and every code cell must either run or
 say in one line that its plot is skipped: no traceback outside the cells that raise on purpose,
 no NameError, no missing `%%solution` magic. A table of cells run, notes and errors is printed
 (pytest -s).
@@ -26,13 +27,14 @@ BLOCK_PLOTS = '''\
 import sys
 
 class _NoPlotPackages:
-    """Refuses numpy and matplotlib, as a browser that cannot reach Pyodide's package site."""
+    """Refuses numpy and matplotlib, as a browser that cannot reach Pyodide's package site
+    (and PyTorch, which no browser has)."""
 
     def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in ("numpy", "matplotlib"):
+        if name.partition(".")[0] in ("numpy", "matplotlib", "torch"):
             raise ModuleNotFoundError(f"No module named {name!r} (refused by the test)")
 
-for _name in [n for n in sys.modules if n.partition(".")[0] in ("numpy", "matplotlib")]:
+for _name in [n for n in sys.modules if n.partition(".")[0] in ("numpy", "matplotlib", "torch")]:
     del sys.modules[_name]
 sys.meta_path.insert(0, _NoPlotPackages())
 '''
