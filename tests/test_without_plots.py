@@ -104,3 +104,27 @@ def test_a_chapter_runs_without_numpy_and_matplotlib(path):
     if plotting:  # the set-up cell says once why
         assert any(_text(cell).count(WHY_NO_PLOTS[False]) == 1 for _, cell in code[:3]), \
             "no set-up cell says why there are no plots"
+
+
+def test_the_stand_in_for_pyplot_takes_a_chapters_plotting_calls_and_says_so_once(capsys):
+    """What the chapters' plotting cells do to `plt`, on the stand-in: nothing raises, the
+    set-up says why in one line, and each show() says in one line that its plot is skipped."""
+    from autograd import plots
+
+    plt = plots.no_plots()
+    assert capsys.readouterr().out == plots.why_no_plots() + "\n"
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
+    left.plot([1, 2], [3, 4], marker=".", label="a")
+    right.set(title="t", yscale="log")
+    fig.legend(loc="outside right center")
+    _, ax = plt.subplots(figsize=(7, 4))
+    ax.annotate("1", (1, 2), xytext=(0, 8), textcoords="offset points")
+    (a, b), (c, d) = plt.subplots(2, 2)[1]
+    plt.figure(figsize=(6.5, 3.5))
+    plt.gca().invert_xaxis()
+    plt.show()
+    assert capsys.readouterr().out == plots.PLOT_SKIPPED + "\n"
+    figure = plots.NoFigure()
+    left, right = figure.subplots(1, 2)
+    figure.add_subplot().loglog([1], [1])
+    assert repr(figure) == plots.PLOT_SKIPPED
