@@ -31,6 +31,7 @@ __all__ = [
     "WidgetTest",
     "check_environment",
     "browser_note",
+    "without_torch",
     "draw_test_graph",
     "widget_test",
 ]
@@ -388,6 +389,20 @@ def browser_note():
     """In the browser, what a chapter that measures cannot do there (a `BrowserNote`, which a
     notebook shows); elsewhere None, which a notebook cell shows as nothing."""
     return BrowserNote(IN_BROWSER_MEASURING) if IN_BROWSER else None
+
+
+def without_torch(shows, elsewhere=""):
+    """What a cell that compares with PyTorch prints where PyTorch cannot be imported: what the
+    cell would show and what it needs (in the browser, where PyTorch cannot run, no install
+    advice), then `elsewhere`, what the cell showed on another machine, labelled as such."""
+    if IN_BROWSER:
+        text = (f"PyTorch does not run in the browser, so this cell cannot {shows} here: that "
+                f"needs the course on your computer, with PyTorch installed (the README says how).")
+    else:
+        text = (f"PyTorch is not installed, so this cell cannot {shows}. It is optional: run "
+                f"`pip install -r requirements-torch.txt` in the course's folder and restart the "
+                f"kernel.")
+    return f"{text} On another machine, {elsewhere}" if elsewhere else text
 
 
 # --------------------------------------------------------------------- drawing and widgets

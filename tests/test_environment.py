@@ -316,3 +316,20 @@ def test_chapters_that_measure_say_what_the_browser_cannot_do_there_and_nothing_
     for words in ("browser", "slower", "PyTorch does not run", "no C compiler", "Binder"):
         assert words in str(note), words
     assert 'class="autograd-browser-note"' in note._repr_html_()
+
+
+def test_without_torch_gives_install_advice_only_where_it_can_be_followed(monkeypatch):
+    """A cell that compares with PyTorch says what it would show; on a computer, how to install
+    PyTorch; in the browser, where PyTorch cannot run, no pip advice but where it runs; and then
+    what another machine showed, labelled."""
+    shows, elsewhere = "compare the two gradients", "the largest difference was 1.1e-16."
+    monkeypatch.setattr(environment, "IN_BROWSER", False)
+    local = environment.without_torch(shows, elsewhere)
+    assert shows in local and "pip install -r requirements-torch.txt" in local
+    assert local.endswith(f"On another machine, {elsewhere}")
+    monkeypatch.setattr(environment, "IN_BROWSER", True)
+    browser = environment.without_torch(shows, elsewhere)
+    assert shows in browser and "does not run in the browser" in browser
+    assert "pip" not in browser and "your computer" in browser
+    assert browser.endswith(f"On another machine, {elsewhere}")
+    assert environment.without_torch(shows).endswith("(the README says how).")

@@ -13,7 +13,7 @@ PACKAGE = ROOT / "autograd"
 # in SIDEWAYS, and from any lower layer.
 LAYERS = [
     {"autograd._floats", "autograd._platform", "autograd.graph", "autograd.syllabus",
-     "autograd.data", "autograd.profiling", "autograd.article"},
+     "autograd.data", "autograd.profiling", "autograd.article", "autograd.plots"},
     {"autograd.engine", "autograd.fast"},
     {"autograd.nn", "autograd.gradcheck", "autograd.stages", "autograd.compile", "autograd._tape",
      "autograd._compile_c", "autograd.higher_order"},

@@ -113,7 +113,7 @@ def make_venv():
     if not (VENV / "bin" / "python").exists():
         run(sys.executable, "-m", "venv", VENV)
     # cwd: the course's requirements.txt installs this package with `-e .`
-    run(VENV / "bin" / "pip", "install", "-q", "--disable-pip-version-check",
+    run(VENV / "bin" / "pip", "install", "--progress-bar", "off", "--disable-pip-version-check",
         "-r", WEBSITE / "requirements.txt", cwd=ROOT)
 
 
@@ -247,8 +247,17 @@ def start_lite():
 
 
 def add_lite(building):
-    """Wait for lite/build.py, then copy the Lite edition into the site."""
-    if building.wait():
+    """Wait for lite/build.py (saying, every 15 s, which of its steps it is on), then copy the
+    Lite edition into the site."""
+    said = None
+    while building.poll() is None:
+        log = (BUILD / "lite.log").read_text(encoding="utf-8", errors="replace")
+        steps = [line for line in log.splitlines() if line.startswith("lite/build.py: step")]
+        if steps and steps[-1] != said:
+            said = steps[-1]
+            print(f"  {said}", flush=True)
+        time.sleep(15)
+    if building.returncode:
         print((BUILD / "lite.log").read_text(encoding="utf-8")[-6000:], file=sys.stderr)
         sys.exit(f"website/build.py: lite/build.py failed (exit {building.returncode})")
     shutil.copytree(LITE_OUTPUT, SITE / LITE_IN_SITE)
@@ -266,8 +275,10 @@ def main(argv):
     if building is not None:
         steps.append(("lite (waited for)", lambda: add_lite(building)))
     times = {}
-    for name, step in steps:
-        print(f"== {name}", flush=True)
+    began = time.monotonic()
+    for number, (name, step) in enumerate(steps, 1):
+        print(f"== step {number}/{len(steps)}: {name} ({time.monotonic() - began:.0f} s so far)",
+              flush=True)
         started = time.monotonic()
         step()
         times[name] = time.monotonic() - started

@@ -13,6 +13,7 @@ import traitlets
 
 from .. import graph, viz
 from .._floats import is_int
+from ..plots import NoFigure, why_no_plots
 from ..viz.screen import drawing_html
 
 # What the engine raises for log(-1), exp(1000), 1/0: a message for the learner, not a bug.
@@ -265,9 +266,13 @@ def _picture(make_figure):
     guard, so that a view shows a message rather than a traceback whatever happens."""
     try:
         fig = make_figure()
+        if isinstance(fig, NoFigure):  # no numpy or matplotlib here: the controls still work
+            return b"", "", why_no_plots()
         return _png(fig), _figure_words(fig), None
     except ENGINE_ERRORS as exc:
         return b"", "", f"The plot cannot be drawn here ({type(exc).__name__}: {exc})."
+    except ImportError:
+        return b"", "", why_no_plots()
 
 
 _figure_class = None
@@ -281,7 +286,10 @@ def _Figure(**settings):
     (the backward stepper, the graph explorer) must work offline."""
     global _figure_class
     if _figure_class is None:
-        from matplotlib.figure import Figure
+        try:
+            from matplotlib.figure import Figure
+        except ImportError:  # a stand-in that shows one line: the plot is skipped, and why
+            return NoFigure()
 
         class Picture(Figure):
             def _repr_png_(self):

@@ -1,0 +1,88 @@
+"""Plots where numpy and matplotlib load, one line of explanation where they cannot.
+
+A chapter with plots starts like this (its set-up cell, after the course's own imports):
+
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        plt = no_plots()
+
+Where matplotlib imports, nothing changes. Where it cannot (the browser edition when Pyodide's
+package site is out of reach, or a Python without matplotlib), `no_plots()` prints one line
+that says why and returns a stand-in for pyplot: every plotting call on it does nothing, and
+`show()` prints one line where the plot would be, so that the chapter goes on. The import stays
+written in the cell because the browser's kernel fetches the packages a cell imports before it
+runs the cell. Standard library only.
+"""
+
+from ._platform import IN_BROWSER
+
+__all__ = ["WHY_NO_PLOTS", "PLOT_SKIPPED", "NoFigure", "no_plots", "why_no_plots"]
+
+WHY_NO_PLOTS = {
+    True: ("plots need numpy and matplotlib, which load from Pyodide's package site: this "
+           "browser could not reach it; the rest of the chapter works"),
+    False: ("plots need numpy and matplotlib, which this Python cannot import (install them "
+            "with `pip install -r requirements.txt` in the course's folder, then restart the "
+            "kernel); the rest of the chapter works"),
+}
+PLOT_SKIPPED = "plot skipped: numpy and matplotlib could not load (see the set-up cell's note)"
+
+
+def why_no_plots():
+    """The one line that says why there are no plots, for where this Python runs."""
+    return WHY_NO_PLOTS[IN_BROWSER]
+
+
+class _NoPlot:
+    """Whatever pyplot, a figure or an axes would give: accepts every call, draws nothing."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _NoPlot()
+
+    def __call__(self, *args, **kwargs):
+        return _NoPlot()
+
+    def __repr__(self):
+        return "<no plot: numpy and matplotlib could not load>"
+
+
+def _no_axes(nrows, ncols):
+    """As many axes as `subplots(nrows, ncols)` gives, shaped as matplotlib shapes them."""
+    if nrows == 1 and ncols == 1:
+        return _NoPlot()
+    if nrows == 1 or ncols == 1:
+        return tuple(_NoPlot() for _ in range(max(nrows, ncols)))
+    return tuple(tuple(_NoPlot() for _ in range(ncols)) for _ in range(nrows))
+
+
+class NoFigure(_NoPlot):
+    """A stand-in for a matplotlib figure (the explorers' `figure()`): a notebook shows it as
+    the one line that says the plot is skipped."""
+
+    def subplots(self, nrows=1, ncols=1, **settings):
+        return _no_axes(nrows, ncols)
+
+    def __repr__(self):
+        return PLOT_SKIPPED
+
+
+class _NoPyplot(_NoPlot):
+    """A stand-in for matplotlib.pyplot: `show()` says in one line that the plot is skipped."""
+
+    def subplots(self, nrows=1, ncols=1, **settings):
+        return NoFigure(), _no_axes(nrows, ncols)
+
+    def show(self, *args, **kwargs):
+        print(PLOT_SKIPPED)
+
+    def __repr__(self):
+        return "<no plots: numpy and matplotlib could not load>"
+
+
+def no_plots():
+    """Print why there are no plots (one line) and return a stand-in for matplotlib.pyplot."""
+    print(why_no_plots())
+    return _NoPyplot()

@@ -1,0 +1,130 @@
+"""Every chapter runs where numpy and matplotlib cannot be imported.
+
+That is the browser edition when Pyodide's package site is out of reach (tests/test_lite.py
+runs it there too, in Chromium); here it is a plain kernel in which a finder at the front of
+`sys.meta_path` refuses numpy and matplotlib. Each chapter runs top to bottom (nbclient, a fresh
+kernel, errors allowed so that all of them are seen; PyTorch is refused too, as in the
+browser), and every code cell must either run or
+say in one line that its plot is skipped: no traceback outside the cells that raise on purpose,
+no NameError, no missing `%%solution` magic. A table of cells run, notes and errors is printed
+(pytest -s).
+"""
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+from conftest import require_module
+
+from autograd.plots import PLOT_SKIPPED, WHY_NO_PLOTS
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+CELL_TIMEOUT = 600  # seconds: chapters 10 and 11 time the engine on a loaded machine
+
+BLOCK_PLOTS = '''\
+import sys
+
+class _NoPlotPackages:
+    """Refuses numpy and matplotlib, as a browser that cannot reach Pyodide's package site
+    (and PyTorch, which no browser has)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ("numpy", "matplotlib", "torch"):
+            raise ModuleNotFoundError(f"No module named {name!r} (refused by the test)")
+
+for _name in [n for n in sys.modules if n.partition(".")[0] in ("numpy", "matplotlib", "torch")]:
+    del sys.modules[_name]
+sys.meta_path.insert(0, _NoPlotPackages())
+'''
+
+NOTES = (WHY_NO_PLOTS[False], PLOT_SKIPPED)
+
+
+def _text(cell, stderr=True):
+    """Everything a cell showed, as text (streams, results, and errors)."""
+    parts = []
+    for output in cell.get("outputs", []):
+        if stderr or output.get("name") != "stderr":
+            parts.append(output.get("text", ""))
+        parts.extend(str(value) for value in output.get("data", {}).values())
+        if output["output_type"] == "error":
+            parts.append(f"{output['ename']}: {output['evalue']}")
+    return "".join(parts)
+
+
+def classify(cell):
+    """'run', 'note' (it says in one line that plots are skipped), or 'error: ...'."""
+    tags = cell.get("metadata", {}).get("tags", [])
+    errors = [o for o in cell.get("outputs", []) if o["output_type"] == "error"]
+    text = _text(cell, stderr=False)  # not library warnings (torch's, without numpy)
+    for bad in ("NameError", "Cell magic `%%solution` not found", "UsageError",
+                "ModuleNotFoundError", "No module named"):
+        if bad in text and "raises-exception" not in tags:
+            return f"error: {bad} in {text[:300]!r}"
+    if errors and "raises-exception" not in tags:
+        return "error: " + "; ".join(f"{e['ename']}: {e['evalue']}" for e in errors)
+    if any(note in text for note in NOTES):
+        return "note"
+    return "run"
+
+
+def run_without_plot_packages(path):
+    require_module("nbclient")
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(path, as_version=4)
+    blocked = copy.deepcopy(notebook)
+    blocked.cells.insert(0, nbformat.v4.new_code_cell(BLOCK_PLOTS))
+    client = NotebookClient(blocked, timeout=CELL_TIMEOUT, allow_errors=True,
+                            kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}})
+    client.execute()
+    return [json.loads(json.dumps(cell)) for cell in blocked.cells[1:]]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem[:2])
+def test_a_chapter_runs_without_numpy_and_matplotlib(path):
+    cells = run_without_plot_packages(path)
+    code = [(i, cell) for i, cell in enumerate(cells) if cell["cell_type"] == "code"]
+    kinds = {i: classify(cell) for i, cell in code}
+    errors = {i: kind for i, kind in kinds.items() if kind.startswith("error")}
+    notes = [i for i, kind in kinds.items() if kind == "note"]
+    print(f"\n{path.name}: {len(code)} code cells, {len(code) - len(notes) - len(errors)} run, "
+          f"{len(notes)} one-line notes, {len(errors)} errors")
+    assert errors == {}, errors
+    plotting = [i for i, cell in code if "plt.show()" in cell["source"]
+                or "plot_boundary(" in cell["source"]]
+    for i in plotting:  # every plot says it is skipped, in one line, and nothing more about it
+        text = _text(cells[i])
+        if "plt.show()" in cells[i]["source"] or kinds[i] == "note":
+            assert text.count(PLOT_SKIPPED) >= 1, f"cell {i} showed no note: {text[:300]!r}"
+    if plotting:  # the set-up cell says once why
+        assert any(_text(cell).count(WHY_NO_PLOTS[False]) == 1 for _, cell in code[:3]), \
+            "no set-up cell says why there are no plots"
+
+
+def test_the_stand_in_for_pyplot_takes_a_chapters_plotting_calls_and_says_so_once(capsys):
+    """What the chapters' plotting cells do to `plt`, on the stand-in: nothing raises, the
+    set-up says why in one line, and each show() says in one line that its plot is skipped."""
+    from autograd import plots
+
+    plt = plots.no_plots()
+    assert capsys.readouterr().out == plots.why_no_plots() + "\n"
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
+    left.plot([1, 2], [3, 4], marker=".", label="a")
+    right.set(title="t", yscale="log")
+    fig.legend(loc="outside right center")
+    _, ax = plt.subplots(figsize=(7, 4))
+    ax.annotate("1", (1, 2), xytext=(0, 8), textcoords="offset points")
+    (a, b), (c, d) = plt.subplots(2, 2)[1]
+    plt.figure(figsize=(6.5, 3.5))
+    plt.gca().invert_xaxis()
+    plt.show()
+    assert capsys.readouterr().out == plots.PLOT_SKIPPED + "\n"
+    figure = plots.NoFigure()
+    left, right = figure.subplots(1, 2)
+    figure.add_subplot().loglog([1], [1])
+    assert repr(figure) == plots.PLOT_SKIPPED
