@@ -142,9 +142,10 @@ class _QuietServer(http.server.ThreadingHTTPServer):
 
 
 @contextlib.contextmanager
-def serve_folder(folder):
-    """Serve `folder` on 127.0.0.1, on a free port, in a thread: yields the base URL."""
-    handler = functools.partial(_QuietStaticHandler, directory=str(folder))
+def serve_folder(folder, handler_class=None):
+    """Serve `folder` on 127.0.0.1, on a free port, in a thread: yields the base URL.
+    `handler_class` (a subclass of the quiet static handler) can count or log what is sent."""
+    handler = functools.partial(handler_class or _QuietStaticHandler, directory=str(folder))
     server = _QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -192,3 +193,16 @@ def offline_page(base_url, blocked, page_errors, viewport=(1400, 1000)):
             yield page
         finally:
             browser.close()
+
+
+def cell_text(cell, stderr=True):
+    """Everything a saved notebook cell showed, as text: streams, results and errors (without
+    stderr when `stderr` is false, to leave libraries' warnings out)."""
+    parts = []
+    for output in cell.get("outputs", []):
+        if stderr or output.get("name") != "stderr":
+            parts.append(output.get("text", ""))
+        parts.extend(str(value) for value in output.get("data", {}).values())
+        if output["output_type"] == "error":
+            parts.append(f"{output['ename']}: {output['evalue']}")
+    return "".join(parts)

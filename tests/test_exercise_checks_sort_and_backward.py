@@ -19,6 +19,9 @@ from autograd.stages import add_to_class, stage
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mistakes import catalogue  # noqa: E402
 from mistakes.ch05 import _BACKWARD, _RECURSIVE_SORT  # noqa: E402
+from test_exercise_checks_operators_activations_and_sort import (  # noqa: E402
+    leaves_first_order,  # a right order that is not the article's depth-first one
+)
 
 SORT_STUB = '''def topological_order(root):
     """Every value root depends on, each after its inputs, root last."""
@@ -144,30 +147,7 @@ def test_a_sort_without_visited_is_stopped_by_the_time_limit_with_words_that_nam
 
 
 def test_any_right_order_that_is_not_the_articles_is_told_so():
-    def leaves_first(root):  # Kahn's algorithm: a right order, but not a depth-first one
-        nodes, stack = {id(root): root}, [root]
-        while stack:
-            for child in stack.pop()._prev:
-                if id(child) not in nodes:
-                    nodes[id(child)] = child
-                    stack.append(child)
-        waiting = {key: len({id(c) for c in node._prev}) for key, node in nodes.items()}
-        users = {key: [] for key in nodes}
-        for node in nodes.values():
-            for key in {id(c) for c in node._prev}:
-                users[key].append(node)
-        ready = [node for key, node in nodes.items() if waiting[key] == 0]
-        order = []
-        while ready:
-            node = ready.pop()
-            order.append(node)
-            for user in users[id(node)]:
-                waiting[id(user)] -= 1
-                if waiting[id(user)] == 0:
-                    ready.append(user)
-        return order
-
-    report = ch05.check_recursive_sort(leaves_first, stage(4))
+    report = ch05.check_recursive_sort(leaves_first_order, stage(4))
     failed = [r for r in report.results if not r.passed]
     assert [r.name for r in failed] == [ch05.recursive_article_order.check_name], str(report)
     assert "a right order, but not the article's depth-first one" in failed[0].message

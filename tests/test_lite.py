@@ -13,19 +13,16 @@ Screenshots go to a temporary folder; their paths, each chapter's times and the 
 requests are printed (pytest -s).
 """
 
-import contextlib
-import functools
 import json
 import os
 import re
-import threading
 import time
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from conftest import (CHROMIUM_ARGS, _QuietServer, _QuietStaticHandler, chromium,
-                      require_module)
+from conftest import (CHROMIUM_ARGS, _QuietStaticHandler, cell_text, chromium, require_module,
+                      serve_folder)
 
 from autograd.plots import PLOT_SKIPPED, WHY_NO_PLOTS
 
@@ -199,17 +196,8 @@ class _CountingHandler(_QuietStaticHandler):
         self.served[0] += len(data)
 
 
-@contextlib.contextmanager
 def _serve_counting(folder):
-    handler = functools.partial(_CountingHandler, directory=str(folder))
-    server = _QuietServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    return serve_folder(folder, _CountingHandler)
 
 
 class OfflineBrowser:
@@ -354,7 +342,7 @@ def run_chapters(browser):
                 page.wait_for_timeout(500)
                 browser.screenshot(page, stem + "-drawing")
             noted = next((i for i, cell in enumerate(cells)
-                          if any(note in _text(cell) for note in NOTES)), None)
+                          if any(note in cell_text(cell) for note in NOTES)), None)
             if noted is not None:  # and the first one-line note about plots, as the learner sees it
                 page.evaluate(SCROLL_TO, noted + 1)
                 page.wait_for_timeout(500)
@@ -374,18 +362,6 @@ def run_chapters(browser):
             page.context.close()
 
 
-def _text(cell, stderr=True):
-    """What a cell showed, as text: streams, results and errors."""
-    parts = []
-    for output in cell.get("outputs", []):
-        if stderr or output.get("name") != "stderr":
-            parts.append(output.get("text", ""))
-        parts.extend(str(value) for value in output.get("data", {}).values())
-        if output["output_type"] == "error":
-            parts.append(f"{output['ename']}: {output['evalue']}")
-    return "".join(parts)
-
-
 @pytest.mark.parametrize("notebook", CHAPTERS)
 def test_a_chapter_runs_every_cell_offline_in_the_browser(site, browser, run_chapters, notebook):
     """Every cell runs, or says in one line that its plot is skipped: no traceback outside the
@@ -401,7 +377,7 @@ def test_a_chapter_runs_every_cell_offline_in_the_browser(site, browser, run_cha
         if cell["cell_type"] != "code":
             continue
         assert cell["execution_count"] is not None, f"cell {index} did not run"
-        text = _text(cell, stderr=False)
+        text = cell_text(cell, stderr=False)
         if "raises-exception" in _tags(cell):
             if not _errors(cell):
                 errors.append(f"cell {index} should raise, as it does in JupyterLab")
@@ -420,9 +396,9 @@ def test_a_chapter_runs_every_cell_offline_in_the_browser(site, browser, run_cha
     browser.table[notebook] = (ran, notes, len(errors))
     assert errors == [], errors
     if "plt.show()" in "".join(cell["source"] for cell in cells):  # one note says why, once
-        assert sum(_text(cell).count(WHY_NO_PLOTS[True]) for cell in cells) == 1
+        assert sum(cell_text(cell).count(WHY_NO_PLOTS[True]) for cell in cells) == 1
     if "browser_note()" in "".join(cell["source"] for cell in cells):  # chapters 9 to 11
-        assert "in the browser" in _text(next(c for c in cells if "browser_note()" in c["source"]))
+        assert "in the browser" in cell_text(next(c for c in cells if "browser_note()" in c["source"]))
     # every drawing the chapter makes is an SVG of boxes, drawn in the browser by viz-js
     drawn = [i for i, cell in enumerate(cells) if cell["cell_type"] == "code"
              and ("draw_dot(" in cell["source"] or "draw_test_graph()" in cell["source"])]

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import require_module
+from conftest import cell_text, require_module
 
 from autograd.plots import PLOT_SKIPPED, WHY_NO_PLOTS
 
@@ -42,23 +42,11 @@ sys.meta_path.insert(0, _NoPlotPackages())
 NOTES = (WHY_NO_PLOTS[False], PLOT_SKIPPED)
 
 
-def _text(cell, stderr=True):
-    """Everything a cell showed, as text (streams, results, and errors)."""
-    parts = []
-    for output in cell.get("outputs", []):
-        if stderr or output.get("name") != "stderr":
-            parts.append(output.get("text", ""))
-        parts.extend(str(value) for value in output.get("data", {}).values())
-        if output["output_type"] == "error":
-            parts.append(f"{output['ename']}: {output['evalue']}")
-    return "".join(parts)
-
-
 def classify(cell):
     """'run', 'note' (it says in one line that plots are skipped), or 'error: ...'."""
     tags = cell.get("metadata", {}).get("tags", [])
     errors = [o for o in cell.get("outputs", []) if o["output_type"] == "error"]
-    text = _text(cell, stderr=False)  # not library warnings (torch's, without numpy)
+    text = cell_text(cell, stderr=False)  # not library warnings (torch's, without numpy)
     for bad in ("NameError", "Cell magic `%%solution` not found", "UsageError",
                 "ModuleNotFoundError", "No module named"):
         if bad in text and "raises-exception" not in tags:
@@ -98,11 +86,11 @@ def test_a_chapter_runs_without_numpy_and_matplotlib(path):
     plotting = [i for i, cell in code if "plt.show()" in cell["source"]
                 or "plot_boundary(" in cell["source"]]
     for i in plotting:  # every plot says it is skipped, in one line, and nothing more about it
-        text = _text(cells[i])
+        text = cell_text(cells[i])
         if "plt.show()" in cells[i]["source"] or kinds[i] == "note":
             assert text.count(PLOT_SKIPPED) >= 1, f"cell {i} showed no note: {text[:300]!r}"
     if plotting:  # the set-up cell says once why
-        assert any(_text(cell).count(WHY_NO_PLOTS[False]) == 1 for _, cell in code[:3]), \
+        assert any(cell_text(cell).count(WHY_NO_PLOTS[False]) == 1 for _, cell in code[:3]), \
             "no set-up cell says why there are no plots"
 
 
