@@ -6,6 +6,8 @@ from the idea the course teaches: every operation makes a node of its own, const
 leaves a closure behind that reads the data when `backward()` runs.
 """
 
+import pytest
+
 from autograd import Value
 
 
@@ -32,3 +34,12 @@ def test_a_node_made_by_hand_may_have_any_number_of_inputs():
     assert c._prev == (a, b, a)  # the fast engine allows at most two
     c.backward()
     assert (a.grad, b.grad, c.grad) == (0.0, 0.0, 1.0)
+
+
+def test_backward_refuses_a_value_edited_to_be_its_own_input():
+    a = Value(2.0)
+    b = a * 3.0
+    b.label = "b"
+    b._prev = (a, b)
+    with pytest.raises(ValueError, match=r"cycle: .*label 'b'.* depends on itself"):
+        b.backward()

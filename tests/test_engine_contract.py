@@ -297,6 +297,41 @@ def test_million_node_chain_at_default_recursion_limit(Value):
     del v  # freeing it must not recurse either
 
 
+def _make_depend_on(node, other):
+    """Edit `node`, made by a two-input operation, so that its second input is `other`."""
+    if isinstance(node, fast.Value):
+        node._b, node._db = other, 1.0
+    else:
+        node._prev = (node._prev[0], other)
+
+
+@pytest.mark.parametrize("above", [0, 20_000], ids=["at the root", "20,000 nodes below it"])
+def test_backward_refuses_a_graph_edited_into_a_cycle_naming_a_value_on_it(Value, above):
+    a = Value(2.0, label="a")
+    b = a * 3.0
+    b.label = "b"
+    d = (b + 1.0) * a
+    d.label = "d"
+    _make_depend_on(b, d)  # b = a * 3 now uses d, which is computed from b
+    root = d
+    for _ in range(above):
+        root = root + 1.0
+    with pytest.raises(ValueError, match=r"cycle: .*label '(b|d)'.* depends on itself"):
+        root.backward()
+    assert a.grad == 0.0  # refused before any gradient reached a leaf
+
+
+def test_backward_on_a_deep_graph_without_a_cycle_is_not_refused(Value):
+    """The look for a cycle starts only when the stack is deep; a deep graph without one, with
+    shared nodes all the way down, must pass it and give the right gradient."""
+    x = Value(1.5)
+    v = x
+    for _ in range(30_000):
+        v = v * 1.0 + x * 0.0  # x is used at every depth: placed once, met again and again
+    v.backward()
+    assert x.grad == 1.0
+
+
 def test_long_product_chain_gradient(Value):
     x = Value(1.0)
     v = x
