@@ -1,9 +1,9 @@
 """The engine contract: what both engines promise, each test run on each of them.
 
 `autograd.engine.Value` (the reference: a closure per operation) and `autograd.fast.Value` (no
-closures) offer one API, the one DESIGN.md calls "the engine contract": values, gradients,
-accumulation, deep graphs, errors, `repr`. Every test here takes the class under test as its
-argument `Value` and runs once per engine. What only one engine does is tested in
+closures) offer one API, "the engine contract": values, gradients, accumulation, deep graphs,
+errors, `repr`. Every test here takes the class under test as its argument `Value` and runs
+once per engine. What only one engine does is tested in
 tests/test_engine.py (the reference) and tests/test_fast.py (the fast engine, which is also
 compared there with the reference on random programs); the floating-point edges of both are in
 tests/test_edges.py. That the two engines offer the same methods, and that every operation is
