@@ -343,7 +343,7 @@ def test_the_checking_mode_leaves_the_models_values_as_they_were():
 def test_leaves_that_are_not_parameters_or_inputs_are_constants():
     c = Value(10.0)
     step = compile_loss(lambda ps, xs: ps[0] * c + (c * 2).exp(), [1.0])
-    assert step.tape[0] == Instruction("t0", "*", ("p0", "10.0"))  # c is the literal 10.0
+    assert step.tape[0] == Instruction("t0", "*", ("p0", 10.0))  # c is the constant 10.0
     assert len(step.tape) == 2  # and (c * 2).exp(), computed from constants only, one more
     c.data = 0.0  # frozen at trace time
     assert step([2.0]) == (20.0 + math.exp(20.0), [10.0])
@@ -375,7 +375,7 @@ def test_errors_are_the_engines(fn, traced, called):
 def test_the_tape_and_the_source_can_be_read():
     step = compile_loss(lambda p, x: (p[0] * x[0] + 1).relu(), [2.0], [3.0])
     assert step.tape == [Instruction("t0", "*", ("p0", "x0")),
-                         Instruction("t1", "+", ("t0", "1.0")),
+                         Instruction("t1", "+", ("t0", 1.0)),
                          Instruction("t2", "relu", ("t1",))]
     assert "t2 = t1 - t1 if t1 < 0 else t1" in step.source  # -inf gives NaN: see the docstring
     assert "dt1 = dt2 if t2 > 0 else 0.0" in step.source
