@@ -70,7 +70,6 @@ import tempfile
 import threading
 import warnings
 from pathlib import Path
-from typing import NamedTuple
 
 from .c import c_program
 from .tape import Trace

@@ -8,7 +8,7 @@ passes' facts (`passes`): the same float operations, in the same order, as the P
 from typing import NamedTuple
 
 from . import passes
-from .python import backward, forward, gradients
+from .statements import backward, forward, gradients
 from .rules import RULES, write
 from .tape import is_name
 

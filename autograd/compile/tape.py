@@ -7,7 +7,6 @@ instruction `t7`) or numbers (a constant of the trace). Nothing here writes code
 (`passes`) read the tape, and each back end (`python`, `c`) writes it in its language.
 """
 
-import math
 from typing import NamedTuple
 
 from ..engine import Value
@@ -118,12 +117,3 @@ def label_exponent(node):
 def is_name(arg):
     """Whether an argument of an instruction is a variable (`p3`, `x0`, `t7`), not a number."""
     return isinstance(arg, str)
-
-
-def literal(x):
-    """Python source for the number x: its repr (which reads back exactly), or a name."""
-    if math.isnan(x):
-        return "_nan"
-    if math.isinf(x):
-        return "_inf" if x > 0 else "-_inf"
-    return repr(x)
