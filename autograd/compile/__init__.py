@@ -13,7 +13,8 @@ we can record it once and keep only the arithmetic.
    them: a flat list, the *tape* (also called a Wengert list). Parameters become the names
    `p0, p1, ...`, inputs `x0, x1, ...`, intermediate results `t0, t1, ...`. A leaf that is
    neither a parameter nor an input (the `2.5` of `a + 2.5`, which the engine wraps in a
-   `Value`) becomes a literal, and so does anything computed from literals alone.
+   `Value`) becomes a number on the tape, a constant, and so does anything computed from
+   constants alone.
 3. **Generate code.** From the tape it writes the source of one function: the forward pass,
    one assignment per instruction, then the backward pass, the engine's `_backward` closures
    unrolled in the order `backward()` runs them, with the gradient of `t5` in `dt5`.
@@ -103,7 +104,9 @@ forward line and its backward lines, in modules that each do one thing:
   contributions, as templates that any back end fills in;
 - `passes`: facts read from the tape, without writing code (what needs a gradient, the
   backward pass as data, liveness, the results folded into their one use, slot numbers);
-- `python` and `c`: the back ends, each writing the tape from the table and the facts;
+- `statements`: what both back ends write (the forward statements of an instruction, the
+  backward pass), for a *writer* that spells names, helpers and statements in its language;
+- `python` and `c`: the back ends, each a writer, and what only its language needs;
 - `build`: the C code built with the system's compiler, cached and loaded (its docstring
   says what the cache promises).
 """

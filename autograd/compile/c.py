@@ -8,8 +8,8 @@ passes' facts (`passes`): the same float operations, in the same order, as the P
 from typing import NamedTuple
 
 from . import passes
-from .statements import backward, forward, gradients
 from .rules import RULES, write
+from .statements import backward, forward, gradients
 from .tape import is_name
 
 CHUNK = 2000  # statements per C function

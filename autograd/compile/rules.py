@@ -9,6 +9,7 @@ Python, `pow` in C). A back end fills the templates in (`write`); a pass reads w
 a template uses (`operands`) without writing anything.
 """
 
+import functools
 import math
 import operator
 import string
@@ -97,30 +98,39 @@ def operands(template, ins):
         return []
     if isinstance(template, Select):
         return [x for part in template for x in operands(part, ins)]
-    role = dict(zip(_ROLES, (*ins.args, None)[:2] + (ins.out,)))
-    return [role[field] for _, field, _, _ in string.Formatter().parse(template)
-            if field in role]
+    return [_operand(role, ins) for role in _roles(template)]
 
 
-class Fields(dict):
-    """The names a template is filled in with, each written when the template asks for it:
-    `a`, `b` and `out` the instruction's, by `operand`; `g` as given; any other name a
-    helper of the language (`writer.f`)."""
+@functools.lru_cache(maxsize=None)
+def _roles(template):
+    """The fields of `template` that name an operand (`a`, `b`, `out`), in order."""
+    return tuple(field for _, field in _parts(template) if field in _ROLES)
 
-    def __init__(self, writer, ins, operand, g):
-        super().__init__(g=g)
-        self.writer, self.ins, self.operand = writer, ins, operand
 
-    def __missing__(self, field):
-        if field in _ROLES:
-            return self.operand(operands("{%s}" % field, self.ins)[0])
-        return self.writer.f(field)
+def _operand(role, ins):
+    return ins.out if role == "out" else ins.args[_ROLES.index(role)]
 
 
 def write(template, writer, ins, operand=None, g=None):
     """`template` filled in for the instruction `ins` in `writer`'s language (a `Select`
-    written as its choice); `operand(name)` writes an input (`writer.v` by default)."""
-    fields = Fields(writer, ins, operand or writer.v, g)
+    written as its choice): `a`, `b` and `out` the instruction's operands, written by
+    `operand` (`writer.v` by default), `g` as given, any other name a helper (`writer.f`)."""
     if isinstance(template, Select):
-        return writer.select(*(part.format_map(fields) for part in template))
-    return template.format_map(fields)
+        return writer.select(*(write(part, writer, ins, operand, g) for part in template))
+    operand = operand or writer.v
+    text = []
+    for literal, field in _parts(template):
+        text.append(literal)
+        if field == "g":
+            text.append(g)
+        elif field in _ROLES:
+            text.append(operand(_operand(field, ins)))
+        elif field:
+            text.append(writer.f(field))
+    return "".join(text)
+
+
+@functools.lru_cache(maxsize=None)
+def _parts(template):
+    """`template` as (text, field) pairs: the text before each field, and the field's name."""
+    return tuple((literal, field) for literal, field, _, _ in string.Formatter().parse(template))
