@@ -343,7 +343,7 @@ def test_the_checking_mode_leaves_the_models_values_as_they_were():
 def test_leaves_that_are_not_parameters_or_inputs_are_constants():
     c = Value(10.0)
     step = compile_loss(lambda ps, xs: ps[0] * c + (c * 2).exp(), [1.0])
-    assert step.tape[0] == Instruction("t0", "*", ("p0", "10.0"))  # c is the literal 10.0
+    assert step.tape[0] == Instruction("t0", "*", ("p0", 10.0))  # c is the constant 10.0
     assert len(step.tape) == 2  # and (c * 2).exp(), computed from constants only, one more
     c.data = 0.0  # frozen at trace time
     assert step([2.0]) == (20.0 + math.exp(20.0), [10.0])
@@ -361,7 +361,8 @@ def test_leaves_that_are_not_parameters_or_inputs_are_constants():
     (lambda p, x: p[0] + x[0] + 1e308, 1.0, 1e308),
     (lambda p, x: (p[0] * x[0]).exp(), 1.0, 1000.0),
     (lambda p, x: (p[0] * x[0]) ** 0.5, 1.0, -4.0),
-    (lambda p, x: (p[0] * x[0]) ** -2.0, 1.0, 0.0),
+    (lambda p, x: (p[0] * x[0]) ** -2.0, 1.0, 0.0),  # the message prints -2.0 ...
+    (lambda p, x: (p[0] * x[0]) ** -2, 1.0, 0.0),  # ... and -2, as the engine
     (lambda p, x: x[0] ** p[0], 1.0, 1e300),
     (lambda p, x: p[0] / (x[0] * 1e-300), 1.0, 1e-300),
 ])
@@ -375,11 +376,42 @@ def test_errors_are_the_engines(fn, traced, called):
 def test_the_tape_and_the_source_can_be_read():
     step = compile_loss(lambda p, x: (p[0] * x[0] + 1).relu(), [2.0], [3.0])
     assert step.tape == [Instruction("t0", "*", ("p0", "x0")),
-                         Instruction("t1", "+", ("t0", "1.0")),
+                         Instruction("t1", "+", ("t0", 1.0)),
                          Instruction("t2", "relu", ("t1",))]
     assert "t2 = t1 - t1 if t1 < 0 else t1" in step.source  # -inf gives NaN: see the docstring
     assert "dt1 = dt2 if t2 > 0 else 0.0" in step.source
     assert isinstance(step, CompiledLoss) and "3 instructions" in repr(step)
+
+
+def test_a_number_exponent_is_written_as_the_engine_holds_it():
+    # The op label prints 2 for both `x ** 2` and `x ** 2.0`; the code keeps the difference.
+    for n, text in ((2, "_power(x0, 2)"), (2.0, "_power(x0, 2.0)"), (0.5, "_power(x0, 0.5)")):
+        step = compile_loss(lambda p, x, n=n: p[0] * x[0] ** n, [1.0], [3.0])
+        assert text in step.source
+        assert step.tape[0] == Instruction("t0", "**n", ("x0", n))
+        assert type(step.tape[0].args[1]) is type(n)
+
+
+def test_the_passes_find_what_the_backward_pass_reads_and_what_folds():
+    from autograd.compile import passes, tape, tracing
+
+    def trace_of(fn, params, inputs):
+        leaves = [Value(v) for v in params + inputs]
+        with tracing.creations() as made:
+            root = fn(leaves[:len(params)], leaves[len(params):])
+        return tape.record(root, [], False, leaves[:len(params)], leaves[len(params):], made)
+
+    # t0 = p0 * x0; t1 = t0 + p1; t2 = tanh(t1): tanh's slope reads t2, the product's x0;
+    # t0 is used once, by the sum, and read by nothing else, so the C code folds it.
+    trace = trace_of(lambda p, x: (p[0] * x[0] + p[1]).tanh(), [0.5, -1.0], [2.0])
+    flow = passes.gradient_flow(trace)
+    reads = passes.backward_reads(flow)
+    assert reads == {"t2", "x0"}
+    assert passes.folded(trace, reads | set(passes.ends(trace))) == {"t0"}
+    assert flow.variable == {"t0": "t1"}  # the sum passes its gradient on as it is
+    # relu reads its result only in its condition (out > 0): that counts too
+    trace = trace_of(lambda p, x: (p[0] * x[0]).relu() + p[1], [0.5, -1.0], [2.0])
+    assert passes.backward_reads(passes.gradient_flow(trace)) == {"t1", "x0"}
 
 
 def test_the_first_error_is_the_one_the_engine_meets_first():

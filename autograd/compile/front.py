@@ -1,114 +1,23 @@
-"""Trace once, run many: compile a loss built from `Value`s into straight-line code.
-
-Every training step with the engine builds the same graph again: thousands of `Value` objects,
-each with a closure, only to run the same arithmetic on new numbers. When the *shape* of the
-computation does not change from step to step (the same model, the same number of points),
-we can record it once and keep only the arithmetic.
-
-`compile_loss(fn, params, inputs)` does that in three moves:
-
-1. **Trace.** It calls `fn` once on engine `Value`s made from the given numbers, which builds
-   the graph as usual.
-2. **Record the tape.** It writes one `Instruction` per operation, in the order the engine ran
-   them: a flat list, the *tape* (also called a Wengert list). Parameters become the names
-   `p0, p1, ...`, inputs `x0, x1, ...`, intermediate results `t0, t1, ...`. A leaf that is
-   neither a parameter nor an input (the `2.5` of `a + 2.5`, which the engine wraps in a
-   `Value`) becomes a literal, and so does anything computed from literals alone.
-3. **Generate code.** From the tape it writes the source of one function: the forward pass,
-   one assignment per instruction, then the backward pass, the engine's `_backward` closures
-   unrolled in the order `backward()` runs them, with the gradient of `t5` in `dt5`.
-
-    >>> step = compile_loss(lambda p, x: (p[0] * x[0] + p[1]).tanh(), [0.5, -1.0], [2.0])
-    >>> loss, grads = step([0.5, -1.0], [2.0])
-    >>> loss, grads
-    (0.0, [2.0, 1.0])
-    >>> print(step.source)                                      # doctest: +NORMALIZE_WHITESPACE
-    def loss_and_grads(p, x):
-        p0, p1, = p
-        x0, = x
-        # forward: one line per operation, in the order the engine ran them
-        t0 = p0 * x0
-        t1 = t0 + p1
-        if t1 - t1: return None
-        t2 = _tanh(t1)
-        if t2 - t2: return None
-        # backward: the engine's _backward closures, in the order backward() runs them
-        dt2 = 1.0
-        dt1 = 0.0 + (1.0 - t2) * (1.0 + t2) * dt2
-        dp1 = dt1
-        dp0 = 0.0 + x0 * dt1
-        return t2, [dp0, dp1]
-    <BLANKLINE>
-
-**Exactly the engine's numbers.** Each line does the same floating-point operations, in the
-same order, as the engine's code for that operation, and every gradient is accumulated in the
-order `backward()` would add it. (One line is saved: `t1 = t0 + p1` passes its gradient on
-unchanged, so `t0`'s gradient *is* `dt1`, and the code uses `dt1` where a `dt0 = dt1` would be.) So the loss and the gradients are *bit for bit* the engine's,
-not merely close. Two details make that true: the engine's rules for a slope of 0 (relu at
-and below 0, `x ** 0`, pass back nothing even when the gradient above is infinite) become a
-condition; and a gradient's first contribution is added to `0.0`, as the engine adds it to a
-zeroed `grad`, so that even the sign of a zero gradient agrees.
-
-**The fast line and the careful one.** The engine checks every result: a float too large,
-the log of a negative number, a division by zero raise an error that says so. Checking every
-line would double the code, so the generated function checks only where it must. A number
-that is not finite (inf or NaN) spreads through `+`, `*` and most operations to the loss;
-only a few can swallow it (`tanh(inf)` is 1.0, `exp(-inf)` is 0.0, `x / inf` is 0.0, relu of
-`-inf` is 0), and before those, a line `if t1 - t1: return None` (`v - v` is 0.0 for every
-finite `v`, and NaN otherwise) gives up; so does a loss that is not finite. Then the step is
-done again by the *careful* version, generated (once) with the engine's check on every line:
-it raises the engine's error with the engine's message, or returns what the engine returns
-when the inputs themselves were not finite. On ordinary numbers the careful version never runs.
-
-**A C backend.** `backend="c"` writes the same tape as C (`source` shows it), builds it with
-the system's C compiler (`cc`, `gcc` or `clang`; `$CC` first) into a shared library, kept in a
-cache directory under a name made from a hash of the code, and calls it through `ctypes`. The
-C code does the same float operations in the same order (and is built with
-`-ffp-contract=off`, so no multiply-add is fused), so it gives the same numbers. Where no
-compiler is found, a `NoCompilerWarning` says so and the Python code runs instead.
-
-**What a trace freezes, and the guards.** The tape holds the operations that ran *for the
-numbers of the trace*. Arithmetic on new numbers is replayed faithfully (relu's kink is an
-operation, so it is re-decided every call), but Python control flow is not: an `if x.data > 0:`
-in `fn`, a `max` or a sort of values, took one branch at trace time and the compiled function
-always takes that branch. So:
-
-- A call must have the parameters and inputs the function was traced with: as many
-  parameters, inputs nested in the same shape. Anything else raises a `ValueError` that says
-  what was expected (it does not trace again behind your back: compile again with
-  `compile_loss` when the shape changes, e.g. for a last, smaller batch).
-- `check=True` runs the engine beside the compiled code on every call and raises
-  `TraceMismatch` when the loss, a gradient, or an error differ. Its message gives the numbers
-  of the call and the first operation where the tape and the engine part ways: another
-  operation (`fn` branches on `.data`), or another number from the same operation (a constant
-  of the trace has changed since); or it says that the same tape run as Python agrees with the
-  engine, so that only the C code differs. It is slow (both run); use it while you develop,
-  then switch it off.
-- Each parameter and each input is a leaf of its own: a `Value` given twice (as a parameter
-  and an input, or as two inputs) is refused, since it holds one number where the code would
-  take two. So is a node made by hand, `Value(data, children, op)`, or one whose `_backward`
-  was replaced: `backward()` does not differentiate through it by its operation's rule, and
-  the compiled code would.
-
-`compile_step(model, X, y)` puts this to work for `autograd.nn`: one training step of an MLP,
-compiled, with the face of `nn.train_step`.
-"""
+"""The front end of `autograd.compile`: `compile_loss` and `compile_step`, what they check,
+and the check mode that runs the engine beside the compiled code (see the package's
+docstring)."""
 
 import contextlib
 import gc
-import itertools
-import linecache
 import math
 import time
 import warnings
 
-from . import _compile_c, _floats
-from .engine import Value
-from ._tape import (Instruction, creations, is_literal, literal_value, python_source,
-                    record)
+from .. import _floats
+from ..engine import Value
+from . import build
+from .python import Python, load, python_source
+from .rules import RULES
+from .tape import is_name, record
+from .tracing import creations
 
 __all__ = ["compile_loss", "compile_step", "c_compiler", "CompiledLoss", "CompiledStep",
-           "Instruction", "TraceMismatch", "NoCompilerWarning"]
+           "TraceMismatch", "NoCompilerWarning"]
 
 BACKENDS = ("python", "c")
 
@@ -121,27 +30,9 @@ class NoCompilerWarning(UserWarning):
     """`backend="c"` was asked for but no C compiler built the code: Python code runs instead."""
 
 
-# The helpers the generated Python calls: the engine's own rules for numbers.
-_NAMESPACE = {
-    "_checked": _floats.checked,
-    "_quotient": _floats.quotient,
-    "_power": _floats.power,
-    "_power_slope": _floats.power_slope,
-    "_log_slope": _floats.log_slope,
-    "_exp": _floats.exp,
-    "_log": _floats.log,
-    "_sigmoid": _floats.sigmoid,
-    "_tanh": math.tanh,
-    "_inf": math.inf,
-    "_nan": math.nan,
-}
-
-_compiled_count = itertools.count()
-
-
 def c_compiler():
     """The path of the C compiler `backend="c"` would use (`$CC`, `cc`, `gcc` or `clang`), or None."""
-    return _compile_c.find_compiler()
+    return build.find_compiler()
 
 
 def compile_loss(fn, params, inputs=(), *, check=False, has_aux=False, backend="python",
@@ -221,15 +112,15 @@ class CompiledLoss:
             self.backend, self._c = "python", None
             if backend == "c":
                 try:
-                    self._c = _compile_c.build(self._trace, opt_level)
-                except _compile_c.CannotBuild as reason:
+                    self._c = build.build(self._trace, opt_level)
+                except build.CannotBuild as reason:
                     warnings.warn(f"{reason}; running the compiled Python code instead",
                                   NoCompilerWarning, stacklevel=3)
             if self._c is not None:
                 self.backend, self.source = "c", self._c.source
             else:
                 self.source = python_source(self._trace, careful=False)
-                self._function = _load(self.source)
+                self._function = load(self.source)
         self.compile_seconds = time.perf_counter() - started
 
     def __call__(self, params, inputs=()):
@@ -273,7 +164,7 @@ class CompiledLoss:
                 result = None
         if result is None:
             if self._careful is None:
-                self._careful = _load(python_source(self._trace, careful=True))
+                self._careful = load(python_source(self._trace, careful=True))
             result = self._careful(p, x)
         return result
 
@@ -295,7 +186,7 @@ class CompiledLoss:
             for i, (c, e) in enumerate(zip(c_grads, e_grads))] + [
             (f"auxiliary value {i}", c, e) for i, (c, e) in enumerate(zip(*c_aux, *e_aux))]
         for what, c, e in pairs:
-            if not _same(c, e):
+            if not _same_bits(c, e):
                 raise TraceMismatch(
                     f"{what} is {c!r} from the compiled code but {e!r} from the engine"
                     f"{_apart(c, e)}{self._diagnosis(p, x)}"
@@ -325,8 +216,8 @@ class CompiledLoss:
                                 f"{_instruction_text(ins)} where the engine ran {node._op!r}. "
                                 f"{_CAUSES}")
             value = ours.get(ins.out)
-            if value is not None and not _same(value, node.data):
-                constants = [a for a in ins.args if is_literal(a)]
+            if value is not None and not _same_bits(value, node.data):
+                constants = [Python.v(a) for a in ins.args if not is_name(a)]
                 hint = (f" Its constant {constants[0]} is a number frozen at the trace: has the "
                         f"Value or number it came from changed?" if constants else "")
                 return where + (f"They part ways at operation {k + 1}, {_instruction_text(ins)}, "
@@ -334,10 +225,10 @@ class CompiledLoss:
                                 f"in the engine{_apart(value, node.data)}.{hint} {_CAUSES}")
             k += 1
         if self._c is not None:
-            python = _outcome(_load(python_source(self._trace, careful=True)), p, x)
+            python = _outcome(load(python_source(self._trace, careful=True)), p, x)
             engine_run = _outcome(self._run_engine, p, x)
             if python[:3] == engine_run[:3] and (python[0] == "error" or all(
-                    _same(a, b) for a, b in zip(_flat_numbers(python[1:]),
+                    _same_bits(a, b) for a, b in zip(_flat_numbers(python[1:]),
                                                 _flat_numbers(engine_run[1:])))):
                 return where + ("Every operation of the trace ran as the engine ran it, and the "
                                 "same tape run as Python agrees with the engine: the C code "
@@ -427,7 +318,7 @@ class CompiledStep:
 
     def __init__(self, model, X, y, *, loss="hinge", alpha=1e-4, backend="python", opt_level=0,
                  check=False):
-        from . import nn
+        from .. import nn
         if loss == "bce":
             raise ValueError(
                 "compile_step cannot compile loss='bce': nn.bce_with_logits picks one of two "
@@ -466,12 +357,12 @@ class CompiledStep:
                                      check=check)
 
     def _check_labels(self, y):
-        from . import nn
+        from .. import nn
         if self.loss == "hinge":
             nn._check_labels(y)
 
     def __call__(self, X, y, *, lr=None, optimizer=None):
-        from . import nn
+        from .. import nn
         if (lr is None) == (optimizer is None):
             raise TypeError("a compiled step needs exactly one of lr= (a number) or optimizer=")
         if lr is not None and not _floats.is_real(lr):
@@ -505,6 +396,7 @@ _CAUSES = (
 def _instruction_text(ins):
     """`t3 = t1 * p0`, `t4 = tanh(t3)`, `t5 = t4 ** 2.0`: an instruction as the code reads."""
     out, op, args = ins
+    args = [Python.v(a) for a in args]
     if op in ("+", "*", "/"):
         return f"{out} = {args[0]} {op} {args[1]}"
     if op in ("**", "**n"):
@@ -517,14 +409,10 @@ def _tape_values(trace, p, x):
     as the engine computes them, up to the first error."""
     values = {f"p{i}": v for i, v in enumerate(p)}
     values.update((f"x{i}", v) for i, v in enumerate(x))
-    run = {"+": lambda a, b: a + b, "*": lambda a, b: a * b, "/": _floats.quotient,
-           "**": _floats.power, "**n": _floats.power, "tanh": math.tanh, "exp": _floats.exp,
-           "log": _floats.log, "sigmoid": _floats.sigmoid,
-           "relu": lambda a: 0.0 if a < 0 else a}
     for out, op, args in trace.tape:
-        numbers = [literal_value(a) if is_literal(a) else values[a] for a in args]
+        numbers = [values[a] if is_name(a) else a for a in args]
         try:
-            values[out] = run[op](*numbers)
+            values[out] = RULES[op].on_floats(*numbers)
         except (ArithmeticError, ValueError):
             break
     return values
@@ -586,15 +474,6 @@ def _collector_paused():
     finally:
         if collecting:
             gc.enable()
-
-
-def _load(source):
-    """The function `loss_and_grads` that `source` defines (its lines shown in tracebacks)."""
-    filename = f"<compiled loss {next(_compiled_count)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = dict(_NAMESPACE)
-    exec(compile(source, filename, "exec"), namespace)
-    return namespace["loss_and_grads"]
 
 
 # --------------------------------------------------------------------- numbers and shapes
@@ -684,7 +563,7 @@ def _outcome_text(outcome):
     return f"loss {outcome[1]!r}"
 
 
-def _same(a, b):
+def _same_bits(a, b):
     """The same float, bit for bit (NaN equal to NaN; 0.0 and -0.0 differ)."""
     if a != a or b != b:
         return a != a and b != b

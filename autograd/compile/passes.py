@@ -1,0 +1,169 @@
+"""Passes over the tape: each reads a `Trace` (and what earlier passes found) and returns
+facts about it, or a new list of steps; none writes code.
+
+- `needs`: the values whose gradient the parameters need.
+- `ends`: where a value that is not finite would show (the loss, the auxiliary values, and
+  every result no other instruction uses).
+- `gradient_flow`: the backward pass as data (`Seed`s and `Add`s, in the order `backward()`
+  runs), with the gradients that share one variable.
+- `backward_reads`: liveness, the results the backward pass reads.
+- `folded`: the results used once, by a `+` or a `*`, and nowhere else, which the C code
+  writes inside the expression that uses them.
+- `slots`: the place of each result and gradient kept in the C code's arrays.
+"""
+
+from typing import NamedTuple
+
+from .rules import GRADIENT, RULES, operands
+from .tape import is_name
+
+
+def needs(trace):
+    """The parameters, and every result that depends on one: what needs a gradient."""
+    found = {f"p{i}" for i in range(trace.n_params)}
+    for out, _, args in trace.tape:
+        if any(a in found for a in args):
+            found.add(out)
+    return found
+
+
+def ends(trace):
+    """The names where a value that is not finite would show: the loss, the auxiliary values,
+    and every result no other instruction uses (it reaches no loss)."""
+    used = {a for ins in trace.tape for a in ins.args if is_name(a)}
+    unused = [ins.out for ins in trace.tape if ins.out not in used]
+    return [name for name in dict.fromkeys([trace.result, *trace.aux, *unused]) if is_name(name)]
+
+
+def users(trace):
+    """{name: how many arguments of the tape name it}."""
+    count = {}
+    for ins in trace.tape:
+        for a in ins.args:
+            if is_name(a):
+                count[a] = count.get(a, 0) + 1
+    return count
+
+
+class Seed(NamedTuple):
+    """The gradient of `name` starts at `value`: 1.0 for the loss, 0.0 where nothing flowed
+    back into it before its closure runs."""
+
+    name: str
+    value: float
+
+
+class Add(NamedTuple):
+    """`target.grad += expr` of the instruction `ins`'s closure (its rule's `Share`, with
+    `condition` the test at run time, if any): `first` where it is the first contribution,
+    which creates the gradient's variable."""
+
+    target: str
+    ins: object
+    expr: str
+    condition: str
+    first: bool
+
+
+class GradientFlow(NamedTuple):
+    """The backward pass as data: `steps` (`Seed`s and `Add`s, in the order `backward()`
+    runs), `variable` (name -> the name whose gradient variable it uses, where it shares
+    one), and `grads` (each parameter's name, or None where no gradient reaches it)."""
+
+    steps: list
+    variable: dict
+    grads: list
+
+    def of(self, name):
+        """The name whose gradient variable holds the gradient of `name`."""
+        return self.variable.get(name, name)
+
+
+def gradient_flow(trace):
+    """What the engine's `backward()` adds to each grad, in its order, for the values that
+    `needs` a gradient.
+
+    A sum passes its gradient on as it is: where that is the first gradient an input gets,
+    the input's gradient simply *is* the sum's, and shares its variable instead of copying
+    it (dt0 = dt1). A sum's gradient is final once its closure runs, so only that input can
+    change it from then on. Its second input may share it too, if both inputs are used
+    nowhere else and the second is no sum: backward() runs the second input's closure right
+    after the sum's (the sort visits a node's inputs in order, so the last one ends just
+    before the node); that closure passes nothing on unchanged, and cannot reach the first
+    input, which only the sum uses; so the variable holds the sum's gradient for as long as
+    the second input reads it. Otherwise the second input gets a copy.
+    """
+    need = needs(trace)
+    count = users(trace)
+    op_of = {ins.out: ins.op for ins in trace.tape}
+    variable, steps, assigned = {}, [], set()
+    if trace.result in need:
+        steps.append(Seed(trace.result, 1.0))
+        assigned.add(trace.result)
+    for ins in trace.backward:
+        if ins.out not in need:
+            continue
+        if ins.out not in assigned:  # nothing flowed back into it: its grad is 0
+            steps.append(Seed(ins.out, 0.0))
+            assigned.add(ins.out)
+        shared = False
+        for share in RULES[ins.op].backward:
+            target = ins.args[share.to]
+            if target not in need:  # a constant or an input, whose gradient nobody wants
+                continue
+            condition = share.condition
+            if share.nonzero:  # a slope of 0 passes back nothing (see `rules.Share`)
+                exponent = ins.args[("a", "b").index(share.nonzero)]
+                if not is_name(exponent):
+                    if exponent == 0:
+                        continue
+                else:
+                    condition = f"{{{share.nonzero}}} != 0"
+            if share.expr == GRADIENT and condition is None and target not in assigned and (
+                    not shared or (target == ins.args[-1] and count.get(target) == 1
+                                   and count.get(ins.args[0]) == 1
+                                   and op_of.get(target, "+") != "+")):
+                variable[target] = variable.get(ins.out, ins.out)
+                assigned.add(target)
+                shared = True
+                continue
+            steps.append(Add(target, ins, share.expr, condition, target not in assigned))
+            assigned.add(target)
+    grads = [f"p{i}" if f"p{i}" in assigned else None for i in range(trace.n_params)]
+    return GradientFlow(steps, variable, grads)
+
+
+def backward_reads(flow):
+    """Liveness: the names whose values the backward pass reads (in its expressions and
+    conditions), so that the forward pass must keep them."""
+    return {name for step in flow.steps if isinstance(step, Add)
+            for template in (step.condition, step.expr)
+            for name in operands(template, step.ins) if is_name(name)}
+
+
+def folded(trace, kept):
+    """The results that are used once, by a `+` or a `*` (an operation that `folds`), and are
+    not in `kept` (read by the backward pass, a guard, or a result): each can be written
+    inside the one expression that uses it."""
+    count = users(trace)
+    folds = {ins.out for ins in trace.tape if RULES[ins.op].folds}
+    found = {a for ins in trace.tape if RULES[ins.op].folds
+             for a in ins.args if a in folds and count[a] == 1}
+    return found - set(kept)
+
+
+def slots(trace, flow, folded_away):
+    """({result: its place in the array `t`}, {name: the place of its gradient in `dt`}):
+    numbered in the order the code first writes them, so that the numbers a step touches
+    sit together in memory. Results folded away and the parameters' gradients (which go
+    straight to the caller's array) have none."""
+    values = {}
+    for ins in trace.tape:
+        if ins.out not in folded_away:
+            values[ins.out] = len(values)
+    gradients = {}
+    for step in flow.steps:
+        name = flow.of(step.name if isinstance(step, Seed) else step.target)
+        if name.startswith("t") and name not in gradients:
+            gradients[name] = len(gradients)
+    return values, gradients

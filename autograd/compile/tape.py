@@ -1,0 +1,119 @@
+"""The tape: a traced graph written down as data, a list of `Instruction`s.
+
+`record` turns the graph of a trace into a `Trace`: the instructions in the order the engine
+ran them, and the same instructions in the order `backward()` runs their closures. An
+instruction's inputs are names (`p3` a parameter, `x0` an input, `t7` the result of the
+instruction `t7`) or numbers (a constant of the trace). Nothing here writes code: the passes
+(`passes`) read the tape, and each back end (`python`, `c`) writes it in its language.
+"""
+
+from typing import NamedTuple
+
+from ..engine import Value
+from ..graph import topological_order
+from ..higher_order import require_engine_derivative
+from .rules import RULES
+
+
+class Instruction(NamedTuple):
+    """One line of the tape: `out = op(*args)`.
+
+    `op` is the engine's operation label: `'+'`, `'*'`, `'/'`, `'**'` (a `Value` exponent),
+    `'**n'` (a number exponent, which is then `args[1]`), `'tanh'`, `'exp'`, `'log'`, `'relu'`
+    or `'sigmoid'`. `args` are names (`'p3'`, `'x0'`, `'t7'`) or numbers (`2.5`).
+    """
+
+    out: str
+    op: str
+    args: tuple
+
+
+class Trace(NamedTuple):
+    """What code generation needs: the tape in the order the engine ran it, the same
+    instructions in the order `backward()` runs their closures, the name (or number) of the
+    loss and of the auxiliary values, and how many parameters and inputs there are."""
+
+    tape: list
+    backward: list
+    result: object
+    aux: list
+    has_aux: bool
+    n_params: int
+    n_inputs: int
+
+
+def record(root, aux, has_aux, param_leaves, input_leaves, made):
+    """Walk the graph into a `Trace`.
+
+    A node's name is `p3`/`x0` for a parameter/input, its number for a constant (a leaf that
+    is neither, or an operation on constants only), else `t<k>` for the k-th instruction.
+    """
+    names = {}
+    for i, v in enumerate(param_leaves):
+        names[id(v)] = f"p{i}"
+    for i, v in enumerate(input_leaves):
+        names.setdefault(id(v), f"x{i}")
+    order = topological_order(root)  # reversed, the order backward() runs the closures
+    # Every value made during the trace, in the order the engine made them, after those made
+    # before it (a value that `fn` closes over), in the graph's order.
+    during = {id(n) for n in made}
+    nodes = [n for n in order if id(n) not in during]
+    for a in aux:
+        if isinstance(a, Value):
+            nodes.extend(n for n in topological_order(a) if id(n) not in during)
+    nodes.extend(made)
+    constant = set()
+    tape, instruction_of = [], {}
+    for node in nodes:
+        if not isinstance(node, Value):
+            raise TypeError(
+                f"compile_loss traces autograd.engine.Value graphs, but the graph holds {node!r} "
+                f"of type {type(node).__name__}"
+            )
+        key = id(node)
+        if key in names:
+            continue
+        prev = node._prev
+        if not prev or all(id(child) in constant for child in prev):
+            names[key] = node.data  # `2.5` in `a + 2.5`, or computed from constants
+            constant.add(key)
+            continue
+        # (a child missing from `names` was made before the trace and reaches only operations
+        # whose results do not reach the loss: it is a constant of the code, like a leaf)
+        require_engine_derivative(node, "compile_loss")  # made by hand: no derivative to compile
+        args = [names.get(id(child), child.data) for child in prev]
+        op = node._op
+        if op.startswith("**") and op != "**":  # a number exponent: the label holds it
+            args.append(label_exponent(node))
+            op = "**n"
+        if op not in RULES:
+            raise NotImplementedError(f"compile_loss does not know the operation {op!r} of {node!r}")
+        names[key] = out = f"t{len(tape)}"
+        instruction_of[key] = ins = Instruction(out, op, tuple(args))
+        tape.append(ins)
+    closures = [instruction_of[id(n)] for n in reversed(order) if id(n) in instruction_of]
+    result = names[id(root)]
+    aux = [names[id(a)] if isinstance(a, Value) else float(a) for a in aux]
+    return Trace(tape, closures, result, aux, has_aux, len(param_leaves), len(input_leaves))
+
+
+def label_exponent(node):
+    """The number n of `a ** n`, read from the operation's label (`'**2'`, `'**0.5'`), which
+    the engine writes with `_floats.short(n)`: exact in value, but a whole number prints the
+    same for `2` and `2.0`. Only there is the engine's own `n` asked, for its type: an int
+    stays an int, so the compiled code writes it, and its error messages print it, exactly as
+    the engine does (`0.0 ** -2.0`, not `0.0 ** -2`)."""
+    text = node._op[2:]
+    try:
+        n = int(text)
+    except ValueError:
+        return float(text)
+    closure = node._backward
+    cells = dict(zip(closure.__code__.co_freevars, closure.__closure__ or ()))
+    given = cells["n"].cell_contents if "n" in cells else n
+    return given if type(given) is float and given == n else n
+
+
+def is_name(arg):
+    """Whether an argument of an instruction is a variable (`p3`, `x0`, `t7`), not a number."""
+    return isinstance(arg, str)
