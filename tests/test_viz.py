@@ -1346,6 +1346,53 @@ def test_describe_reads_the_drawing_value_by_value():
     assert "<details" in page and "made by tanh from n" in page
 
 
-def test_only_draw_dot_drawings_can_describe_themselves():
-    with pytest.raises(ValueError, match="only drawings from draw_dot"):
-        viz.GraphDrawing().describe()
+def cycle_drawing():
+    """A drawing made by hand, as chapter 10 draws a reference cycle: labels on two lines,
+    labelled arrows, a dashed circle, and a node that only an arrow names."""
+    drawing = viz.GraphDrawing()
+    drawing.node("0", "out\n(Value)", color="#cf222e")
+    drawing.node("1", "_backward\n(function)", color="#cf222e")
+    drawing.edge("0", "1", label="_backward", color="#cf222e", style="dashed")
+    drawing.edge("1", "0", label="cell_contents", style="dashed,bold")
+    drawing.edges([("0", "loose")])
+    return drawing
+
+
+CYCLE_SENTENCE = ("A drawing of 3 nodes and 3 arrows: "
+                  "from out (Value) to _backward (function), labelled _backward, dashed; "
+                  "from _backward (function) to out (Value), labelled cell_contents, dashed; "
+                  "from out (Value) to loose.")
+
+
+def test_a_drawing_made_by_hand_says_what_it_shows_arrow_by_arrow(program, tmp_path):
+    drawing = cycle_drawing()
+    assert drawing.summary() == CYCLE_SENTENCE
+    # the picture carries it, as every picture from draw_dot does, and HTML folds the
+    # node-by-node text under it
+    wanted = ("img", CYCLE_SENTENCE, CYCLE_SENTENCE, True)
+    bundle = drawing._repr_mimebundle_()
+    assert accessible_name(svg_of(bundle["image/svg+xml"])) == wanted
+    saved = save(drawing, tmp_path / "cycle.svg").read_text(encoding="utf-8")
+    assert accessible_name(svg_of(saved)) == wanted
+    assert "<details" in bundle["text/html"] and "no arrow leaves it" in bundle["text/html"]
+    assert drawing.describe() == CYCLE_SENTENCE + "\n" + "\n".join([
+        "out (Value): to _backward (function), labelled _backward, dashed; to loose.",
+        "_backward (function): to out (Value), labelled cell_contents, dashed.",
+        "loose: no arrow leaves it."])
+
+
+def test_a_long_hand_made_drawing_names_the_first_arrows_and_counts_the_rest():
+    drawing = viz.GraphDrawing()
+    drawing.edges((str(i), str(i + 1)) for i in range(15))
+    sentence = drawing.summary()
+    assert sentence.startswith("A drawing of 16 nodes and 15 arrows: from 0 to 1; ")
+    assert "from 11 to 12;" in sentence and "from 12 to 13" not in sentence
+    assert sentence.endswith("and 3 more arrows.")
+    assert len(drawing.describe().splitlines()) == 1 + 16  # every node, in the longer text
+
+
+def test_an_empty_drawing_has_nothing_to_say():
+    drawing = viz.GraphDrawing()
+    assert drawing.summary() is None
+    with pytest.raises(ValueError, match="nothing in it to describe"):
+        drawing.describe()
