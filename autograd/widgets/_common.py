@@ -55,6 +55,44 @@ class _Model:
         bundle["text/plain"] = repr(self)  # where widgets cannot show, say what this is
         return bundle
 
+    def _ipython_display_(self):
+        _display_named(self._repr_mimebundle_())
+
+
+# ipywidgets draws a slider's description beside it, but does not tie the two together: a
+# screen reader would announce a nameless slider. This script, shown with every view, gives
+# each slider handle on the page its description as its name (aria-label), now and whenever
+# a slider appears later; a page runs it once. JupyterLab and JupyterLite run it in the output
+# of a cell that ran in this session, and a saved web page runs it as the page loads.
+NAME_SLIDERS = """<script>
+(function () {
+  if (window.autogradNamesSliders) return;
+  window.autogradNamesSliders = true;
+  var waiting = false;
+  function nameSliders() {
+    waiting = false;
+    var handles = document.querySelectorAll('.widget-slider [role="slider"]:not([aria-label])');
+    Array.prototype.forEach.call(handles, function (handle) {
+      var label = handle.closest(".widget-slider").querySelector(".widget-label");
+      var name = label && label.textContent.trim();
+      if (name) handle.setAttribute("aria-label", name);
+    });
+  }
+  nameSliders();
+  new MutationObserver(function () {
+    if (!waiting) { waiting = true; requestAnimationFrame(nameSliders); }
+  }).observe(document.body, {childList: true, subtree: true});
+})();
+</script>"""
+
+
+def _display_named(bundle):
+    """Show `bundle` (a view's) in a notebook, after the script that names its sliders."""
+    from IPython.display import display
+
+    display({"text/html": NAME_SLIDERS}, raw=True)
+    display(bundle, raw=True)
+
 
 class _View(widgets.VBox):
     """A model's view: its parts in a column, shown afresh by `refresh()` after every change.
@@ -68,6 +106,9 @@ class _View(widgets.VBox):
         self.add_class(css_class)
         self.model.observe(lambda _: self.refresh())
         self.refresh()
+
+    def _ipython_display_(self):
+        _display_named(self._repr_mimebundle_())
 
     def refresh(self):
         raise NotImplementedError
