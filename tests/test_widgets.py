@@ -1267,3 +1267,28 @@ def test_a_plot_says_in_words_what_its_panels_show():
     explorer = CurvatureExplorer(lambda x: x * x * x, 1.0)
     assert explorer.widget().plot.tooltip.startswith("Plot: ")
     assert "its tangent and its parabola" in explorer.widget().plot.tooltip
+
+
+# ---------------------------------------------------------------- sliders with names
+
+
+def test_every_view_is_shown_with_the_script_that_names_its_sliders(monkeypatch):
+    """ipywidgets leaves a slider's handle without a name; the script shown before each view
+    gives it the slider's description (tests/test_accessibility.py sees it work in the
+    browser). The explorers, their views, and chapter 00's widget test all bring it."""
+    import IPython.display
+
+    from autograd._slider_names import NAME_SLIDERS
+    from autograd.environment import widget_test
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display",
+                        lambda bundle, raw=False: shown.append((bundle, raw)))
+    explorer = GraphExplorer(lambda a, b: a * b, {"a": 2.0, "b": -3.0})
+    for thing in (explorer, explorer.widget(), BackwardStepper(neuron()["o"]), widget_test()):
+        shown.clear()
+        thing._ipython_display_()
+        assert [raw for _, raw in shown] == [True, True]
+        assert shown[0][0] == {"text/html": NAME_SLIDERS}
+        assert "application/vnd.jupyter.widget-view+json" in shown[1][0]
+    assert "aria-label" in NAME_SLIDERS and ".widget-label" in NAME_SLIDERS

@@ -14,6 +14,7 @@ import traitlets
 from .. import graph, viz
 from .._floats import is_int
 from ..plots import NoFigure, why_no_plots
+from .._slider_names import display_named
 from ..viz.screen import drawing_html
 
 # What the engine raises for log(-1), exp(1000), 1/0: a message for the learner, not a bug.
@@ -56,42 +57,7 @@ class _Model:
         return bundle
 
     def _ipython_display_(self):
-        _display_named(self._repr_mimebundle_())
-
-
-# ipywidgets draws a slider's description beside it, but does not tie the two together: a
-# screen reader would announce a nameless slider. This script, shown with every view, gives
-# each slider handle on the page its description as its name (aria-label), now and whenever
-# a slider appears later; a page runs it once. JupyterLab and JupyterLite run it in the output
-# of a cell that ran in this session, and a saved web page runs it as the page loads.
-NAME_SLIDERS = """<script>
-(function () {
-  if (window.autogradNamesSliders) return;
-  window.autogradNamesSliders = true;
-  var waiting = false;
-  function nameSliders() {
-    waiting = false;
-    var handles = document.querySelectorAll('.widget-slider [role="slider"]:not([aria-label])');
-    Array.prototype.forEach.call(handles, function (handle) {
-      var label = handle.closest(".widget-slider").querySelector(".widget-label");
-      var name = label && label.textContent.trim();
-      if (name) handle.setAttribute("aria-label", name);
-    });
-  }
-  nameSliders();
-  new MutationObserver(function () {
-    if (!waiting) { waiting = true; requestAnimationFrame(nameSliders); }
-  }).observe(document.body, {childList: true, subtree: true});
-})();
-</script>"""
-
-
-def _display_named(bundle):
-    """Show `bundle` (a view's) in a notebook, after the script that names its sliders."""
-    from IPython.display import display
-
-    display({"text/html": NAME_SLIDERS}, raw=True)
-    display(bundle, raw=True)
+        display_named(self._repr_mimebundle_())
 
 
 class _View(widgets.VBox):
@@ -108,7 +74,7 @@ class _View(widgets.VBox):
         self.refresh()
 
     def _ipython_display_(self):
-        _display_named(self._repr_mimebundle_())
+        display_named(self._repr_mimebundle_())
 
     def refresh(self):
         raise NotImplementedError
