@@ -91,7 +91,7 @@ def program():
 @pytest.fixture
 def graphviz_pure():
     """The real graphviz-pure command, wherever it is installed."""
-    for folder in [None, *viz._script_dirs()]:
+    for folder in [None, *viz.layout._script_dirs()]:
         found = shutil.which("graphviz-pure", path=folder)
         if found:
             return Path(found)
@@ -161,7 +161,7 @@ def hide_programs(monkeypatch, tmp_path, *, path_entries=(), script_dirs=()):
         link(target, bin_dir / name)
     monkeypatch.setenv("PATH", str(bin_dir))
     if script_dirs is not None:
-        monkeypatch.setattr(viz, "_script_dirs", lambda: [str(d) for d in script_dirs])
+        monkeypatch.setattr(viz.layout, "_script_dirs", lambda: [str(d) for d in script_dirs])
     return bin_dir
 
 
@@ -966,10 +966,10 @@ def test_a_layout_that_takes_too_long_is_stopped_with_a_clear_message(program, t
 def test_the_time_limit_defaults_to_layout_timeout(program, monkeypatch):
     graph = draw_dot(neuron()["o"])
     assert graph.timeout is None
-    monkeypatch.setattr(viz, "LAYOUT_TIMEOUT", 0.001)
+    monkeypatch.setattr(viz.layout, "LAYOUT_TIMEOUT", 0.001)
     with pytest.raises(viz.LayoutTimeoutError, match="longer than 0.001 s"):
         graph.pipe(format="svg")
-    monkeypatch.setattr(viz, "LAYOUT_TIMEOUT", 60.0)
+    monkeypatch.setattr(viz.layout, "LAYOUT_TIMEOUT", 60.0)
     assert Picture(render(graph)).value("o")["texts"] == ["o", "data 0.7071", "grad 1.0000"]
 
 
@@ -988,12 +988,13 @@ def test_a_timeout_that_is_not_a_sensible_number_of_seconds_is_refused(timeout, 
 # --------------------------------------------------------------------------- the package, graphviz
 
 
-# What `autograd.viz` offered when it was one module (its __all__ then): notebooks, the widgets,
-# the README and learners import these, so the package must keep every one.
+# What `autograd.viz` offered when it was one module (its __all__ then), less LAYOUT_TIMEOUT:
+# notebooks, the widgets, the README and learners import these, so the package must keep every
+# one. The time limit lives in `autograd.viz.layout` alone, where setting it takes effect.
 NAMES_OF_THE_SINGLE_MODULE = [
     "draw_dot", "side_by_side", "inline_svg", "DEFAULT_MAX_WIDTH", "trace", "backward_order",
     "layout_program", "save", "GraphDrawing", "SideBySide", "GraphvizNotFoundError",
-    "LayoutTimeoutError", "LayoutProgram", "LAYOUT_TIMEOUT",
+    "LayoutTimeoutError", "LayoutProgram",
 ]
 
 
@@ -1004,15 +1005,15 @@ def test_the_viz_package_offers_every_name_the_single_module_did():
     for name in NAMES_OF_THE_SINGLE_MODULE:
         assert star[name] is getattr(viz, name), name
         assert name in dir(viz), name  # so a notebook completes it after `viz.`
-    assert viz.DEFAULT_MAX_WIDTH == 9.5 and viz.LAYOUT_TIMEOUT == 20.0
-    # The explorers check rankdir against this; _RANKDIRS is its name from before.
-    assert viz.RANKDIRS == viz._RANKDIRS == ("LR", "TB", "RL", "BT")
+    assert viz.DEFAULT_MAX_WIDTH == 9.5 and viz.layout.LAYOUT_TIMEOUT == 20.0
+    # The explorers check rankdir against this.
+    assert viz.RANKDIRS == ("LR", "TB", "RL", "BT")
+    # no copy of the time limit on the package, which setting would not change
+    assert not hasattr(viz, "LAYOUT_TIMEOUT")
 
 
-def test_setting_layout_timeout_on_the_package_sets_the_limit_drawings_use(monkeypatch):
-    monkeypatch.setattr(viz, "LAYOUT_TIMEOUT", 7.5)
-    assert viz.LAYOUT_TIMEOUT == 7.5
-    assert viz.layout.LAYOUT_TIMEOUT == 7.5  # where the layout program's runner reads it
+def test_setting_layout_timeout_sets_the_limit_drawings_use(monkeypatch):
+    monkeypatch.setattr(viz.layout, "LAYOUT_TIMEOUT", 7.5)
     with pytest.raises(ValueError, match=r"LAYOUT_TIMEOUT \(7.5 s\)"):
         draw_dot(Value(1.0), timeout=-1)
 

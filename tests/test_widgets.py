@@ -1005,7 +1005,7 @@ def test_an_explorer_whose_drawing_takes_too_long_shows_a_message(monkeypatch):
         viz.layout_program()
     except viz.GraphvizNotFoundError:
         skip_or_fail("no Graphviz layout program (pip install graphviz-pure)")
-    monkeypatch.setattr(viz, "LAYOUT_TIMEOUT", 0.001)
+    monkeypatch.setattr(viz.layout, "LAYOUT_TIMEOUT", 0.001)
     view = GraphExplorer(neuron_function, {"x1": 2.0, "x2": 0.0, "w1": -3.0, "w2": 1.0,
                                            "b": B}).widget()
     assert "took longer than 0.001 s" in view.drawing.value

@@ -1,11 +1,14 @@
-"""`GraphDrawing`: a `graphviz.Digraph` that becomes a picture through `layout.run`.
+"""`GraphDrawing`: a `graphviz.Digraph` that becomes a picture through `layout.run`, and says
+in words what it shows.
 
 A drawing turns into a picture in four ways: `pipe()` gives the picture's bytes or text,
 `render()` (and `view()`) writes it to a file, a notebook shows it through
 `_repr_mimebundle_()`, and `save(graph, path)` writes it where the learner says. All four
 run the program `layout.layout_program()` finds, under the drawing's time limit, and a
 notebook that cannot get a picture shows `explain(...)`: the reason and the DOT text, never a
-traceback.
+traceback. Every SVG picture carries the drawing's `summary()` as its name (its `<title>`
+and aria-label), and a notebook folds its `describe()` text under it: draw_dot sets both;
+any other drawing makes them from the nodes and arrows it was given.
 
 GraphDrawing overrides only public methods of `graphviz.Digraph` (and IPython's display hook),
 with graphviz's own signatures, so it works with any graphviz from 0.20 on and leaves every
@@ -63,12 +66,12 @@ class GraphDrawing(graphviz.Digraph):
 
     def node(self, name, label=None, _attributes=None, **attrs):
         """Add a node, as `graphviz.Digraph.node` does, and remember it for the words."""
-        super().node(name, label, _attributes, **attrs)
+        super().node(name, label, _attributes=_attributes, **attrs)
         self._parts()[0][name] = _spoken_label(name if label is None else label)
 
     def edge(self, tail_name, head_name, label=None, _attributes=None, **attrs):
         """Add an arrow, as `graphviz.Digraph.edge` does, and remember it for the words."""
-        super().edge(tail_name, head_name, label, _attributes, **attrs)
+        super().edge(tail_name, head_name, label, _attributes=_attributes, **attrs)
         style = str(attrs.get("style", ""))
         self._parts()[1].append((tail_name, head_name, label,
                                  next((s for s in _LINE_STYLES if s in style), None)))
