@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ._platform import IN_BROWSER
+from ._slider_names import display_named
 
 __all__ = [
     "MIN_PYTHON",
@@ -522,6 +523,9 @@ class WidgetTest:
         # A front end that cannot show widgets falls back to the plain text: make it the fix.
         bundle["text/plain"] = NO_WIDGET_VIEW
         return bundle
+
+    def _ipython_display_(self):  # the slider with its name, as the explorers' sliders
+        display_named(self._repr_mimebundle_())
 
 
 def widget_test():

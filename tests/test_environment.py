@@ -37,7 +37,7 @@ def hide_layout_programs(monkeypatch, tmp_path):
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
-    monkeypatch.setattr(viz, "_script_dirs", lambda: [])
+    monkeypatch.setattr(viz.layout, "_script_dirs", lambda: [])
 
 
 def layout_program_on_this_machine():

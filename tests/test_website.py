@@ -71,6 +71,9 @@ INLINE_DRAWINGS = """(boxes) => [...document.querySelectorAll('.cell_output svg'
 PHONE = {"width": 390, "height": 844}
 READABLE = 10  # pixels
 PLOT_SHARE = 0.72
+# An explorer's plot (the training dashboard's, say) is drawn at 90 dots per inch, its 10-point
+# text 12.5 px: 10 px of it is 80% of its width.
+WIDGET_PLOT_SHARE = 0.8
 ON_A_PHONE = """(boxes) => {
     const drawings = [...document.querySelectorAll('.cell_output svg')]
         .filter(svg => !svg.parentElement.closest('svg') && !svg.closest('.widget-subarea')
@@ -81,8 +84,11 @@ ON_A_PHONE = """(boxes) => {
         .filter(img => !img.closest('.widget-subarea') && img.naturalWidth > 0)
         .map(img => ({src: img.getAttribute('src'), shown: img.getBoundingClientRect().width,
                       natural: img.naturalWidth}));
+    const widgetPlots = [...document.querySelectorAll('.cell_output .widget-subarea img')]
+        .filter(img => img.naturalWidth > 0)
+        .map(img => ({shown: img.getBoundingClientRect().width, natural: img.naturalWidth}));
     return {pageWidth: document.documentElement.scrollWidth, windowWidth: window.innerWidth,
-            drawings, plots};
+            drawings, plots, widgetPlots};
 }"""
 
 # Each saved widget view, and whether the embedder drew it beside its <script> tag.
@@ -280,6 +286,9 @@ def check_on_a_phone(page, name):
     shrunk = [plot for plot in seen["plots"]
               if plot["shown"] < min(plot["natural"], PLOT_SHARE * plot["natural"]) - 1]
     assert shrunk == [], f"{name}: on a phone, plots shrunk below readable text: {shrunk}"
+    shrunk = [plot for plot in seen["widgetPlots"]
+              if plot["shown"] < min(plot["natural"], WIDGET_PLOT_SHARE * plot["natural"]) - 1]
+    assert shrunk == [], f"{name}: on a phone, explorers' plots shrunk below readable: {shrunk}"
     smallest = f"{min(seen['drawings']):.1f} px" if seen["drawings"] else "none"
     return f"on a phone, smallest text in a drawing {smallest}"
 

@@ -3,7 +3,7 @@
 How a drawing looks lives here: the record box `{ label | data | grad }` of each value, the
 oval of each operation, the colours of gradients and their caption, the numbering by
 backward order, and the escaping that draws every label exactly as given. The drawing it
-returns, a `GraphDrawing`, turns itself into a picture (see `drawing.py`).
+returns, a `GraphDrawing`, turns itself into a picture (see `graph_drawing.py`).
 """
 
 import math
@@ -13,7 +13,7 @@ import graphviz
 from .. import graph
 from .._floats import is_int, is_real
 from ..graph import require_value_like
-from .drawing import GraphDrawing
+from .graph_drawing import GraphDrawing
 from .layout import check_timeout
 
 __all__ = ["draw_dot", "trace", "backward_order", "DEFAULT_MAX_WIDTH", "RANKDIRS", "FONT"]

@@ -8,7 +8,7 @@ and, like a single drawing, explains in the notebook when they cannot be drawn.
 import html  # the standard library's (this module is autograd.viz.html)
 
 from .draw import FONT
-from .drawing import CANNOT_DRAW, explain
+from .graph_drawing import CANNOT_DRAW, explain
 from .screen import fitted_svg, pixels, screen_widths
 
 __all__ = ["inline_svg", "side_by_side", "SideBySide"]

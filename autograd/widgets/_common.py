@@ -14,6 +14,7 @@ import traitlets
 from .. import graph, viz
 from .._floats import is_int
 from ..plots import NoFigure, why_no_plots
+from .._slider_names import display_named
 from ..viz.screen import drawing_html
 
 # What the engine raises for log(-1), exp(1000), 1/0: a message for the learner, not a bug.
@@ -55,6 +56,9 @@ class _Model:
         bundle["text/plain"] = repr(self)  # where widgets cannot show, say what this is
         return bundle
 
+    def _ipython_display_(self):
+        display_named(self._repr_mimebundle_())
+
 
 class _View(widgets.VBox):
     """A model's view: its parts in a column, shown afresh by `refresh()` after every change.
@@ -68,6 +72,9 @@ class _View(widgets.VBox):
         self.add_class(css_class)
         self.model.observe(lambda _: self.refresh())
         self.refresh()
+
+    def _ipython_display_(self):
+        display_named(self._repr_mimebundle_())
 
     def refresh(self):
         raise NotImplementedError

@@ -2,30 +2,57 @@
 // drawn in, and a page narrower than the picture shrinks it, text and all: the course's plots
 // (matplotlib's 10-point text at 100 dots per inch, about 14 pixels) would end with text of 5
 // pixels on a phone. So each plot shrinks with the page no further than 72% of its own width,
-// where that text is 10 pixels, and its output scrolls sideways beyond that. (The drawings of
-// graphs fit themselves: their HTML says how far their text lets them shrink.)
+// where that text is 10 pixels, and its output scrolls sideways beyond that. An explorer's plot
+// (the training dashboard's, say) is drawn at 90 dots per inch (autograd/widgets/_common.py),
+// its 10-point text 12.5 pixels: it shrinks no further than 80%, and the picture alone scrolls
+// sideways, under the explorer's controls. (The drawings of graphs fit themselves: their HTML
+// says how far their text lets them shrink.)
 (function () {
   "use strict";
   var READABLE_SHARE = 0.72; // 10 px of about 13.9 px
+  var WIDGET_READABLE_SHARE = 0.8; // 10 px of 12.5 px
 
-  function keepReadable(img) {
+  function keepReadable(img, share, scroller) {
     if (!img.naturalWidth) return;
-    var narrowest = Math.min(img.naturalWidth, Math.ceil(img.naturalWidth * READABLE_SHARE));
+    var narrowest = Math.min(img.naturalWidth, Math.ceil(img.naturalWidth * share));
     img.style.minWidth = narrowest + "px";
-    var output = img.closest(".cell_output");
-    if (output) {
-      output.style.overflowX = "auto";
-      output.tabIndex = 0; // a box that scrolls can be scrolled from the keyboard
+    if (scroller) {
+      scroller.style.overflowX = "auto";
+      scroller.tabIndex = 0; // a box that scrolls can be scrolled from the keyboard
     }
+  }
+
+  function whenLoaded(img, then) {
+    if (img.complete) then();
+    else img.addEventListener("load", then);
+  }
+
+  // An explorer's picture, drawn by the widget embedder after the page loads: put in a box of
+  // its own that scrolls, so that the controls above it stay in view.
+  function keepWidgetPlotsReadable() {
+    var plots = document.querySelectorAll(".cell_output .widget-subarea img.widget-image");
+    Array.prototype.forEach.call(plots, function (img) {
+      if (img.parentElement.classList.contains("course-plot-scroller")) return;
+      var box = document.createElement("div");
+      box.className = "course-plot-scroller";
+      img.parentElement.insertBefore(box, img);
+      box.appendChild(img);
+      whenLoaded(img, function () { keepReadable(img, WIDGET_READABLE_SHARE, box); });
+    });
   }
 
   function start() {
     var plots = document.querySelectorAll(".cell_output img");
     Array.prototype.forEach.call(plots, function (img) {
-      if (img.closest(".widget-subarea")) return; // a widget's own picture: left as it is
-      if (img.complete) keepReadable(img);
-      else img.addEventListener("load", function () { keepReadable(img); });
+      if (img.closest(".widget-subarea")) return; // an explorer's: keepWidgetPlotsReadable
+      whenLoaded(img, function () {
+        keepReadable(img, READABLE_SHARE, img.closest(".cell_output"));
+      });
     });
+    if (!document.querySelector('script[type="application/vnd.jupyter.widget-view+json"]')) return;
+    keepWidgetPlotsReadable();
+    new MutationObserver(keepWidgetPlotsReadable)
+      .observe(document.body, {childList: true, subtree: true});
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
@@ -34,9 +61,8 @@
 
 // The widgets on these pages are snapshots: the state each had when the chapter ran, drawn
 // without a kernel, so their controls move nothing. A note above each says so and links to
-// the same chapter in the browser edition, where the widget is live. And each slider gets
-// its description as its name: ipywidgets writes the description beside the slider but does
-// not tie the two together, so a screen reader would announce a nameless slider.
+// the same chapter in the browser edition, where the widget is live. (Each slider gets its
+// name from the script that the explorers show with their views: autograd/widgets/_common.py.)
 (function () {
   "use strict";
   var VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]';
@@ -61,21 +87,9 @@
     });
   }
 
-  function nameSliders(root) {
-    var handles = root.querySelectorAll('.widget-slider [role="slider"]:not([aria-label])');
-    Array.prototype.forEach.call(handles, function (handle) {
-      var label = handle.closest(".widget-slider").querySelector(".widget-label");
-      var name = label && label.textContent.trim();
-      if (name) handle.setAttribute("aria-label", name);
-    });
-  }
-
   function start() {
     if (!document.querySelector(VIEW)) return;
     addNotes();
-    nameSliders(document);
-    new MutationObserver(function () { nameSliders(document); })
-      .observe(document.body, {childList: true, subtree: true});
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

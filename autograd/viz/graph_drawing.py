@@ -1,11 +1,14 @@
-"""`GraphDrawing`: a `graphviz.Digraph` that becomes a picture through `layout.run`.
+"""`GraphDrawing`: a `graphviz.Digraph` that becomes a picture through `layout.run`, and says
+in words what it shows.
 
 A drawing turns into a picture in four ways: `pipe()` gives the picture's bytes or text,
 `render()` (and `view()`) writes it to a file, a notebook shows it through
 `_repr_mimebundle_()`, and `save(graph, path)` writes it where the learner says. All four
 run the program `layout.layout_program()` finds, under the drawing's time limit, and a
 notebook that cannot get a picture shows `explain(...)`: the reason and the DOT text, never a
-traceback.
+traceback. Every SVG picture carries the drawing's `summary()` as its name (its `<title>`
+and aria-label), and a notebook folds its `describe()` text under it: draw_dot sets both;
+any other drawing makes them from the nodes and arrows it was given.
 
 GraphDrawing overrides only public methods of `graphviz.Digraph` (and IPython's display hook),
 with graphviz's own signatures, so it works with any graphviz from 0.20 on and leaves every
@@ -16,6 +19,7 @@ area, whatever `graphviz.set_jupyter_format` says, unless it asks for another im
 
 import html  # the standard library's, not autograd/viz/html.py
 import os
+import re
 import warnings
 from pathlib import Path
 
@@ -54,29 +58,97 @@ class GraphDrawing(graphviz.Digraph):
 
     values = ()
     timeout = None
-    # The drawing in words (draw_dot sets both): a sentence that SVG pictures carry as their
-    # <title> and aria-label, and a longer text, value by value, for `describe()`.
+    # The drawing in words. draw_dot sets both: a sentence that SVG pictures carry as their
+    # <title> and aria-label, and a longer text, value by value, for `describe()`. Any other
+    # drawing is put into words from the nodes and arrows it was given (see `node`, `edge`).
     summary_text = None
     description_text = None
 
+    def node(self, name, label=None, _attributes=None, **attrs):
+        """Add a node, as `graphviz.Digraph.node` does, and remember it for the words."""
+        super().node(name, label, _attributes=_attributes, **attrs)
+        self._parts()[0][name] = _spoken_label(name if label is None else label)
+
+    def edge(self, tail_name, head_name, label=None, _attributes=None, **attrs):
+        """Add an arrow, as `graphviz.Digraph.edge` does, and remember it for the words."""
+        super().edge(tail_name, head_name, label, _attributes=_attributes, **attrs)
+        style = str(attrs.get("style", ""))
+        self._parts()[1].append((tail_name, head_name, label,
+                                 next((s for s in _LINE_STYLES if s in style), None)))
+
+    def edges(self, tail_head_iter):
+        """Add arrows without labels, as `graphviz.Digraph.edges` does (and remember them)."""
+        for tail, head in tail_head_iter:
+            self.edge(tail, head)
+
+    def _parts(self):
+        """({node name: its label in words}, [(tail, head, label, line style)]): what `node`
+        and `edge` were given, in order."""
+        if "_drawn" not in self.__dict__:
+            self._drawn = ({}, [])
+        return self._drawn
+
     def summary(self):
-        """One sentence saying what the drawing shows (its output, how many values and
-        operations, the inputs' gradients): the text a screen reader reads for the picture."""
-        return self.summary_text
+        """One sentence saying what the drawing shows: the text a screen reader reads for the
+        picture. From draw_dot: its output, how many values and operations, the inputs'
+        gradients. Any other drawing: how many nodes and arrows, and which arrow goes where.
+        None for a drawing with nothing in it."""
+        if self.summary_text is not None:
+            return self.summary_text
+        nodes, arrows = self._parts()
+        if not nodes and not arrows:
+            return None
+        said = [self._arrow_words(arrow) for arrow in arrows[:_LISTED_ARROWS]]
+        if len(arrows) > _LISTED_ARROWS:
+            said.append(f"and {len(arrows) - _LISTED_ARROWS} more arrows")
+        counts = _count(len(self._node_names()), "node") + " and " + _count(len(arrows), "arrow")
+        return f"A drawing of {counts}" + (": " + "; ".join(said) if said else "") + "."
 
     def describe(self):
-        """The drawing in words, value by value in drawing order (v0, v1, ...): each value's
-        label, data and grad, and the operation that made it from which inputs."""
-        if self.description_text is None:
-            raise ValueError("this drawing has no description: only drawings from draw_dot "
-                             "have one")
-        return Description(f"{self.summary_text}\n{self.description_text}")
+        """The drawing in words, part by part. From draw_dot: value by value in drawing order
+        (v0, v1, ...), each value's label, data and grad, and the operation that made it from
+        which inputs. Any other drawing: node by node, the arrows that leave it."""
+        words = self._words()
+        if words is None:
+            raise ValueError("this drawing has nothing in it to describe: give it nodes and "
+                             "arrows first (drawing.node(...), drawing.edge(...))")
+        return Description(f"{self.summary()}\n{words}")
+
+    def _words(self):
+        """The text under the summary in `describe()`, or None for an empty drawing."""
+        if self.description_text is not None:
+            return self.description_text
+        nodes, arrows = self._parts()
+        lines = []
+        for name in self._node_names():
+            leaving = [self._arrow_words(arrow, tail=False) for arrow in arrows
+                       if arrow[0] == name]
+            lines.append(f"{nodes.get(name, name)}: " + ("; ".join(leaving) if leaving
+                                                        else "no arrow leaves it") + ".")
+        return "\n".join(lines) or None
+
+    def _node_names(self):
+        """Every node drawn, in the order it first appeared (an arrow draws its ends too)."""
+        nodes, arrows = self._parts()
+        return list(dict.fromkeys([*nodes, *(end for arrow in arrows for end in arrow[:2])]))
+
+    def _arrow_words(self, arrow, tail=True):
+        """One arrow in words: "from a to b, labelled c, dashed" ("to b, ..." without tail)."""
+        nodes = self._parts()[0]
+        start, end, label, style = arrow
+        words = f"to {nodes.get(end, end)}"
+        if tail:
+            words = f"from {nodes.get(start, start)} " + words
+        if label is not None:
+            words += f", labelled {_spoken_label(label)}"
+        return words + (f", {style}" if style else "")
 
     def _labelled(self, picture, format, renderer, formatter):
         """An SVG picture with the summary as its <title> and aria-label (role img)."""
-        if self.summary_text is None or format != "svg" or renderer or formatter:
+        summary = self.summary()
+        if summary is None or format != "svg" or renderer or formatter:
             return picture
-        return screen.labelled_svg(picture.decode("utf-8"), self.summary_text).encode("utf-8")
+        return screen.labelled_svg(picture.decode("utf-8"), summary).encode("utf-8")
 
     def _limits(self):
         return {"timeout": layout.check_timeout(self.timeout), "values": len(self.values) or None}
@@ -181,10 +253,29 @@ class GraphDrawing(graphviz.Digraph):
                       if mimetype in wanted}
             if "text/html" in wanted:
                 svg = bundle.get("image/svg+xml") or self.pipe(format="svg", encoding="utf-8")
-                bundle["text/html"] = screen.drawing_html(svg, words=self.description_text)
+                bundle["text/html"] = screen.drawing_html(svg, words=self._words())
             return bundle
         except CANNOT_DRAW as error:
             return explain(error, self.source)
+
+
+_LISTED_ARROWS = 12  # a summary names at most this many arrows; describe() names them all
+_LINE_STYLES = ("dashed", "dotted", "bold")  # an arrow's line, when it is not plain
+_HTML_TAG = re.compile(r"<[^<>]*>")
+
+
+def _count(n, thing):
+    return f"{n} {thing}{'s' * (n != 1)}"
+
+
+def _spoken_label(label):
+    """A node's or arrow's label as words: Graphviz's line breaks (a newline, \\n, \\l, \\r)
+    and an HTML-like label's tags become spaces."""
+    text = str(label)
+    if text.startswith("<") and text.endswith(">"):  # an HTML-like label: <<b>x</b>>
+        text = html.unescape(_HTML_TAG.sub(" ", text[1:-1]))
+    text = re.sub(r"\\[nlr]|\n", " ", text)
+    return " ".join(text.split())
 
 
 class Description(str):
@@ -273,7 +364,7 @@ def save(graph, path, *, dpi=150, timeout=None):
     picture = layout.run(getattr(graph, "engine", "dot"), kind, source.encode(encoding),
                          options=options, timeout=timeout,
                          values=len(getattr(graph, "values", ())) or None)
-    summary = getattr(graph, "summary_text", None)
+    summary = graph.summary() if isinstance(graph, GraphDrawing) else None
     if kind == "svg" and summary:
         picture = screen.labelled_svg(picture.decode("utf-8"), summary).encode("utf-8")
     path.write_bytes(picture)
