@@ -20,12 +20,14 @@ A `Report` is true when every check passed, prints as plain text, and shows as H
 import importlib
 
 from .. import syllabus
-from .core import (  # noqa: F401  (the checks' building blocks, for the chapter modules)
+from .core import (
     CheckFailed, CheckResult, ChecksFailed, ChecksInterrupted, Report, SolutionFailed, check,
     run_checks, TIME_LIMIT, time_limit, fail, expect, expect_close, check_answer, show, is_int,
     is_number, is_close,
+)
+from .toolbox import (
     describe_nodes, expect_children, reverse_topological_order, backprop_by_hand, expect_closure,
-    expect_gradients, GradientFailed, _text, answers_for, forget_answers,
+    expect_gradients, GradientFailed,
 )
 from .exercise import register_magic
 

@@ -13,14 +13,14 @@ number answers get a hint on the first wrong try and the answer after the second
 what the question asked for. (`WARM_UP`, at the bottom, is chapter 00's.)
 """
 
-import ast
 import inspect
 import math
 import statistics
-import textwrap
 
-from . import check, expect, fail, is_close, is_number, run_checks, show
-from .exercise import Exercise, Prediction, is_unwritten
+from .toolbox import (
+    Exercise, Prediction, check, expect, fail, is_close, is_number, run_checks, show,
+    untouched_stub,
+)
 
 __all__ = [
     "checkpoint", "check_numerical_derivative", "check_evaluation_count",
@@ -192,29 +192,6 @@ def checkpoint(numerical_derivative):
 
 
 # --------------------------------------------------------------------- exercises
-
-
-def untouched_stub(given=0):
-    """`unanswered` for an exercise whose stub is a function holding a `...` line and `given`
-    statements of its own (a docstring aside): the stub counts as untouched while it still has
-    its `...` and nothing more. A learner who wrote an answer but left the `...` in place has
-    answered, and the check looks at what they wrote (`is_unwritten` alone would say "not
-    answered yet" and let the solution replace it)."""
-
-    def unanswered(function):
-        if not is_unwritten(function):
-            return False
-        try:
-            (definition,) = ast.parse(textwrap.dedent(inspect.getsource(function))).body
-            body = definition.body
-        except (OSError, TypeError, SyntaxError, ValueError, AttributeError):
-            return True
-        if body and isinstance(body[0], ast.Expr) and isinstance(
-                getattr(body[0].value, "value", None), str):
-            body = body[1:]  # the docstring
-        return len(body) <= given + 1
-
-    return unanswered
 
 
 # The recipe first: its failures name the bug (forward difference, a missing 2, ...), and the

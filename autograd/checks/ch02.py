@@ -16,11 +16,10 @@ import sys
 from contextlib import redirect_stdout
 
 from ..graph import topological_order
-from . import (
-    _text, check, describe_nodes, expect, expect_children, fail, is_int, run_checks, show,
+from .toolbox import (
+    Exercise, check, describe_nodes, expect, expect_children, fail, is_int, run_checks, show,
+    _text, untouched_stub,
 )
-from .ch01 import untouched_stub
-from .exercise import Exercise
 
 __all__ = [
     "checkpoint", "check_rejects_non_numbers", "check_count_nodes", "check_hand_built_L",

@@ -12,11 +12,10 @@ in an order they compute (`backprop_by_hand`).
 
 import math
 
-from . import (
-    GradientFailed, _text, backprop_by_hand, check, expect, expect_children, expect_close,
-    expect_gradients, fail, is_close, run_checks, show,
+from .toolbox import (
+    Exercise, GradientFailed, Prediction, backprop_by_hand, check, expect, expect_children,
+    expect_close, expect_gradients, fail, is_close, is_unwritten, run_checks, show, _text,
 )
-from .exercise import Exercise, Prediction, is_unwritten
 
 __all__ = ["checkpoint", "check_mul", "check_sub", "check_pow", "check_backprop_by_hand",
            "check_diamond_prediction"]

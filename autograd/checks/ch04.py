@@ -17,11 +17,10 @@ for `+=` and a missing `* out.grad` cannot pass, and each is named only when the
 import math
 
 from .. import _floats
-from . import (
-    CheckFailed, GradientFailed, _text, backprop_by_hand, check, expect, expect_close,
-    expect_gradients, fail, is_close, is_number, run_checks, show,
+from .toolbox import (
+    CheckFailed, Exercise, GradientFailed, backprop_by_hand, check, expect, expect_close,
+    expect_gradients, fail, is_close, is_number, is_unwritten, run_checks, show, _text,
 )
-from .exercise import Exercise, is_unwritten
 
 __all__ = ["checkpoint", "check_tanh", "check_sigmoid", "check_tanh_slope_prediction"]
 

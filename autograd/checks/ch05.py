@@ -31,61 +31,30 @@ A wrong list is compared with what the stub's loop gives with each classic bug i
 so the message names the bug; nodes are named by labels the check gives them (x0, n5, ...).
 """
 
-import contextlib
 import math
 import random
-import sys
 
 from ..graph import breadth_first_order
-from . import (
-    check, expect, expect_close, fail, is_close, reverse_topological_order, run_checks, show,
+from .toolbox import (
+    DEFAULT_RECURSION_LIMIT, VISITED, Exercise, chain_of_sums, check, default_recursion_limit,
+    expect, expect_close, fail, is_close, is_unwritten, reverse_topological_order, run_checks,
+    show,
 )
-from .exercise import Exercise, is_unwritten
 
 __all__ = ["checkpoint", "check_recursive_sort", "check_order_prediction", "check_backward",
            "check_topological_sort", "random_program", "DEPTH"]
 
 DEPTH = 100_000  # deep enough that one Python frame per node is far beyond the limit
-DEFAULT_RECURSION_LIMIT = 1000
 SEEDS = range(5)
 
 # What a check that runs out of time says: the likely cause. On a busy test machine, with the
 # package's engine and the solutions, backward() on the deep chain took up to 3 s and the sort
 # up to 2 s: they may take 40 s and 30 s. Every other check took under 0.2 s of its 5.
-VISITED = "is your topological sort marking visited nodes?"
 IN_A_SET = (f"keep the visited nodes in a set: looking a node up in a list takes longer the "
             f"longer the list grows, and this chain has {DEPTH:,} nodes")
 VISITED_IN_A_SET = f"{VISITED} And {IN_A_SET}"
 STUCK_LOOP = ("does each pass of your `while` loop either push an input that is not in `visited` "
               "yet (and add it to `visited`) or pop the entry on top of the stack?")
-
-
-@contextlib.contextmanager
-def default_recursion_limit():
-    """Run the body at Python's default recursion limit, whatever the notebook set it to: a
-    recursive sort must fail here as it would for a learner who never raised the limit."""
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(DEFAULT_RECURSION_LIMIT)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(old)
-
-
-def chain_of_sums(Value, depth, start, step):
-    """`x`, `step` and the nodes of x + step + step + ... (`depth` sums), last node last.
-
-    The list is what frees the chain safely. Dropped from its last node alone, a chain is freed
-    by a recursion as deep as the chain: each node, as it goes, lets go of its input. In the
-    browser (the JupyterLite edition) that recursion overflows the JavaScript stack for a chain
-    of a few thousand nodes of a class with `__slots__`, and the kernel dies. A list lets go of
-    its last item first, so each node goes when no other node is left to go with it.
-    """
-    x, step = Value(start), Value(step)
-    nodes = [x]
-    for _ in range(depth):
-        nodes.append(nodes[-1] + step)  # one more node on the chain, and one more use of `step`
-    return x, step, nodes
 
 
 def random_program(seed, n_inputs=3, n_steps=12):

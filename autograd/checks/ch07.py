@@ -15,9 +15,10 @@ about seeds, non-linearities or attributes is assumed).
 import inspect
 import re
 
-from . import _text, check, expect, fail, is_int, is_number, run_checks, show
-from .ch06 import SameArguments
-from .exercise import Exercise, is_unwritten
+from .toolbox import (
+    Exercise, SameArguments, check, expect, fail, is_int, is_number, is_unwritten, run_checks,
+    show, _text,
+)
 
 __all__ = ["checkpoint", "check_layer_parameters", "check_zero_grad", "check_circles"]
 

@@ -28,9 +28,9 @@ import re
 from collections import namedtuple
 
 from ..stages import stage
-from . import check, expect, fail, is_number, run_checks, show
-from .ch06 import SameArguments
-from .exercise import Exercise, is_unwritten
+from .toolbox import (
+    Exercise, SameArguments, check, expect, fail, is_number, is_unwritten, run_checks, show,
+)
 
 __all__ = [
     "checkpoint",

@@ -20,8 +20,10 @@ hint on the first wrong answer and the answer only after a second one.
 
 import math
 
-from . import check, expect, expect_close, fail, is_close, is_number, show
-from .exercise import Exercise, Prediction, is_unwritten
+from .toolbox import (
+    Exercise, Prediction, check, expect, expect_close, fail, is_close, is_number, is_unwritten,
+    show,
+)
 
 __all__ = ["check_neuron_node_count", "check_dual_tanh", "check_pass_counts",
            "NEURON_INPUTS", "MLP_PARAMETERS", "CURVE_OUTPUTS"]

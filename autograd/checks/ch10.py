@@ -32,9 +32,10 @@ from numbers import Real
 
 from ..engine import Value as Reference
 from ..profiling import collector_off, new_tracked_objects
-from . import check, expect, expect_close, fail, is_close, is_number, run_checks, show
-from .ch05 import VISITED, chain_of_sums, default_recursion_limit
-from .exercise import Exercise, is_unwritten
+from .toolbox import (
+    ARITHMETIC, VISITED, Exercise, chain_of_sums, check, default_recursion_limit, expect,
+    expect_close, fail, is_close, is_number, is_unwritten, run_checks, show,
+)
 
 __all__ = ["checkpoint", "check_cycle_path", "check_object_predictions", "check_flat_exp",
            "count_made_by_product", "DEPTH"]
@@ -518,15 +519,6 @@ def check_flat_exp(cls):
 
 # --------------------------------------------------------------------- the checkpoint
 
-# name -> (arity, operation): + and * of two values, and with a number on either side
-ARITHMETIC = {
-    "add": (2, lambda a, b: a + b),
-    "mul": (2, lambda a, b: a * b),
-    "add_number": (1, lambda a: a + 1.5),
-    "number_add": (1, lambda a: -0.5 + a),
-    "mul_number": (1, lambda a: a * -0.75),
-    "number_mul": (1, lambda a: 2 * a),
-}
 # What FlatValue has: the arithmetic, relu and exp. Operands of exp are kept small so that
 # nothing overflows.
 OPERATIONS = {

@@ -42,10 +42,10 @@ from ..article import NEURON, neuron_output
 from ..compile import TraceMismatch, compile_loss
 from ..engine import Value
 from ..graph import topological_order
-from . import check, expect, fail, is_close, is_number, run_checks, show
-from .ch10 import ARITHMETIC
-from .core import _said
-from .exercise import Exercise, is_unwritten
+from .toolbox import (
+    ARITHMETIC, Exercise, check, expect, fail, is_close, is_number, is_unwritten, run_checks,
+    _said, show,
+)
 
 __all__ = ["checkpoint", "check_mul_backward", "check_branch_free", "OPS", "SEEDS",
            "random_program", "run_program", "reference_compile"]

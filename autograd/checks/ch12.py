@@ -28,9 +28,10 @@ import random
 from ..engine import Value
 from ..graph import topological_order
 from ..higher_order import grad
-from . import check, expect, fail, is_close, is_number, run_checks, show
-from .core import _said
-from .exercise import Exercise, Prediction, is_unwritten
+from .toolbox import (
+    Exercise, Prediction, check, expect, fail, is_close, is_number, is_unwritten, run_checks,
+    _said, show,
+)
 
 __all__ = ["checkpoint", "check_second_derivative_prediction", "check_hvp", "check_my_grad",
            "reference_grad", "random_expression", "SEEDS", "numerical_hvp"]
