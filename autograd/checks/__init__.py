@@ -1,11 +1,12 @@
 """Chapter checkpoints: run a chapter's specification on what the learner built.
 
-Each chapter module (`ch01` ... `ch11`) has the chapter's exercise checks and, if the chapter
+Each chapter module (`ch01` ... `ch12`) has the chapter's exercise checks and, if the chapter
 ends with a checkpoint (`autograd.syllabus` says which do), lists the checks that make up its
-specification, as small functions decorated with `@check("what it protects")`, and exposes
-`checkpoint(obj)`. A check passes by returning; it fails by calling `fail(...)` (or a
-helper such as `expect_close`) with a message that says, in words, what was expected and what
-happened. An exception inside a check fails that check only, with the exception's type and
+specification, as small functions decorated with `@check("what it protects")`, in `CHECKPOINT`,
+and declares `checkpoint = declare_checkpoint(chapter, title, CHECKPOINT, on=...)`. Chapter
+modules build on one toolbox (`toolbox.py`) and never on each other. A check passes by
+returning; it fails by calling `fail(...)` (or a helper such as `expect_close`) with a message
+that says, in words, what was expected and what happened. An exception inside a check fails that check only, with the exception's type and
 message; the other checks still run. So does running out of time: each check has a few seconds
 (`TIME_LIMIT`, or what it declares with `@check(..., seconds=)`), so that a loop that never ends
 in the learner's code fails one check instead of hanging the notebook. Ctrl-C stops the run and

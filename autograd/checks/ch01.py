@@ -18,7 +18,7 @@ import math
 import statistics
 
 from .toolbox import (
-    Exercise, Prediction, check, expect, fail, is_close, is_number, run_checks, show,
+    Exercise, Prediction, check, declare_checkpoint, expect, fail, is_close, is_number, show,
     untouched_stub,
 )
 
@@ -185,12 +185,9 @@ def sensible_default_step(numerical_derivative):
 CHECKPOINT = [parabola_slopes, other_functions, central_difference, sensible_default_step]
 
 
-def checkpoint(numerical_derivative):
-    """Chapter 1's specification, run on the learner's `numerical_derivative(f, x, h=...)`."""
-    return run_checks("Chapter 1 checkpoint: numerical_derivative", CHECKPOINT,
-                      numerical_derivative, chapter=1)
-
-
+checkpoint = declare_checkpoint(
+    1, "Chapter 1 checkpoint: numerical_derivative", CHECKPOINT,
+    on="the learner's `numerical_derivative(f, x, h=...)`")
 # --------------------------------------------------------------------- exercises
 
 

@@ -17,8 +17,8 @@ from contextlib import redirect_stdout
 
 from ..graph import topological_order
 from .toolbox import (
-    Exercise, check, describe_nodes, expect, expect_children, fail, is_int, run_checks, show,
-    _text, untouched_stub,
+    Exercise, check, declare_checkpoint, describe_nodes, expect, expect_children, fail, is_int,
+    run_checks, show, _text, untouched_stub,
 )
 
 __all__ = [
@@ -151,11 +151,9 @@ CHECKPOINT = [
 ]
 
 
-def checkpoint(Value):
-    """Chapter 2's specification, run on the learner's Value class."""
-    return run_checks("Chapter 2 checkpoint: the Value node", CHECKPOINT, Value, chapter=2)
-
-
+checkpoint = declare_checkpoint(
+    2, "Chapter 2 checkpoint: the Value node", CHECKPOINT,
+    on="the learner's Value class")
 # --------------------------------------------------------------------- exercises
 
 

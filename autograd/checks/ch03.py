@@ -13,8 +13,9 @@ in an order they compute (`backprop_by_hand`).
 import math
 
 from .toolbox import (
-    Exercise, GradientFailed, Prediction, backprop_by_hand, check, expect, expect_children,
-    expect_close, expect_gradients, fail, is_close, is_unwritten, run_checks, show, _text,
+    Exercise, GradientFailed, Prediction, backprop_by_hand, check, declare_checkpoint, expect,
+    expect_children, expect_close, expect_gradients, fail, is_close, is_unwritten, run_checks,
+    show, _text,
 )
 
 __all__ = ["checkpoint", "check_mul", "check_sub", "check_pow", "check_backprop_by_hand",
@@ -262,12 +263,9 @@ CHECKPOINT = [
 ]
 
 
-def checkpoint(Value):
-    """Chapter 3's specification, run on the learner's Value class (no `backward()` needed)."""
-    return run_checks("Chapter 3 checkpoint: operators with local backward hooks", CHECKPOINT,
-                      Value, chapter=3)
-
-
+checkpoint = declare_checkpoint(
+    3, "Chapter 3 checkpoint: operators with local backward hooks", CHECKPOINT,
+    on="the learner's Value class (no `backward()` needed)")
 # --------------------------------------------------------------------- exercises
 
 

@@ -18,8 +18,8 @@ import math
 
 from .. import _floats
 from .toolbox import (
-    CheckFailed, Exercise, GradientFailed, backprop_by_hand, check, expect, expect_close,
-    expect_gradients, fail, is_close, is_number, is_unwritten, run_checks, show, _text,
+    CheckFailed, Exercise, GradientFailed, backprop_by_hand, check, declare_checkpoint, expect,
+    expect_close, expect_gradients, fail, is_close, is_number, is_unwritten, show, _text,
 )
 
 __all__ = ["checkpoint", "check_tanh", "check_sigmoid", "check_tanh_slope_prediction"]
@@ -278,11 +278,9 @@ CHECKPOINT = [
 ]
 
 
-def checkpoint(Value):
-    """Chapter 4's specification, run on the learner's Value class (no `backward()` needed)."""
-    return run_checks("Chapter 4 checkpoint: non-linear activations", CHECKPOINT, Value, chapter=4)
-
-
+checkpoint = declare_checkpoint(
+    4, "Chapter 4 checkpoint: non-linear activations", CHECKPOINT,
+    on="the learner's Value class (no `backward()` needed)")
 # --------------------------------------------------------------------- exercises
 
 

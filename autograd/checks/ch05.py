@@ -32,13 +32,12 @@ so the message names the bug; nodes are named by labels the check gives them (x0
 """
 
 import math
-import random
 
 from ..graph import breadth_first_order
 from .toolbox import (
-    DEFAULT_RECURSION_LIMIT, VISITED, Exercise, chain_of_sums, check, default_recursion_limit,
-    expect, expect_close, fail, is_close, is_unwritten, reverse_topological_order, run_checks,
-    show,
+    ARITHMETIC, DEFAULT_RECURSION_LIMIT, TANH, VISITED, Exercise, chain_of_sums, check,
+    declare_checkpoint, default_recursion_limit, expect, expect_close, fail, is_close,
+    is_unwritten, make_program, reverse_topological_order, run_steps, show,
 )
 
 __all__ = ["checkpoint", "check_recursive_sort", "check_order_prediction", "check_backward",
@@ -57,18 +56,19 @@ STUCK_LOOP = ("does each pass of your `while` loop either push an input that is 
               "yet (and add it to `visited`) or pop the entry on top of the stack?")
 
 
+OPERATIONS = {"+": ARITHMETIC["add"], "*": ARITHMETIC["mul"], "tanh": TANH}
+
+
 def random_program(seed, n_inputs=3, n_steps=12):
     """A seeded random graph as (inputs, steps); each step is (op, i, j) on earlier nodes.
 
     Each step uses the node just before it (so every node reaches the output) and one earlier
     node chosen at random, so nodes are shared; the inputs are all used, input 0 twice.
     """
-    rng = random.Random(seed)
-    inputs = [rng.choice((-1, 1)) * rng.uniform(0.3, 1.5) for _ in range(n_inputs)]
-    steps = [("+", n_inputs - 1, i) for i in range(n_inputs - 1)]
-    for _ in range(n_steps):
-        last = n_inputs + len(steps) - 1
-        steps.append((rng.choice(("+", "*", "tanh")), last, rng.randrange(last + 1)))
+    (inputs,), steps = make_program(
+        seed, OPERATIONS, n_inputs=n_inputs, n_steps=n_steps,
+        draw=lambda rng: rng.choice((-1, 1)) * rng.uniform(0.3, 1.5),
+        gather=lambda n: [("+", n - 1, i) for i in range(n - 1)])
     steps.append(("*", n_inputs + len(steps) - 1, 0))
     return inputs, steps
 
@@ -76,11 +76,7 @@ def random_program(seed, n_inputs=3, n_steps=12):
 def build(Value, inputs, steps):
     """Run a program with the learner's operators; return (leaves, output)."""
     leaves = [Value(x) for x in inputs]
-    nodes = list(leaves)
-    for op, i, j in steps:
-        a, b = nodes[i], nodes[j]
-        nodes.append(a + b if op == "+" else a * b if op == "*" else a.tanh())
-    return leaves, nodes[-1]
+    return leaves, run_steps(leaves, steps, OPERATIONS)
 
 
 def forward_mode(inputs, steps, wrt):
@@ -202,11 +198,9 @@ CHECKPOINT = [seeds_one, chapter_three_expression, twice_twice, random_graphs, d
               twice_accumulates, second_call_adds_one_copy]
 
 
-def checkpoint(Value):
-    """Chapter 5's specification, run on the learner's Value class with `backward()`."""
-    return run_checks("Chapter 5 checkpoint: topological sort and backward()", CHECKPOINT, Value, chapter=5)
-
-
+checkpoint = declare_checkpoint(
+    5, "Chapter 5 checkpoint: topological sort and backward()", CHECKPOINT,
+    on="the learner's Value class with `backward()`")
 # --------------------------------------------------------------------- exercises
 # In the order the chapter asks them (the checkpoint lists them in this order).
 

@@ -13,8 +13,8 @@ dL/dx2 = w2·(1 − o²) = 0.5; and gradient descent on (o − 0.5)² that lower
 import math
 
 from .toolbox import (
-    Exercise, Prediction, SameArguments, check, expect, expect_close, fail, is_int, is_number,
-    run_checks, show,
+    Exercise, Prediction, SameArguments, check, declare_checkpoint, expect, expect_close, fail,
+    is_int, is_number, show,
 )
 
 __all__ = ["checkpoint", "neuron", "check_dx1_by_hand", "check_reached_target",
@@ -73,11 +73,9 @@ def descent_step(Value):
 CHECKPOINT = [neuron_output, neuron_gradients, descent_step]
 
 
-def checkpoint(Value):
-    """Chapter 6's specification, run on the learner's Value class."""
-    return run_checks("Chapter 6 checkpoint: training a neuron", CHECKPOINT, Value, chapter=6)
-
-
+checkpoint = declare_checkpoint(
+    6, "Chapter 6 checkpoint: training a neuron", CHECKPOINT,
+    on="the learner's Value class")
 # --------------------------------------------------------------------- exercises
 
 

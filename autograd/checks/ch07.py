@@ -16,8 +16,8 @@ import inspect
 import re
 
 from .toolbox import (
-    Exercise, SameArguments, check, expect, fail, is_int, is_number, is_unwritten, run_checks,
-    show, _text,
+    Exercise, SameArguments, check, declare_checkpoint, expect, fail, is_int, is_number,
+    is_unwritten, show, _text,
 )
 
 __all__ = ["checkpoint", "check_layer_parameters", "check_zero_grad", "check_circles"]
@@ -297,13 +297,10 @@ def descent_step(namespace):
 CHECKPOINT = [parameter_counts, forward_shapes, zero_grad_resets, descent_step]
 
 
-def checkpoint(namespace):
-    """Chapter 7's specification, run on the learner's `Neuron`, `Layer` and `MLP`
-    (pass `globals()`, a module, or a dict holding them)."""
-    return run_checks("Chapter 7 checkpoint: a tiny neural-network library", CHECKPOINT,
-                      namespace, chapter=7)
-
-
+checkpoint = declare_checkpoint(
+    7, "Chapter 7 checkpoint: a tiny neural-network library", CHECKPOINT,
+    on="the learner's `Neuron`, `Layer` and `MLP` (pass `globals()`, a module, or a dict "
+       "holding them)")
 # --------------------------------------------------------------------- the chapter's given code
 # The classes the chapter gives in its cells, as it gives them (tests/test_checks.py finds each
 # one, word for word, in a cell of the notebook). When an exercise's solution fails its check in

@@ -29,7 +29,8 @@ from collections import namedtuple
 
 from ..stages import stage
 from .toolbox import (
-    Exercise, SameArguments, check, expect, fail, is_number, is_unwritten, run_checks, show,
+    Exercise, SameArguments, check, declare_checkpoint, expect, fail, is_number, is_unwritten,
+    run_checks, show,
 )
 
 __all__ = [
@@ -483,12 +484,9 @@ CHECKPOINT = [central_recipe, passes_correct_class, catches_add_overwrites, catc
               catches_mul_swaps, catches_second_input, catches_one_percent]
 
 
-def checkpoint(check_gradients):
-    """Chapter 8's specification, run on the learner's `check_gradients(f, inputs, value_class)`."""
-    return run_checks("Chapter 8 checkpoint: a gradient checker", CHECKPOINT, check_gradients,
-                      chapter=8)
-
-
+checkpoint = declare_checkpoint(
+    8, "Chapter 8 checkpoint: a gradient checker", CHECKPOINT,
+    on="the learner's `check_gradients(f, inputs, value_class)`")
 # ----------------------------------------------------------------- exercises
 
 

@@ -25,7 +25,6 @@ lists them and fails when the learner's own answer failed, even where a solution
 import gc
 import itertools
 import math
-import random
 import sys
 from collections import Counter
 from numbers import Real
@@ -33,8 +32,9 @@ from numbers import Real
 from ..engine import Value as Reference
 from ..profiling import collector_off, new_tracked_objects
 from .toolbox import (
-    ARITHMETIC, VISITED, Exercise, chain_of_sums, check, default_recursion_limit, expect,
-    expect_close, fail, is_close, is_number, is_unwritten, run_checks, show,
+    ARITHMETIC, VISITED, Exercise, chain_of_sums, check, declare_checkpoint,
+    default_recursion_limit, expect, expect_close, fail, is_close, is_number, is_unwritten,
+    make_program, run_steps, show,
 )
 
 __all__ = ["checkpoint", "check_cycle_path", "check_object_predictions", "check_flat_exp",
@@ -535,23 +535,15 @@ def random_program(seed, n_inputs=3, n_steps=14):
     then each step uses the node just before it, and often an earlier one as well, so nodes
     are shared.
     """
-    rng = random.Random(seed)
-    inputs = [rng.uniform(-1.5, 1.5) for _ in range(n_inputs)]
-    steps = [("add", n_inputs - 1 + k, k) for k in range(n_inputs - 1)]
-    for _ in range(n_steps):
-        last = n_inputs + len(steps) - 1
-        steps.append((rng.choice(list(OPERATIONS)), last, rng.randrange(last + 1)))
+    (inputs,), steps = make_program(seed, OPERATIONS, n_inputs=n_inputs, n_steps=n_steps,
+                                         draw=lambda rng: rng.uniform(-1.5, 1.5))
     return inputs, steps
 
 
 def run_program(cls, inputs, steps):
     """Build a program with `cls`; return (leaves, output)."""
     leaves = [cls(x) for x in inputs]
-    nodes = list(leaves)
-    for name, i, j in steps:
-        arity, operation = OPERATIONS[name]
-        nodes.append(operation(nodes[i], nodes[j]) if arity == 2 else operation(nodes[i]))
-    return leaves, nodes[-1]
+    return leaves, run_steps(leaves, steps, OPERATIONS)
 
 
 @check("no attribute dictionary: every attribute is declared in `__slots__`")
@@ -663,8 +655,8 @@ def deep_chain(cls):
            f"{show(step.grad)}")
 
 
-def checkpoint(cls):
-    """Chapter 10's specification, on a FlatValue-like class (see the module docstring)."""
-    checks = [uses_slots, fixed_expression, random_expressions, shared_value, backward_twice,
+CHECKPOINT = [uses_slots, fixed_expression, random_expressions, shared_value, backward_twice,
               numbers_are_not_nodes, no_cycles, deep_chain]
-    return run_checks("Chapter 10 · Making it fast: your FlatValue", checks, cls, chapter=10)
+checkpoint = declare_checkpoint(
+    10, "Chapter 10 · Making it fast: your FlatValue", CHECKPOINT,
+    on="a FlatValue-like class (see the module docstring)")

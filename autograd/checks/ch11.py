@@ -38,13 +38,14 @@ import random
 import re
 import textwrap
 
+from .._tape import creations
 from ..article import NEURON, neuron_output
 from ..compile import TraceMismatch, compile_loss
 from ..engine import Value
 from ..graph import topological_order
 from .toolbox import (
-    ARITHMETIC, Exercise, check, expect, fail, is_close, is_number, is_unwritten, run_checks,
-    _said, show,
+    ARITHMETIC, RELU, TANH, Exercise, check, declare_checkpoint, expect, fail, is_close, is_number,
+    is_unwritten, make_program, run_steps, _said, show,
 )
 
 __all__ = ["checkpoint", "check_mul_backward", "check_branch_free", "OPS", "SEEDS",
@@ -448,8 +449,8 @@ def check_branch_free(leaky):
 # name -> (arity, operation written with + * tanh relu, numbers on either side)
 OPERATIONS = {
     **ARITHMETIC,
-    "tanh": (1, lambda a: a.tanh()),
-    "relu": (1, lambda a: a.relu()),
+    "tanh": TANH,
+    "relu": RELU,
 }
 _INPUT_NAMES = ("x", "y", "z")
 
@@ -464,31 +465,15 @@ def random_program(seed, n_inputs=3, n_steps=10):
     (relu, say) is followed by adding an earlier node, so that paths stay open whatever relu
     does; the numbers, from −2 to 2, put relu's input on either side of 0 from run to run.
     """
-    rng = random.Random(seed)
-    numbers = [[rng.uniform(-2.0, 2.0) for _ in range(n_inputs)] for _ in range(4)]
-    steps = [("add", n_inputs - 1 + k, k) for k in range(n_inputs - 1)]
-    names = list(OPERATIONS)
-    rng.shuffle(names)
-    names += [rng.choice(list(OPERATIONS)) for _ in range(n_steps - len(names))]
-    for name in names:
-        last = n_inputs + len(steps) - 1
-        j = rng.randrange(last + 1)
-        if OPERATIONS[name][0] == 1:
-            steps.append((name, last, last))
-            if j != last:
-                steps.append(("add", last + 1, j))
-        else:
-            steps.append((name, last, j))
+    numbers, steps = make_program(seed, OPERATIONS, n_inputs=n_inputs, n_steps=n_steps,
+                                       draw=lambda rng: rng.uniform(-2.0, 2.0), runs=4,
+                                       every_operation=True)
     return numbers[0], numbers[1:], steps
 
 
 def run_program(leaves, steps):
     """The output of `steps` built on `leaves` (values of any class)."""
-    nodes = list(leaves)
-    for name, i, j in steps:
-        arity, operation = OPERATIONS[name]
-        nodes.append(operation(nodes[i], nodes[j]) if arity == 2 else operation(nodes[i]))
-    return nodes[-1]
+    return run_steps(leaves, steps, OPERATIONS)
 
 
 _MISTAKES = (
@@ -693,29 +678,15 @@ def plain_numbers(my_compile):
     leaves = [Value(x) for x in (0.5, -1.0)]
     compiled = _compile_theirs(my_compile, (leaves[0] * leaves[1] + 2.0).tanh(),
                                dict(zip("xy", leaves)))
-    made = []
-    original = Value.__init__
-
-    def counting(self, *args, **kwargs):
-        made.append(1)
-        original(self, *args, **kwargs)
-
-    Value.__init__ = counting
-    try:
+    with creations() as made:  # every Value the engine makes while the compiled code runs
         _call_theirs(compiled, ["x", "y"], [1.5, 2.0])
-    finally:
-        Value.__init__ = original
     expect(not made, f"calling the compiled function built {len(made)} Value(s): it should "
                      "run the generated code on plain floats, not the engine")
 
 
-def checkpoint(my_compile):
-    """Chapter 11's specification, on a compiler `my_compile(root, inputs)` (see the module
-    docstring)."""
-    if not callable(my_compile):
-        raise TypeError(f"checkpoint(11, ...) takes your compiler, the function "
-                        f"`my_compile(root, inputs)`, but was given {show(my_compile)}")
-    checks = [neuron_compiled, shared_values, constants_stay_constants, random_expressions,
+CHECKPOINT = [neuron_compiled, shared_values, constants_stay_constants, random_expressions,
               plain_numbers]
-    return run_checks("Chapter 11 · Trace once, run many: your compiler", checks, my_compile,
-                      chapter=11)
+checkpoint = declare_checkpoint(
+    11, "Chapter 11 · Trace once, run many: your compiler", CHECKPOINT,
+    on="a compiler `my_compile(root, inputs)` (see the module docstring)",
+    takes="your compiler, the function `my_compile(root, inputs)`")

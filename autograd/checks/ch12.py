@@ -29,8 +29,8 @@ from ..engine import Value
 from ..graph import topological_order
 from ..higher_order import grad
 from .toolbox import (
-    Exercise, Prediction, check, expect, fail, is_close, is_number, is_unwritten, run_checks,
-    _said, show,
+    Exercise, Prediction, check, declare_checkpoint, expect, fail, is_close, is_number,
+    is_unwritten, _said, show,
 )
 
 __all__ = ["checkpoint", "check_second_derivative_prediction", "check_hvp", "check_my_grad",
@@ -479,9 +479,9 @@ def leaves_grad_alone(my_grad):
                         "`backward()`")
 
 
-MY_GRAD_CHECKS = [reused_value, second_derivatives, random_expressions, leaves_grad_alone]
+CHECKPOINT = [reused_value, second_derivatives, random_expressions, leaves_grad_alone]
 
-MY_GRAD = Exercise(12, "your own grad", MY_GRAD_CHECKS, what="your `my_grad`",
+MY_GRAD = Exercise(12, "your own grad", CHECKPOINT, what="your `my_grad`",
                    unanswered=is_unwritten,
                    todo="replace `...` with the rules of +, * and tanh: for each input of the "
                         "node, its local slope (a Value) times `g`, added into `grads`; run "
@@ -493,10 +493,7 @@ def check_my_grad(my_grad):
     return MY_GRAD.check(my_grad)
 
 
-def checkpoint(my_grad):
-    """Chapter 12's specification, on `my_grad(output, inputs)` (see the module docstring)."""
-    if not callable(my_grad):
-        raise TypeError(f"checkpoint(12, ...) takes your function `my_grad(output, inputs)`, "
-                        f"but was given {show(my_grad)}")
-    return run_checks("Chapter 12 · Gradients of gradients: your my_grad", MY_GRAD_CHECKS,
-                      my_grad, chapter=12)
+checkpoint = declare_checkpoint(
+    12, "Chapter 12 · Gradients of gradients: your my_grad", CHECKPOINT,
+    on="`my_grad(output, inputs)` (see the module docstring)",
+    takes="your function `my_grad(output, inputs)`")

@@ -9,7 +9,7 @@ It holds, besides the building blocks of `core` and `exercise` (passed on unchan
 - diagnosing: `diagnose(got, mistakes)` names the known wrong answer that `got` reproduces,
   from a chapter's list of `(the answer that mistake gives, its words)`;
 - driving a graph: `backprop_by_hand`, `expect_gradients`, `expect_closure`, `expect_children`;
-- random programs: `random_program(seed, operations, ...)` and `run_program(leaves, steps,
+- random programs: `make_program(seed, operations, ...)` and `run_steps(leaves, steps,
   operations)`, over a table of operations such as `ARITHMETIC`; `chain_of_sums` and
   `default_recursion_limit` for deep graphs;
 - the checkpoint: `declare_checkpoint(chapter, title, checks)` is each chapter's `checkpoint`.
@@ -241,7 +241,7 @@ def add_up(n_inputs, add="add"):
     return [(add, n_inputs - 1 + k, k) for k in range(n_inputs - 1)]
 
 
-def random_program(seed, operations, *, n_steps, draw, n_inputs=3, runs=1, gather=add_up,
+def make_program(seed, operations, *, n_steps, draw, n_inputs=3, runs=1, gather=add_up,
                    every_operation=False):
     """A seeded random program: `runs` lists of `n_inputs` numbers (each drawn by
     `draw(rng)`), and its steps.
@@ -275,7 +275,7 @@ def random_program(seed, operations, *, n_steps, draw, n_inputs=3, runs=1, gathe
     return numbers, steps
 
 
-def run_program(leaves, steps, operations):
+def run_steps(leaves, steps, operations):
     """The output of `steps` built on `leaves` (values of any class)."""
     nodes = list(leaves)
     for name, i, j in steps:
@@ -322,11 +322,11 @@ VISITED = "is your topological sort marking visited nodes?"
 # --------------------------------------------------------------------- the checkpoint
 
 
-def declare_checkpoint(chapter, title, checks, *, takes=None):
-    """Chapter `chapter`'s `checkpoint(obj)`: runs `checks` on what the learner built, in a
-    report titled `title` that also lists the chapter's exercises. With `takes` (what the
-    checkpoint takes, in words), anything that cannot be called is refused with a TypeError
-    that says so."""
+def declare_checkpoint(chapter, title, checks, *, on, takes=None):
+    """Chapter `chapter`'s `checkpoint(obj)`: runs `checks` on what the learner built (`on`
+    says what, for its docstring), in a report titled `title` that also lists the chapter's
+    exercises. With `takes` (what the checkpoint takes, in words), anything that cannot be
+    called is refused with a TypeError that says so."""
 
     def checkpoint(obj):
         if takes is not None and not callable(obj):
@@ -334,5 +334,5 @@ def declare_checkpoint(chapter, title, checks, *, takes=None):
                             f"{show(obj)}")
         return run_checks(title, checks, obj, chapter=chapter)
 
-    checkpoint.__doc__ = f"Chapter {chapter}'s specification: {title}."
+    checkpoint.__doc__ = f"Chapter {chapter}'s specification, run on {on}."
     return checkpoint
