@@ -18,8 +18,8 @@ import math
 import statistics
 
 from .toolbox import (
-    Exercise, Prediction, check, declare_checkpoint, expect, fail, is_close, is_number, show,
-    untouched_stub,
+    Exercise, Prediction, check, declare_checkpoint, diagnoses, expect, fail, is_close, is_number,
+    returned, show, untouched_stub,
 )
 
 __all__ = [
@@ -37,14 +37,12 @@ def parabola(x):
 
 def _slope(numerical_derivative, f, x, said, **step):
     """`numerical_derivative(f, x, **step)`, failing with a reason when it is not a number."""
-    got = numerical_derivative(f, x, **step)
-    if got is None:
-        fail(f"{said} gave None: the function has no `return` (it must end with `return` and "
-             "the central difference)")
-    if not is_number(got):
-        fail(f"{said} gave {show(got)}, a {type(got).__name__}, not a number: return the "
-             "central difference itself")
-    return got
+    return returned(numerical_derivative(f, x, **step),
+                    none=f"{said} gave None: the function has no `return` (it must end with "
+                         "`return` and the central difference)",
+                    kind=is_number,
+                    wrong=lambda got: f"{said} gave {show(got)}, a {type(got).__name__}, not a "
+                                      "number: return the central difference itself")
 
 
 def _expect_slope(got, expected, said, hint):
@@ -151,9 +149,8 @@ WRONG_RECIPES = [
 def central_difference(numerical_derivative):
     said = "`numerical_derivative(lambda x: x**3, 1.0, h=0.1)`"
     got = _slope(numerical_derivative, _cube, 1.0, said, h=0.1)
-    for value, meaning in WRONG_RECIPES:
-        if is_close(got, value):
-            fail(f"{said} gave {value:g}, {meaning}")
+    for value, meaning in diagnoses(got, WRONG_RECIPES):
+        fail(f"{said} gave {value:g}, {meaning}")
     wider = _slope(numerical_derivative, _cube, 1.0, "the same with h=0.2", h=0.2)
     if is_close(got, wider):
         fail(f"{said} gave {got:.6g}, and with h=0.2 the same, as if it ignored h (the central "

@@ -32,12 +32,13 @@ so the message names the bug; nodes are named by labels the check gives them (x0
 """
 
 import math
+import operator
 
 from ..graph import breadth_first_order
 from .toolbox import (
-    ARITHMETIC, DEFAULT_RECURSION_LIMIT, TANH, VISITED, Exercise, chain_of_sums, check,
-    declare_checkpoint, default_recursion_limit, expect, expect_close, fail, is_close,
-    is_unwritten, make_program, reverse_topological_order, run_steps, show,
+    ARITHMETIC, DEFAULT_RECURSION_LIMIT, TANH, VISITED, Exercise, call, chain_of_sums, check,
+    declare_checkpoint, default_recursion_limit, diagnose, expect, expect_close, fail, is_close,
+    is_unwritten, make_program, returned, reverse_topological_order, run_steps, show,
 )
 
 __all__ = ["checkpoint", "check_recursive_sort", "check_order_prediction", "check_backward",
@@ -572,10 +573,8 @@ def _order_problem(prediction, root):
 def _known_wrong(prediction, root):
     if not isinstance(prediction, (list, tuple)):
         return None
-    for order, hint in _wrong_orders(root):
-        if list(prediction) == [node.label for node in order]:
-            return hint
-    return None
+    return diagnose(list(prediction), (([node.label for node in order], hint)
+                                       for order, hint in _wrong_orders(root)), same=operator.eq)
 
 
 def _labels_of(root):
@@ -869,17 +868,19 @@ def _expect_topological(order, root, what, names):
     def name(node):
         return names.get(id(node)) or getattr(node, "label", "") or show(node)
 
-    if order is None:
-        fail(f"{what} returned None: the function has no `return`; end it with `return order`")
-    expect(isinstance(order, (list, tuple)),
-           f"{what} should return a list of nodes, but returned {show(order)}")
+    returned(order,
+             none=f"{what} returned None: the function has no `return`; end it with `return "
+                  "order`",
+             kind=lambda order: isinstance(order, (list, tuple)),
+             wrong=lambda order: f"{what} should return a list of nodes, but returned "
+                                 f"{show(order)}")
     problem = _sort_problem(order, root, name)
     if problem is None:
         return
-    for bug, why in _SORT_BUGS:
-        simulated = _simulate(root, bug)
-        if simulated is not None and _same_list(order, simulated):
-            fail(f"{what} returned {_listing(order, name)}: {why}")
+    simulated = ((lambda bug=bug: _simulate(root, bug), why) for bug, why in _SORT_BUGS)
+    why = diagnose(order, simulated, same=_same_list)
+    if why is not None:
+        fail(f"{what} returned {_listing(order, name)}: {why}")
     fail(f"{what} {problem}")
 
 
@@ -977,16 +978,14 @@ def sorts_deep_chain(sort, Value):
     for _ in range(DEPTH):
         chain.append(Value(0.0, (chain[-1],), "+1"))
     what = _sort_name(sort)
-    try:
-        with default_recursion_limit():
-            order = sort(chain[-1])
-    except RecursionError:
-        fail(f"{what} raised RecursionError on a chain {DEPTH:,} nodes deep: each recursive "
-             f"call takes a Python frame, and Python allows about {DEFAULT_RECURSION_LIMIT:,}; "
-             "keep the nodes still to visit on a list of your own (an explicit stack)")
-    if order is None:
-        fail(f"{what} returned None on the chain: the function has no `return`; end it with "
-             "`return order`")
+    with default_recursion_limit():
+        order = call(sort, chain[-1], raised=lambda error: (
+            f"{what} raised RecursionError on a chain {DEPTH:,} nodes deep: each recursive call "
+            f"takes a Python frame, and Python allows about {DEFAULT_RECURSION_LIMIT:,}; keep "
+            "the nodes still to visit on a list of your own (an explicit stack)"
+        ) if isinstance(error, RecursionError) else None,
+            none=f"{what} returned None on the chain: the function has no `return`; end it "
+                 "with `return order`")
     expect(isinstance(order, (list, tuple)) and len(order) == len(chain),
            f"{what} on the chain should return its {len(chain):,} nodes, but returned "
            f"{len(order) if isinstance(order, (list, tuple)) else show(order)}")

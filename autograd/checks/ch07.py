@@ -17,7 +17,7 @@ import re
 
 from .toolbox import (
     Exercise, SameArguments, check, declare_checkpoint, expect, fail, is_int, is_number,
-    is_unwritten, show, _text,
+    is_unwritten, returned, show, _text,
 )
 
 __all__ = ["checkpoint", "check_layer_parameters", "check_zero_grad", "check_circles"]
@@ -67,11 +67,10 @@ def _expect_parameters(model, expected, what, why, parts=None, part_name=None):
     """`model.parameters()` is a list of `expected` distinct values, the model's own, the same
     objects on every call. `parts` (a layer's neurons, an MLP's layers) let a failure say what
     the list holds instead: lists, modules, only the first part's values, copies."""
-    params = model.parameters()
-    if params is None:
-        fail(f"`{what}.parameters()` returned None: the method has no `return` (a list "
-             "built on the last line and never returned is thrown away); it must end with "
-             "`return [...]`")
+    params = returned(model.parameters(),
+                      none=f"`{what}.parameters()` returned None: the method has no `return` "
+                           "(a list built on the last line and never returned is thrown "
+                           "away); it must end with `return [...]`")
     if not isinstance(params, list):
         fail(f"`{what}.parameters()` should return a list, but returned a "
              f"{type(params).__name__}" + (": wrap a comprehension in [ ], not ( )"

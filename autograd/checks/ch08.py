@@ -29,8 +29,8 @@ from collections import namedtuple
 
 from ..stages import stage
 from .toolbox import (
-    Exercise, SameArguments, check, declare_checkpoint, expect, fail, is_number, is_unwritten,
-    run_checks, show,
+    Exercise, SameArguments, call, check, declare_checkpoint, expect, fail, is_number,
+    is_unwritten, run_checks, show,
 )
 
 __all__ = [
@@ -204,12 +204,10 @@ GOOD_CASES = [
 
 
 def _verdict(check_gradients, f, inputs, value_class, on):
-    result = check_gradients(f, list(inputs), value_class)
-    if result is None:
-        fail(f"`check_gradients` returned None on {on}: did it forget to `return` its verdict? "
-             "It must `return False` as soon as one input disagrees, and `return True` after "
-             "the loop, once every input agreed")
-    return bool(result)
+    return bool(call(check_gradients, f, list(inputs), value_class,
+                     none=f"`check_gradients` returned None on {on}: did it forget to `return` "
+                          "its verdict? It must `return False` as soon as one input disagrees, "
+                          "and `return True` after the loop, once every input agreed"))
 
 
 def _logged(f, log):

@@ -44,8 +44,8 @@ from ..compile import TraceMismatch, compile_loss
 from ..engine import Value
 from ..graph import topological_order
 from .toolbox import (
-    ARITHMETIC, RELU, TANH, Exercise, check, declare_checkpoint, expect, fail, is_close, is_number,
-    is_unwritten, make_program, run_steps, _said, show,
+    ARITHMETIC, RELU, TANH, Exercise, call, check, declare_checkpoint, diagnoses, expect, fail,
+    is_close, is_number, is_unwritten, make_program, run_steps, _said, show,
 )
 
 __all__ = ["checkpoint", "check_mul_backward", "check_branch_free", "OPS", "SEEDS",
@@ -525,48 +525,46 @@ def _numbers_text(names, numbers):
 
 def _compile_theirs(my_compile, root, inputs):
     """The learner's compiled function for `root`, failing with words if compiling fails."""
-    try:
-        compiled = my_compile(root, inputs)
-    except KeyError as error:
-        op = error.args[0] if error.args else None
+
+    def raised(error):
+        op = error.args[0] if isinstance(error, KeyError) and error.args else None
         if op in OPS:
-            fail(f"`my_compile` raised KeyError: {op!r}: your compiler has no line for the "
-                 f"operation {op!r}: give it one in FORWARD and in BACKWARD")
-        fail(f"`my_compile` raised {_said(error)}")
-    except SyntaxError as error:
-        fail(f"the code `my_compile` wrote is not valid Python ({error.msg}) in the line "
-             f"{show((error.text or '').strip())}")
-    except Exception as error:  # noqa: BLE001
-        fail(f"`my_compile` raised {_said(error)}")
-    expect(callable(compiled), f"`my_compile` should return the compiled function, but "
-                               f"returned {show(compiled)}")
-    return compiled
+            return (f"`my_compile` raised KeyError: {op!r}: your compiler has no line for the "
+                    f"operation {op!r}: give it one in FORWARD and in BACKWARD")
+        if isinstance(error, SyntaxError):
+            return (f"the code `my_compile` wrote is not valid Python ({error.msg}) in the line "
+                    f"{show((error.text or '').strip())}")
+        return f"`my_compile` raised {_said(error)}"
+
+    return call(my_compile, root, inputs, raised=raised, kind=callable,
+                wrong=lambda compiled: f"`my_compile` should return the compiled function, "
+                                       f"but returned {show(compiled)}")
 
 
 def _call_theirs(compiled, names, numbers):
     """(value, {name: gradient}) from the learner's compiled function, failing with words."""
-    try:
-        answer = compiled(*numbers)
-    except UnboundLocalError as error:
-        fail(f"the compiled code raised {_said(error)}: a gradient was added to (`+=`) before "
-             "it had a value. Set every gradient to 0.0 before the backward lines run")
-    except NameError as error:
-        name = _name_in(error)
-        fail(f"the compiled code raised {_said(error)}: it uses `{name}`, which nothing in it "
-             "defines. Is it a constant (a plain number such as the 2.5 of `x + 2.5`)? Write "
-             "its number into the code")
-    except TypeError as error:
-        if "argument" in str(error):
-            fail(f"calling the compiled function with the {len(names)} input(s) "
-                 f"{', '.join(names)} raised {_said(error)}: it should take exactly the "
-                 "inputs, in order. A constant (a plain number such as the 2.5 of "
-                 "`x + 2.5`) is no input: write its number into the code")
-        fail(f"the compiled code raised {_said(error)}")
-    except Exception as error:  # noqa: BLE001
-        fail(f"the compiled code raised {_said(error)}")
-    if not (isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[1], dict)):
-        fail(f"the compiled function should return (value, {{input name: gradient}}), but "
-             f"returned {show(answer)}")
+
+    def raised(error):
+        said = f"the compiled code raised {_said(error)}"
+        if isinstance(error, UnboundLocalError):
+            return (f"{said}: a gradient was added to (`+=`) before it had a value. Set every "
+                    "gradient to 0.0 before the backward lines run")
+        if isinstance(error, NameError):
+            return (f"{said}: it uses `{_name_in(error)}`, which nothing in it defines. Is it "
+                    "a constant (a plain number such as the 2.5 of `x + 2.5`)? Write its "
+                    "number into the code")
+        if isinstance(error, TypeError) and "argument" in str(error):
+            return (f"calling the compiled function with the {len(names)} input(s) "
+                    f"{', '.join(names)} raised {_said(error)}: it should take exactly the "
+                    "inputs, in order. A constant (a plain number such as the 2.5 of "
+                    "`x + 2.5`) is no input: write its number into the code")
+        return said
+
+    answer = call(compiled, *numbers, raised=raised,
+                  kind=lambda answer: (isinstance(answer, tuple) and len(answer) == 2
+                                       and isinstance(answer[1], dict)),
+                  wrong=lambda answer: f"the compiled function should return (value, {{input "
+                                       f"name: gradient}}), but returned {show(answer)}")
     value, grads = answer
     extra = sorted(map(str, set(grads) - set(names)))
     if extra:
@@ -584,14 +582,13 @@ def _explain(root, inputs, names, numbers, got):
     missing seed both leave every gradient 0), it names both."""
     right = reference_compile(root, inputs)(*numbers)
     tape, constants = _trace(root, inputs)
-    found = []
-    for words, mistake in _MISTAKES:
-        try:
-            theirs = _function(_source(tape, constants, names, **mistake))(*numbers)
-        except ArithmeticError:
-            continue
-        if _same_answer(got, theirs) and not _same_answer(theirs, right):
-            found.append(words)
+
+    def planted(mistake):
+        return lambda: _function(_source(tape, constants, names, **mistake))(*numbers)
+
+    found = [words for _, words in diagnoses(got, ((planted(mistake), words)
+                                                   for words, mistake in _MISTAKES),
+                                             same=_same_answer, right=right)]
     if len(found) > 1:
         return ("two different mistakes give exactly these numbers here. Either "
                 + "; or ".join(found[:2]))

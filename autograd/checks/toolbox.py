@@ -41,13 +41,14 @@ def is_node(x):
     return all(hasattr(x, name) for name in NODE)
 
 
-def returned(got, *, none, kind=None, wrong=None):
+def returned(got, *, none=None, kind=None, wrong=None):
     """`got`, what the learner's code gave back, once it is what was asked for.
 
-    Fail with the message `none` when it is None (most often a function without `return`),
-    and, when `kind(got)` is false, with `wrong(got)` (or `wrong` itself, if it is a string).
+    Fail with the message `none` when it is None (most often a function without `return`;
+    without `none`, None is let through), and, when `kind(got)` is false, with `wrong(got)`
+    (or `wrong` itself, if it is a string).
     """
-    if got is None:
+    if got is None and none is not None:
         fail(none)
     if kind is not None and not kind(got):
         fail(wrong(got) if callable(wrong) else wrong)
