@@ -6,11 +6,11 @@ specification, as small functions decorated with `@check("what it protects")`, i
 and declares `checkpoint = declare_checkpoint(chapter, title, CHECKPOINT, on=...)`. Chapter
 modules build on one toolbox (`toolbox.py`) and never on each other. A check passes by
 returning; it fails by calling `fail(...)` (or a helper such as `expect_close`) with a message
-that says, in words, what was expected and what happened. An exception inside a check fails that check only, with the exception's type and
-message; the other checks still run. So does running out of time: each check has a few seconds
-(`TIME_LIMIT`, or what it declares with `@check(..., seconds=)`), so that a loop that never ends
-in the learner's code fails one check instead of hanging the notebook. Ctrl-C stops the run and
-still shows the checks that ran.
+that says, in words, what was expected and what happened. An exception inside a check fails that
+check only, with the exception's type and message; the other checks still run. So does running
+out of time: each check has a few seconds (`TIME_LIMIT`, or what it declares with `@check(...,
+seconds=)`), so that a loop that never ends in the learner's code fails one check instead of
+hanging the notebook. Ctrl-C stops the run and still shows the checks that ran.
 
     from autograd.checks import checkpoint
     checkpoint(3, Value)        # in a notebook: a pass/fail list, ticks and crosses

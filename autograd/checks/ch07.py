@@ -301,9 +301,9 @@ checkpoint = declare_checkpoint(
     on="the learner's `Neuron`, `Layer` and `MLP` (pass `globals()`, a module, or a dict "
        "holding them)")
 # --------------------------------------------------------------------- the chapter's given code
-# The classes the chapter gives in its cells, as it gives them (tests/test_checks.py finds each
-# one, word for word, in a cell of the notebook). When an exercise's solution fails its check in
-# the learner's notebook, it runs again on fresh copies of these (`Exercise.given`): passing
+# The classes the chapter gives in its cells, as it gives them (tests/test_checks_core.py finds
+# each one, word for word, in a cell of the notebook). When an exercise's solution fails its check
+# in the learner's notebook, it runs again on fresh copies of these (`Exercise.given`): passing
 # there, it points to a given cell the learner edited, not to the course.
 
 GIVEN_MODULE = """class Module:

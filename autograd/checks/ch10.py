@@ -445,10 +445,10 @@ def exp_no_closure(cls):
                           "the local derivative as a number in `_da` instead")
 
 
-# The chapter's `FlatValue`, as its cell gives it (tests/test_checks.py finds it, word for word,
-# in the notebook): the class the `exp` solution builds on. When the solution fails its check
-# in the learner's notebook, it runs again on a fresh copy of this (`Exercise.given`), so that
-# an edited `backward` (`=` for `+=`) is told apart from a fault in the course.
+# The chapter's `FlatValue`, as its cell gives it (tests/test_checks_core.py finds it, word for
+# word, in the notebook): the class the `exp` solution builds on. When the solution fails its check
+# in the learner's notebook, it runs again on a fresh copy of this (`Exercise.given`), so that an
+# edited `backward` (`=` for `+=`) is told apart from a fault in the course.
 GIVEN_FLAT_VALUE = """class FlatValue:
     __slots__ = ("data", "grad", "_a", "_da", "_b", "_db", "_op")
 
