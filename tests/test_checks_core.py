@@ -210,3 +210,59 @@ def test_the_given_code_the_checks_keep_is_the_notebooks_word_for_word(notebook,
     for name in given:
         source = getattr(module, name)
         assert any(cell == source or cell.endswith("\n" + source) for cell in cells), name
+
+
+# ---------------------------------------------------------------- the toolbox
+
+
+def test_each_chapter_module_builds_on_the_toolbox_and_on_no_other_chapter():
+    import ast
+    from pathlib import Path
+
+    import autograd.checks
+
+    folder = Path(autograd.checks.__file__).parent
+    chapters = sorted(folder.glob("ch[0-9][0-9].py"))
+    assert len(chapters) >= 12
+    for path in chapters:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                assert node.module == "toolbox", f"{path.name} imports from .{node.module or ''}"
+            elif isinstance(node, ast.ImportFrom) and node.level == 2:
+                assert not (node.module or "").startswith("checks"), path.name
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [node.module] if isinstance(node, ast.ImportFrom) else [
+                    a.name for a in node.names]
+                assert not any(n and n.startswith("autograd.checks") for n in names), path.name
+
+
+def test_diagnose_names_the_mistake_an_answer_reproduces_but_never_a_right_one():
+    from autograd.checks.toolbox import diagnose
+
+    mistakes = [(6.0, "doubled"), (3.0, "the right answer, also given by a mistake"),
+                (lambda: 1 / 0, "cannot be worked out here"), (lambda: -3.0, "sign")]
+    assert diagnose(6.0, mistakes, right=3.0) == "doubled"
+    assert diagnose(-3.0, mistakes, right=3.0) == "sign"
+    assert diagnose(3.0, mistakes, right=3.0) is None
+    assert diagnose(7.0, mistakes, right=3.0, otherwise="no idea") == "no idea"
+
+
+def test_call_words_what_the_learners_code_did_and_lets_other_errors_through():
+    from autograd.checks.toolbox import call
+
+    def words(error):
+        return "it called itself" if isinstance(error, RecursionError) else None
+
+    def recursive():
+        return recursive()
+
+    with pytest.raises(CheckFailed, match="it called itself"):
+        call(recursive, raised=words)
+    with pytest.raises(ZeroDivisionError):
+        call(lambda: 1 / 0, raised=words)
+    with pytest.raises(CheckFailed, match="no return"):
+        call(lambda: None, none="no return")
+    with pytest.raises(CheckFailed, match="a str, not a number"):
+        call(lambda: "1", kind=lambda x: isinstance(x, float),
+             wrong=lambda x: f"a {type(x).__name__}, not a number")
+    assert call(lambda x: x + 1, 1.0, none="no return") == 2.0
