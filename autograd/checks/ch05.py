@@ -162,15 +162,21 @@ def deep_chain(Value):
                  hint=f"`step` is used {DEPTH:,} times, and each use adds 1")
 
 
-@check("calling backward() twice accumulates: leaf gradients grow", timeout_hint=VISITED)
-def twice_accumulates(Value):
-    a, b, c, f = Value(2.0), Value(-3.0), Value(10.0), Value(-2.0)
+def _backward_twice(Value):
+    """(name, gradient after one `L.backward()`, gradient after a second) for each leaf of
+    L = (a·b + c)·f."""
+    leaves = Value(2.0), Value(-3.0), Value(10.0), Value(-2.0)
+    a, b, c, f = leaves
     L = (a * b + c) * f
     L.backward()
-    first = [leaf.grad for leaf in (a, b, c, f)]
+    first = [leaf.grad for leaf in leaves]
     L.backward()
-    for name, leaf, before in zip("abcf", (a, b, c, f), first):
-        after = leaf.grad
+    return [(name, before, leaf.grad) for name, leaf, before in zip("abcf", leaves, first)]
+
+
+@check("calling backward() twice accumulates: leaf gradients grow", timeout_hint=VISITED)
+def twice_accumulates(Value):
+    for name, before, after in _backward_twice(Value):
         expect(math.copysign(1.0, after) == math.copysign(1.0, before) and abs(after) > abs(before),
                f"after a second `L.backward()`, `{name}.grad` went from {show(before)} to "
                f"{show(after)}; it should grow (the package's engine gives "
@@ -181,13 +187,8 @@ def twice_accumulates(Value):
 @check("a second backward() adds exactly one more copy of each leaf's gradient",
        timeout_hint=VISITED)
 def second_call_adds_one_copy(Value):
-    a, b, c, f = Value(2.0), Value(-3.0), Value(10.0), Value(-2.0)
-    L = (a * b + c) * f
-    L.backward()
-    first = [leaf.grad for leaf in (a, b, c, f)]
-    L.backward()
-    for name, leaf, before in zip("abcf", (a, b, c, f), first):
-        expect_close(leaf.grad, 2 * before, f"after a second `L.backward()`, `{name}.grad`",
+    for name, before, after in _backward_twice(Value):
+        expect_close(after, 2 * before, f"after a second `L.backward()`, `{name}.grad`",
                      hint=f"the first call gave {show(before)}, and the second should add it once "
                           "more. More than that means the values in between (a·b and a·b + c) "
                           "still held the first call's gradients and passed them on again: "

@@ -34,7 +34,7 @@ from ..profiling import collector_off, new_tracked_objects
 from .toolbox import (
     ARITHMETIC, VISITED, Exercise, chain_of_sums, check, declare_checkpoint,
     default_recursion_limit, expect, expect_close, fail, is_close, is_number, is_unwritten,
-    make_program, run_steps, show,
+    make_program, returned, run_steps, show,
 )
 
 __all__ = ["checkpoint", "check_cycle_path", "check_object_predictions", "check_flat_exp",
@@ -313,18 +313,15 @@ def _exp_of(cls, x, *, first=False):
     """`cls(x).exp()`, failing with a plain message if it does not give a new node. Only the
     `first` check explains a missing node in full; the others point to it."""
     v = cls(x)
-    out = v.exp()
     call = f"`FlatValue({x:g}).exp()`"
-    if out is None:
-        if not first:
-            fail(f"{call} gave None: there is no new value to check (see the first line)")
-        fail(f"{call} gave None: the method has no `return`; end it with `return "
-             "FlatValue(...)`, the new value")
-    if not isinstance(out, cls):
-        if not first:
-            fail(f"{call} gave {show(out)}, not a FlatValue (see the first line)")
-        fail(f"{call} should give a new FlatValue, but gave {show(out)}: build it with "
-             "`FlatValue(data, op, a, da)`")
+    out = returned(
+        v.exp(), kind=lambda out: isinstance(out, cls),
+        none=(f"{call} gave None: the method has no `return`; end it with `return "
+              "FlatValue(...)`, the new value") if first else
+             f"{call} gave None: there is no new value to check (see the first line)",
+        wrong=lambda out: (f"{call} should give a new FlatValue, but gave {show(out)}: build "
+                           "it with `FlatValue(data, op, a, da)`") if first else
+                          f"{call} gave {show(out)}, not a FlatValue (see the first line)")
     expect(out is not v, f"{call} returned the very value it was called on: build and return "
                          "a new FlatValue, and leave the input as it was")
     return v, out
