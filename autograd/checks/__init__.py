@@ -3,7 +3,7 @@
 Each chapter module (`ch01` ... `ch12`) has the chapter's exercise checks and, if the chapter
 ends with a checkpoint (`autograd.syllabus` says which do), lists the checks that make up its
 specification, as small functions decorated with `@check("what it protects")`, in `CHECKPOINT`,
-and declares `checkpoint = declare_checkpoint(chapter, title, CHECKPOINT, on=...)`. Chapter
+and declares `checkpoint(obj)` with `@declare_checkpoint(chapter, title, CHECKPOINT)`. Chapter
 modules build on one toolbox (`toolbox.py`) and never on each other. A check passes by
 returning; it fails by calling `fail(...)` (or a helper such as `expect_close`) with a message
 that says, in words, what was expected and what happened. An exception inside a check fails that

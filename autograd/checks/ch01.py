@@ -182,9 +182,9 @@ def sensible_default_step(numerical_derivative):
 CHECKPOINT = [parabola_slopes, other_functions, central_difference, sensible_default_step]
 
 
-checkpoint = declare_checkpoint(
-    1, "Chapter 1 checkpoint: numerical_derivative", CHECKPOINT,
-    on="the learner's `numerical_derivative(f, x, h=...)`")
+@declare_checkpoint(1, "Chapter 1 checkpoint: numerical_derivative", CHECKPOINT)
+def checkpoint(numerical_derivative):
+    """Chapter 1's specification, run on the learner's `numerical_derivative(f, x, h=...)`."""
 # --------------------------------------------------------------------- exercises
 
 

@@ -152,9 +152,9 @@ CHECKPOINT = [
 ]
 
 
-checkpoint = declare_checkpoint(
-    2, "Chapter 2 checkpoint: the Value node", CHECKPOINT,
-    on="the learner's Value class")
+@declare_checkpoint(2, "Chapter 2 checkpoint: the Value node", CHECKPOINT)
+def checkpoint(Value):
+    """Chapter 2's specification, run on the learner's Value class."""
 # --------------------------------------------------------------------- exercises
 
 

@@ -261,9 +261,9 @@ CHECKPOINT = [
 ]
 
 
-checkpoint = declare_checkpoint(
-    3, "Chapter 3 checkpoint: operators with local backward hooks", CHECKPOINT,
-    on="the learner's Value class (no `backward()` needed)")
+@declare_checkpoint(3, "Chapter 3 checkpoint: operators with local backward hooks", CHECKPOINT)
+def checkpoint(Value):
+    """Chapter 3's specification, run on the learner's Value class (no `backward()` needed)."""
 # --------------------------------------------------------------------- exercises
 
 

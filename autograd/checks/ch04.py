@@ -280,9 +280,9 @@ CHECKPOINT = [
 ]
 
 
-checkpoint = declare_checkpoint(
-    4, "Chapter 4 checkpoint: non-linear activations", CHECKPOINT,
-    on="the learner's Value class (no `backward()` needed)")
+@declare_checkpoint(4, "Chapter 4 checkpoint: non-linear activations", CHECKPOINT)
+def checkpoint(Value):
+    """Chapter 4's specification, run on the learner's Value class (no `backward()` needed)."""
 # --------------------------------------------------------------------- exercises
 
 

@@ -200,9 +200,9 @@ CHECKPOINT = [seeds_one, chapter_three_expression, twice_twice, random_graphs, d
               twice_accumulates, second_call_adds_one_copy]
 
 
-checkpoint = declare_checkpoint(
-    5, "Chapter 5 checkpoint: topological sort and backward()", CHECKPOINT,
-    on="the learner's Value class with `backward()`")
+@declare_checkpoint(5, "Chapter 5 checkpoint: topological sort and backward()", CHECKPOINT)
+def checkpoint(Value):
+    """Chapter 5's specification, run on the learner's Value class with `backward()`."""
 # --------------------------------------------------------------------- exercises
 # In the order the chapter asks them (the checkpoint lists them in this order).
 

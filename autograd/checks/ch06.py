@@ -73,9 +73,9 @@ def descent_step(Value):
 CHECKPOINT = [neuron_output, neuron_gradients, descent_step]
 
 
-checkpoint = declare_checkpoint(
-    6, "Chapter 6 checkpoint: training a neuron", CHECKPOINT,
-    on="the learner's Value class")
+@declare_checkpoint(6, "Chapter 6 checkpoint: training a neuron", CHECKPOINT)
+def checkpoint(Value):
+    """Chapter 6's specification, run on the learner's Value class."""
 # --------------------------------------------------------------------- exercises
 
 

@@ -296,10 +296,10 @@ def descent_step(namespace):
 CHECKPOINT = [parameter_counts, forward_shapes, zero_grad_resets, descent_step]
 
 
-checkpoint = declare_checkpoint(
-    7, "Chapter 7 checkpoint: a tiny neural-network library", CHECKPOINT,
-    on="the learner's `Neuron`, `Layer` and `MLP` (pass `globals()`, a module, or a dict "
-       "holding them)")
+@declare_checkpoint(7, "Chapter 7 checkpoint: a tiny neural-network library", CHECKPOINT)
+def checkpoint(namespace):
+    """Chapter 7's specification, run on the learner's `Neuron`, `Layer` and `MLP`
+    (pass `globals()`, a module, or a dict holding them)."""
 # --------------------------------------------------------------------- the chapter's given code
 # The classes the chapter gives in its cells, as it gives them (tests/test_checks_core.py finds
 # each one, word for word, in a cell of the notebook). When an exercise's solution fails its check

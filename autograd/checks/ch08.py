@@ -482,9 +482,9 @@ CHECKPOINT = [central_recipe, passes_correct_class, catches_add_overwrites, catc
               catches_mul_swaps, catches_second_input, catches_one_percent]
 
 
-checkpoint = declare_checkpoint(
-    8, "Chapter 8 checkpoint: a gradient checker", CHECKPOINT,
-    on="the learner's `check_gradients(f, inputs, value_class)`")
+@declare_checkpoint(8, "Chapter 8 checkpoint: a gradient checker", CHECKPOINT)
+def checkpoint(check_gradients):
+    """Chapter 8's specification, run on the learner's `check_gradients(f, inputs, value_class)`."""
 # ----------------------------------------------------------------- exercises
 
 

@@ -654,6 +654,6 @@ def deep_chain(cls):
 
 CHECKPOINT = [uses_slots, fixed_expression, random_expressions, shared_value, backward_twice,
               numbers_are_not_nodes, no_cycles, deep_chain]
-checkpoint = declare_checkpoint(
-    10, "Chapter 10 · Making it fast: your FlatValue", CHECKPOINT,
-    on="a FlatValue-like class (see the module docstring)")
+@declare_checkpoint(10, "Chapter 10 · Making it fast: your FlatValue", CHECKPOINT)
+def checkpoint(cls):
+    """Chapter 10's specification, on a FlatValue-like class (see the module docstring)."""

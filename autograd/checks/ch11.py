@@ -683,7 +683,8 @@ def plain_numbers(my_compile):
 
 CHECKPOINT = [neuron_compiled, shared_values, constants_stay_constants, random_expressions,
               plain_numbers]
-checkpoint = declare_checkpoint(
-    11, "Chapter 11 · Trace once, run many: your compiler", CHECKPOINT,
-    on="a compiler `my_compile(root, inputs)` (see the module docstring)",
-    takes="your compiler, the function `my_compile(root, inputs)`")
+@declare_checkpoint(11, "Chapter 11 · Trace once, run many: your compiler", CHECKPOINT,
+                    takes="your compiler, the function `my_compile(root, inputs)`")
+def checkpoint(my_compile):
+    """Chapter 11's specification, on a compiler `my_compile(root, inputs)` (see the module
+    docstring)."""

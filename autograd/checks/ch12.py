@@ -488,7 +488,7 @@ def check_my_grad(my_grad):
     return MY_GRAD.check(my_grad)
 
 
-checkpoint = declare_checkpoint(
-    12, "Chapter 12 · Gradients of gradients: your my_grad", CHECKPOINT,
-    on="`my_grad(output, inputs)` (see the module docstring)",
-    takes="your function `my_grad(output, inputs)`")
+@declare_checkpoint(12, "Chapter 12 · Gradients of gradients: your my_grad", CHECKPOINT,
+                    takes="your function `my_grad(output, inputs)`")
+def checkpoint(my_grad):
+    """Chapter 12's specification, on `my_grad(output, inputs)` (see the module docstring)."""

@@ -12,13 +12,15 @@ It holds, besides the building blocks of `core` and `exercise` (passed on unchan
 - random programs: `make_program(seed, operations, ...)` and `run_steps(leaves, steps,
   operations)`, over a table of operations such as `ARITHMETIC`; `chain_of_sums` and
   `default_recursion_limit` for deep graphs;
-- the checkpoint: `declare_checkpoint(chapter, title, checks)` is each chapter's `checkpoint`.
+- the checkpoint: `@declare_checkpoint(chapter, title, checks)` over a signature and a docstring
+  is each chapter's `checkpoint`.
 
 A chapter module imports from here and from nowhere else in `autograd.checks`: no chapter
 imports another's helpers.
 """
 
 import contextlib
+import functools
 import random
 import sys
 
@@ -323,17 +325,25 @@ VISITED = "is your topological sort marking visited nodes?"
 # --------------------------------------------------------------------- the checkpoint
 
 
-def declare_checkpoint(chapter, title, checks, *, on, takes=None):
-    """Chapter `chapter`'s `checkpoint(obj)`: runs `checks` on what the learner built (`on`
-    says what, for its docstring), in a report titled `title` that also lists the chapter's
-    exercises. With `takes` (what the checkpoint takes, in words), anything that cannot be
-    called is refused with a TypeError that says so."""
+def declare_checkpoint(chapter, title, checks, *, takes=None):
+    """Decorator: the function below it, a signature and a docstring, becomes chapter
+    `chapter`'s `checkpoint(obj)`, which runs `checks` on what the learner built, in a report
+    titled `title` that also lists the chapter's exercises. With `takes` (what the checkpoint
+    takes, in words), anything that cannot be called is refused with a TypeError that says so.
 
-    def checkpoint(obj):
-        if takes is not None and not callable(obj):
-            raise TypeError(f"checkpoint({chapter}, ...) takes {takes}, but was given "
-                            f"{show(obj)}")
-        return run_checks(title, checks, obj, chapter=chapter)
+        @declare_checkpoint(5, "Chapter 5 checkpoint: ...", CHECKPOINT)
+        def checkpoint(Value):
+            ...  # a docstring: what the checkpoint is run on
+    """
 
-    checkpoint.__doc__ = f"Chapter {chapter}'s specification, run on {on}."
-    return checkpoint
+    def declare(declared):
+        @functools.wraps(declared)
+        def checkpoint(obj):
+            if takes is not None and not callable(obj):
+                raise TypeError(f"checkpoint({chapter}, ...) takes {takes}, but was given "
+                                f"{show(obj)}")
+            return run_checks(title, checks, obj, chapter=chapter)
+
+        return checkpoint
+
+    return declare
