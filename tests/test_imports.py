@@ -16,8 +16,8 @@ LAYERS = [
      "autograd.syllabus", "autograd.data", "autograd.profiling", "autograd.article",
      "autograd.plots"},
     {"autograd.engine", "autograd.fast"},
-    {"autograd.nn", "autograd.gradcheck", "autograd.stages", "autograd.compile", "autograd._tape",
-     "autograd._compile_c", "autograd.higher_order"},
+    {"autograd.nn", "autograd.gradcheck", "autograd.stages", "autograd.compile",
+     "autograd.higher_order"},
     {"autograd.checks", "autograd.viz"},
     {"autograd.widgets", "autograd.environment"},
     {"autograd"},  # the package itself: `from autograd import Value`

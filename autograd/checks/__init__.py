@@ -1,15 +1,16 @@
 """Chapter checkpoints: run a chapter's specification on what the learner built.
 
-Each chapter module (`ch01` ... `ch11`) has the chapter's exercise checks and, if the chapter
+Each chapter module (`ch01` ... `ch12`) has the chapter's exercise checks and, if the chapter
 ends with a checkpoint (`autograd.syllabus` says which do), lists the checks that make up its
-specification, as small functions decorated with `@check("what it protects")`, and exposes
-`checkpoint(obj)`. A check passes by returning; it fails by calling `fail(...)` (or a
-helper such as `expect_close`) with a message that says, in words, what was expected and what
-happened. An exception inside a check fails that check only, with the exception's type and
-message; the other checks still run. So does running out of time: each check has a few seconds
-(`TIME_LIMIT`, or what it declares with `@check(..., seconds=)`), so that a loop that never ends
-in the learner's code fails one check instead of hanging the notebook. Ctrl-C stops the run and
-still shows the checks that ran.
+specification, as small functions decorated with `@check("what it protects")`, in `CHECKPOINT`,
+and declares `checkpoint(obj)` with `@declare_checkpoint(chapter, title, CHECKPOINT)`. Chapter
+modules build on one toolbox (`toolbox.py`) and never on each other. A check passes by
+returning; it fails by calling `fail(...)` (or a helper such as `expect_close`) with a message
+that says, in words, what was expected and what happened. An exception inside a check fails that
+check only, with the exception's type and message; the other checks still run. So does running
+out of time: each check has a few seconds (`TIME_LIMIT`, or what it declares with `@check(...,
+seconds=)`), so that a loop that never ends in the learner's code fails one check instead of
+hanging the notebook. Ctrl-C stops the run and still shows the checks that ran.
 
     from autograd.checks import checkpoint
     checkpoint(3, Value)        # in a notebook: a pass/fail list, ticks and crosses
@@ -20,12 +21,14 @@ A `Report` is true when every check passed, prints as plain text, and shows as H
 import importlib
 
 from .. import syllabus
-from .core import (  # noqa: F401  (the checks' building blocks, for the chapter modules)
+from .core import (
     CheckFailed, CheckResult, ChecksFailed, ChecksInterrupted, Report, SolutionFailed, check,
     run_checks, TIME_LIMIT, time_limit, fail, expect, expect_close, check_answer, show, is_int,
     is_number, is_close,
+)
+from .toolbox import (
     describe_nodes, expect_children, reverse_topological_order, backprop_by_hand, expect_closure,
-    expect_gradients, GradientFailed, _text, answers_for, forget_answers,
+    expect_gradients, GradientFailed,
 )
 from .exercise import register_magic
 

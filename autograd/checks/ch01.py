@@ -13,14 +13,14 @@ number answers get a hint on the first wrong try and the answer after the second
 what the question asked for. (`WARM_UP`, at the bottom, is chapter 00's.)
 """
 
-import ast
 import inspect
 import math
 import statistics
-import textwrap
 
-from . import check, expect, fail, is_close, is_number, run_checks, show
-from .exercise import Exercise, Prediction, is_unwritten
+from .toolbox import (
+    Exercise, Prediction, check, declare_checkpoint, diagnoses, expect, fail, is_close, is_number,
+    returned, show, untouched_stub,
+)
 
 __all__ = [
     "checkpoint", "check_numerical_derivative", "check_evaluation_count",
@@ -37,14 +37,12 @@ def parabola(x):
 
 def _slope(numerical_derivative, f, x, said, **step):
     """`numerical_derivative(f, x, **step)`, failing with a reason when it is not a number."""
-    got = numerical_derivative(f, x, **step)
-    if got is None:
-        fail(f"{said} gave None: the function has no `return` (it must end with `return` and "
-             "the central difference)")
-    if not is_number(got):
-        fail(f"{said} gave {show(got)}, a {type(got).__name__}, not a number: return the "
-             "central difference itself")
-    return got
+    return returned(numerical_derivative(f, x, **step),
+                    none=f"{said} gave None: the function has no `return` (it must end with "
+                         "`return` and the central difference)",
+                    kind=is_number,
+                    wrong=lambda got: f"{said} gave {show(got)}, a {type(got).__name__}, not a "
+                                      "number: return the central difference itself")
 
 
 def _expect_slope(got, expected, said, hint):
@@ -151,9 +149,8 @@ WRONG_RECIPES = [
 def central_difference(numerical_derivative):
     said = "`numerical_derivative(lambda x: x**3, 1.0, h=0.1)`"
     got = _slope(numerical_derivative, _cube, 1.0, said, h=0.1)
-    for value, meaning in WRONG_RECIPES:
-        if is_close(got, value):
-            fail(f"{said} gave {value:g}, {meaning}")
+    for value, meaning in diagnoses(got, WRONG_RECIPES):
+        fail(f"{said} gave {value:g}, {meaning}")
     wider = _slope(numerical_derivative, _cube, 1.0, "the same with h=0.2", h=0.2)
     if is_close(got, wider):
         fail(f"{said} gave {got:.6g}, and with h=0.2 the same, as if it ignored h (the central "
@@ -185,36 +182,10 @@ def sensible_default_step(numerical_derivative):
 CHECKPOINT = [parabola_slopes, other_functions, central_difference, sensible_default_step]
 
 
+@declare_checkpoint(1, "Chapter 1 checkpoint: numerical_derivative", CHECKPOINT)
 def checkpoint(numerical_derivative):
     """Chapter 1's specification, run on the learner's `numerical_derivative(f, x, h=...)`."""
-    return run_checks("Chapter 1 checkpoint: numerical_derivative", CHECKPOINT,
-                      numerical_derivative, chapter=1)
-
-
 # --------------------------------------------------------------------- exercises
-
-
-def untouched_stub(given=0):
-    """`unanswered` for an exercise whose stub is a function holding a `...` line and `given`
-    statements of its own (a docstring aside): the stub counts as untouched while it still has
-    its `...` and nothing more. A learner who wrote an answer but left the `...` in place has
-    answered, and the check looks at what they wrote (`is_unwritten` alone would say "not
-    answered yet" and let the solution replace it)."""
-
-    def unanswered(function):
-        if not is_unwritten(function):
-            return False
-        try:
-            (definition,) = ast.parse(textwrap.dedent(inspect.getsource(function))).body
-            body = definition.body
-        except (OSError, TypeError, SyntaxError, ValueError, AttributeError):
-            return True
-        if body and isinstance(body[0], ast.Expr) and isinstance(
-                getattr(body[0].value, "value", None), str):
-            body = body[1:]  # the docstring
-        return len(body) <= given + 1
-
-    return unanswered
 
 
 # The recipe first: its failures name the bug (forward difference, a missing 2, ...), and the

@@ -12,15 +12,15 @@ The chapter's exercises: a constructor that refuses non-numbers (`REJECT`), `cou
 
 import io
 import math
+import operator
 import sys
 from contextlib import redirect_stdout
 
 from ..graph import topological_order
-from . import (
-    _text, check, describe_nodes, expect, expect_children, fail, is_int, run_checks, show,
+from .toolbox import (
+    Exercise, check, declare_checkpoint, describe_nodes, diagnose, expect, expect_children, fail,
+    is_int, returned, run_checks, show, _text, untouched_stub,
 )
-from .ch01 import untouched_stub
-from .exercise import Exercise
 
 __all__ = [
     "checkpoint", "check_rejects_non_numbers", "check_count_nodes", "check_hand_built_L",
@@ -152,11 +152,9 @@ CHECKPOINT = [
 ]
 
 
+@declare_checkpoint(2, "Chapter 2 checkpoint: the Value node", CHECKPOINT)
 def checkpoint(Value):
     """Chapter 2's specification, run on the learner's Value class."""
-    return run_checks("Chapter 2 checkpoint: the Value node", CHECKPOINT, Value, chapter=2)
-
-
 # --------------------------------------------------------------------- exercises
 
 
@@ -248,13 +246,13 @@ def counts_nodes(count_nodes, Value):
     cases = [(description, root, len(_walk(root)), count_nodes(root))
              for description, root in _graphs(Value)]
     for description, root, expected, got in cases:
-        if got is None:
-            fail(f"`count_nodes` on {description} gave None: the function has no `return` "
-                 "(or a path through it that misses one); end it with `return` and the count")
-        if isinstance(got, (set, frozenset, list, tuple, dict)):
-            fail(f"`count_nodes` on {description} gave {type(got).__name__} of {len(got)} "
-                 "items, not a number: return how many values there are (`len(...)` of what "
-                 "you collected)")
+        returned(got, none=f"`count_nodes` on {description} gave None: the function has no "
+                           "`return` (or a path through it that misses one); end it with "
+                           "`return` and the count",
+                 kind=lambda got: not isinstance(got, (set, frozenset, list, tuple, dict)),
+                 wrong=lambda got: f"`count_nodes` on {description} gave {type(got).__name__} "
+                                   f"of {len(got)} items, not a number: return how many values "
+                                   "there are (`len(...)` of what you collected)")
         if not is_int(got):
             fail(f"`count_nodes` on {description} should be the whole number {expected}, but "
                  f"was {show(got)}")
@@ -263,9 +261,11 @@ def counts_nodes(count_nodes, Value):
         return
     description, root, expected, got = wrong[0]
     said = f"`count_nodes` on {description} should be {expected}, but was {got}"
-    for _, rule, meaning in COUNTS:
-        if all(rule(r) == g for _, r, _, g in cases):
-            fail(f"{said}: {meaning}")
+    counted = [g for _, _, _, g in cases]
+    meaning = diagnose(counted, ((lambda rule=rule: [rule(r) for _, r, _, _ in cases], meaning)
+                                 for _, rule, meaning in COUNTS), same=operator.eq)
+    if meaning is not None:
+        fail(f"{said}: {meaning}")
     if got > expected:
         fail(f"{said}: some value was counted more than once; keep a set of the nodes already "
              "seen and count each value once")

@@ -12,11 +12,11 @@ in an order they compute (`backprop_by_hand`).
 
 import math
 
-from . import (
-    GradientFailed, _text, backprop_by_hand, check, expect, expect_children, expect_close,
-    expect_gradients, fail, is_close, run_checks, show,
+from .toolbox import (
+    Exercise, GradientFailed, Prediction, backprop_by_hand, call, check, declare_checkpoint,
+    diagnose, expect, expect_children, expect_close, expect_gradients, fail, is_close, is_node,
+    is_unwritten, returned, run_checks, show, _text,
 )
-from .exercise import Exercise, Prediction, is_unwritten
 
 __all__ = ["checkpoint", "check_mul", "check_sub", "check_pow", "check_backprop_by_hand",
            "check_diamond_prediction"]
@@ -30,23 +30,21 @@ LN2, LN3 = math.log(2.0), math.log(3.0)
 def _expect_value(out, expression):
     """Fail, saying why, when an operator gave back something that is not a node (None from
     a method without `return`, most often) instead of letting the next line crash."""
-    if out is None:
-        fail(f"`{expression}` gave None, not a Value: the method has no `return` (or a path "
-             "through it that misses one); it must end with `return out`")
-    if not all(hasattr(out, name) for name in ("data", "grad", "_prev", "_backward")):
-        fail(f"`{expression}` gave {show(out)}, a {type(out).__name__}, not a Value: build the "
-             "result from Values (with their operators, or `Value(..., (self,), op)`), so that "
-             "it remembers its inputs and can pass gradient back")
+    returned(out, none=f"`{expression}` gave None, not a Value: the method has no `return` (or "
+                       "a path through it that misses one); it must end with `return out`",
+             kind=is_node,
+             wrong=lambda out: f"`{expression}` gave {show(out)}, a {type(out).__name__}, not a "
+                               "Value: build the result from Values (with their operators, or "
+                               "`Value(..., (self,), op)`), so that it remembers its inputs and "
+                               "can pass gradient back")
 
 
 def _compute(function, leaves, expression):
     """`function(*leaves)`, with a clear message when the operator calls itself forever."""
-    try:
-        return function(*leaves)
-    except RecursionError:
-        fail(f"`{expression}` never finished: the method calls itself (for instance `self - "
-             "other` inside `__sub__` runs `__sub__` again, and again...). Build it from "
-             "operators you already have instead")
+    return call(function, *leaves, raised=lambda error: (
+        f"`{expression}` never finished: the method calls itself (for instance `self - other` "
+        "inside `__sub__` runs `__sub__` again, and again...). Build it from operators you "
+        "already have instead") if isinstance(error, RecursionError) else None)
 
 
 def _expect_case(Value, expression, function, value, grads, rules, inputs=(A, B), at=AT,
@@ -62,10 +60,10 @@ def _expect_case(Value, expression, function, value, grads, rules, inputs=(A, B)
     leaves = [Value(x) for x in inputs]
     out = _compute(function, leaves, expression)
     _expect_value(out, expression)
-    for wrong, meaning in wrong_values:
-        if is_close(out.data, wrong) and not is_close(wrong, value):
-            fail(f"`({expression}).data` with {at} should be {value:g} but was {out.data:g}: "
-                 f"that is {meaning}")
+    meaning = diagnose(out.data, wrong_values, right=value)
+    if meaning is not None:
+        fail(f"`({expression}).data` with {at} should be {value:g} but was {out.data:g}: "
+             f"that is {meaning}")
     expect_close(out.data, value, f"`({expression}).data` with {at}")
     try:
         expect_gradients(leaves, out, grads, expression, rules=rules, wrong_rules=wrong_rules)
@@ -263,12 +261,9 @@ CHECKPOINT = [
 ]
 
 
+@declare_checkpoint(3, "Chapter 3 checkpoint: operators with local backward hooks", CHECKPOINT)
 def checkpoint(Value):
     """Chapter 3's specification, run on the learner's Value class (no `backward()` needed)."""
-    return run_checks("Chapter 3 checkpoint: operators with local backward hooks", CHECKPOINT,
-                      Value, chapter=3)
-
-
 # --------------------------------------------------------------------- exercises
 
 
@@ -446,7 +441,7 @@ def _expect_built_from_values(Value):
     out = _compute(lambda a, b: a - b, (a, b), "a - b")
     if out is None:
         return  # `_expect_case` says that the method has no `return`
-    if not all(hasattr(out, name) for name in ("data", "grad", "_prev", "_backward")):
+    if not is_node(out):
         fail(f"`a - b` gave {show(out)}, a {type(out).__name__}, not a Value: subtracting the "
              "numbers inside (`.data`) gives a plain number, which cannot remember a and b, so "
              f"no gradient can reach them. Instead, {_FROM_VALUES}")

@@ -17,11 +17,11 @@ for `+=` and a missing `* out.grad` cannot pass, and each is named only when the
 import math
 
 from .. import _floats
-from . import (
-    CheckFailed, GradientFailed, _text, backprop_by_hand, check, expect, expect_close,
-    expect_gradients, fail, is_close, is_number, run_checks, show,
+from .toolbox import (
+    CheckFailed, Exercise, GradientFailed, backprop_by_hand, call, check, declare_checkpoint,
+    diagnose, expect, expect_close, expect_gradients, fail, is_close, is_node, is_number,
+    is_unwritten, show, _text,
 )
-from .exercise import Exercise, is_unwritten
 
 __all__ = ["checkpoint", "check_tanh", "check_sigmoid", "check_tanh_slope_prediction"]
 
@@ -104,25 +104,26 @@ def _new_node(Value, name, x):
     """`Value(x).name()`, failing with a message that says why when it is not a new node
     (None from a method without `return`, a number, a method that calls itself)."""
     v = Value(x)
-    call = f"`Value({x:g}).{name}()`"
-    try:
-        out = getattr(v, name)()
-    except RecursionError:
-        fail(f"{call} never finished: the method calls itself. Compute the number with "
-             "`math`, and build the node with `Value(..., (self,), ...)`")
-    except TypeError as error:
-        if type(v).__name__ not in _text(error):
-            raise
-        fail(f"{call} raised TypeError ({_text(error)}): `math`'s functions and comparisons "
-             "such as `> 0` work on plain numbers, so give them the number inside the node, "
-             "`self.data`, not the Value `self`")
-    if out is None:
-        fail(f"{call} gave None, not a Value: the method has no `return`; it must end with "
-             "`return out`")
-    if not all(hasattr(out, a) for a in ("data", "grad", "_prev", "_backward")):
-        fail(f"{call} gave {show(out)}, a {type(out).__name__}, not a Value: the method must "
-             "build the new node `out = Value(..., (self,), ...)`, attach its `_backward`, and "
-             "end with `return out`")
+    said = f"`Value({x:g}).{name}()`"
+
+    def raised(error):
+        if isinstance(error, RecursionError):
+            return (f"{said} never finished: the method calls itself. Compute the number with "
+                    "`math`, and build the node with `Value(..., (self,), ...)`")
+        if isinstance(error, TypeError) and type(v).__name__ in _text(error):
+            return (f"{said} raised TypeError ({_text(error)}): `math`'s functions and "
+                    "comparisons such as `> 0` work on plain numbers, so give them the number "
+                    "inside the node, `self.data`, not the Value `self`")
+        return None
+
+    out = call(getattr(v, name), raised=raised,
+               none=f"{said} gave None, not a Value: the method has no `return`; it must end "
+                    "with `return out`",
+               kind=is_node,
+               wrong=lambda out: f"{said} gave {show(out)}, a {type(out).__name__}, not a "
+                                 "Value: the method must build the new node `out = Value(..., "
+                                 "(self,), ...)`, attach its `_backward`, and end with "
+                                 "`return out`")
     return v, out
 
 
@@ -163,10 +164,10 @@ def _expect_activation(Value, name, x, *, node=True):
     difference of the learner's own forward values."""
     f, slope, rule, _ = ACTIVATIONS[name]
     v, out = _new_node(Value, name, x)
-    for wrong, meaning in _wrong_values(name, x):
-        if is_close(out.data, wrong) and not is_close(wrong, f(x)):
-            fail(f"`Value({x:g}).{name}().data` should be {f(x):.6g} but was {out.data:.6g}: "
-                 f"{meaning}")
+    meaning = diagnose(out.data, _wrong_values(name, x), right=f(x))
+    if meaning is not None:
+        fail(f"`Value({x:g}).{name}().data` should be {f(x):.6g} but was {out.data:.6g}: "
+             f"{meaning}")
     expect_close(out.data, f(x), f"`Value({x:g}).{name}().data`")
     if node:
         _expect_one_node(v, out, name, x)
@@ -279,11 +280,9 @@ CHECKPOINT = [
 ]
 
 
+@declare_checkpoint(4, "Chapter 4 checkpoint: non-linear activations", CHECKPOINT)
 def checkpoint(Value):
     """Chapter 4's specification, run on the learner's Value class (no `backward()` needed)."""
-    return run_checks("Chapter 4 checkpoint: non-linear activations", CHECKPOINT, Value, chapter=4)
-
-
 # --------------------------------------------------------------------- exercises
 
 

@@ -31,28 +31,25 @@ A wrong list is compared with what the stub's loop gives with each classic bug i
 so the message names the bug; nodes are named by labels the check gives them (x0, n5, ...).
 """
 
-import contextlib
 import math
-import random
-import sys
+import operator
 
 from ..graph import breadth_first_order
-from . import (
-    check, expect, expect_close, fail, is_close, reverse_topological_order, run_checks, show,
+from .toolbox import (
+    ARITHMETIC, DEFAULT_RECURSION_LIMIT, TANH, VISITED, Exercise, call, chain_of_sums, check,
+    declare_checkpoint, default_recursion_limit, diagnose, expect, expect_close, fail, is_close,
+    is_unwritten, make_program, returned, reverse_topological_order, run_steps, show,
 )
-from .exercise import Exercise, is_unwritten
 
 __all__ = ["checkpoint", "check_recursive_sort", "check_order_prediction", "check_backward",
            "check_topological_sort", "random_program", "DEPTH"]
 
 DEPTH = 100_000  # deep enough that one Python frame per node is far beyond the limit
-DEFAULT_RECURSION_LIMIT = 1000
 SEEDS = range(5)
 
 # What a check that runs out of time says: the likely cause. On a busy test machine, with the
 # package's engine and the solutions, backward() on the deep chain took up to 3 s and the sort
 # up to 2 s: they may take 40 s and 30 s. Every other check took under 0.2 s of its 5.
-VISITED = "is your topological sort marking visited nodes?"
 IN_A_SET = (f"keep the visited nodes in a set: looking a node up in a list takes longer the "
             f"longer the list grows, and this chain has {DEPTH:,} nodes")
 VISITED_IN_A_SET = f"{VISITED} And {IN_A_SET}"
@@ -60,32 +57,7 @@ STUCK_LOOP = ("does each pass of your `while` loop either push an input that is 
               "yet (and add it to `visited`) or pop the entry on top of the stack?")
 
 
-@contextlib.contextmanager
-def default_recursion_limit():
-    """Run the body at Python's default recursion limit, whatever the notebook set it to: a
-    recursive sort must fail here as it would for a learner who never raised the limit."""
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(DEFAULT_RECURSION_LIMIT)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(old)
-
-
-def chain_of_sums(Value, depth, start, step):
-    """`x`, `step` and the nodes of x + step + step + ... (`depth` sums), last node last.
-
-    The list is what frees the chain safely. Dropped from its last node alone, a chain is freed
-    by a recursion as deep as the chain: each node, as it goes, lets go of its input. In the
-    browser (the JupyterLite edition) that recursion overflows the JavaScript stack for a chain
-    of a few thousand nodes of a class with `__slots__`, and the kernel dies. A list lets go of
-    its last item first, so each node goes when no other node is left to go with it.
-    """
-    x, step = Value(start), Value(step)
-    nodes = [x]
-    for _ in range(depth):
-        nodes.append(nodes[-1] + step)  # one more node on the chain, and one more use of `step`
-    return x, step, nodes
+OPERATIONS = {"+": ARITHMETIC["add"], "*": ARITHMETIC["mul"], "tanh": TANH}
 
 
 def random_program(seed, n_inputs=3, n_steps=12):
@@ -94,12 +66,10 @@ def random_program(seed, n_inputs=3, n_steps=12):
     Each step uses the node just before it (so every node reaches the output) and one earlier
     node chosen at random, so nodes are shared; the inputs are all used, input 0 twice.
     """
-    rng = random.Random(seed)
-    inputs = [rng.choice((-1, 1)) * rng.uniform(0.3, 1.5) for _ in range(n_inputs)]
-    steps = [("+", n_inputs - 1, i) for i in range(n_inputs - 1)]
-    for _ in range(n_steps):
-        last = n_inputs + len(steps) - 1
-        steps.append((rng.choice(("+", "*", "tanh")), last, rng.randrange(last + 1)))
+    (inputs,), steps = make_program(
+        seed, OPERATIONS, n_inputs=n_inputs, n_steps=n_steps,
+        draw=lambda rng: rng.choice((-1, 1)) * rng.uniform(0.3, 1.5),
+        gather=lambda n: [("+", n - 1, i) for i in range(n - 1)])
     steps.append(("*", n_inputs + len(steps) - 1, 0))
     return inputs, steps
 
@@ -107,11 +77,7 @@ def random_program(seed, n_inputs=3, n_steps=12):
 def build(Value, inputs, steps):
     """Run a program with the learner's operators; return (leaves, output)."""
     leaves = [Value(x) for x in inputs]
-    nodes = list(leaves)
-    for op, i, j in steps:
-        a, b = nodes[i], nodes[j]
-        nodes.append(a + b if op == "+" else a * b if op == "*" else a.tanh())
-    return leaves, nodes[-1]
+    return leaves, run_steps(leaves, steps, OPERATIONS)
 
 
 def forward_mode(inputs, steps, wrt):
@@ -196,15 +162,21 @@ def deep_chain(Value):
                  hint=f"`step` is used {DEPTH:,} times, and each use adds 1")
 
 
-@check("calling backward() twice accumulates: leaf gradients grow", timeout_hint=VISITED)
-def twice_accumulates(Value):
-    a, b, c, f = Value(2.0), Value(-3.0), Value(10.0), Value(-2.0)
+def _backward_twice(Value):
+    """(name, gradient after one `L.backward()`, gradient after a second) for each leaf of
+    L = (a·b + c)·f."""
+    leaves = Value(2.0), Value(-3.0), Value(10.0), Value(-2.0)
+    a, b, c, f = leaves
     L = (a * b + c) * f
     L.backward()
-    first = [leaf.grad for leaf in (a, b, c, f)]
+    first = [leaf.grad for leaf in leaves]
     L.backward()
-    for name, leaf, before in zip("abcf", (a, b, c, f), first):
-        after = leaf.grad
+    return [(name, before, leaf.grad) for name, leaf, before in zip("abcf", leaves, first)]
+
+
+@check("calling backward() twice accumulates: leaf gradients grow", timeout_hint=VISITED)
+def twice_accumulates(Value):
+    for name, before, after in _backward_twice(Value):
         expect(math.copysign(1.0, after) == math.copysign(1.0, before) and abs(after) > abs(before),
                f"after a second `L.backward()`, `{name}.grad` went from {show(before)} to "
                f"{show(after)}; it should grow (the package's engine gives "
@@ -215,13 +187,8 @@ def twice_accumulates(Value):
 @check("a second backward() adds exactly one more copy of each leaf's gradient",
        timeout_hint=VISITED)
 def second_call_adds_one_copy(Value):
-    a, b, c, f = Value(2.0), Value(-3.0), Value(10.0), Value(-2.0)
-    L = (a * b + c) * f
-    L.backward()
-    first = [leaf.grad for leaf in (a, b, c, f)]
-    L.backward()
-    for name, leaf, before in zip("abcf", (a, b, c, f), first):
-        expect_close(leaf.grad, 2 * before, f"after a second `L.backward()`, `{name}.grad`",
+    for name, before, after in _backward_twice(Value):
+        expect_close(after, 2 * before, f"after a second `L.backward()`, `{name}.grad`",
                      hint=f"the first call gave {show(before)}, and the second should add it once "
                           "more. More than that means the values in between (a·b and a·b + c) "
                           "still held the first call's gradients and passed them on again: "
@@ -233,11 +200,9 @@ CHECKPOINT = [seeds_one, chapter_three_expression, twice_twice, random_graphs, d
               twice_accumulates, second_call_adds_one_copy]
 
 
+@declare_checkpoint(5, "Chapter 5 checkpoint: topological sort and backward()", CHECKPOINT)
 def checkpoint(Value):
     """Chapter 5's specification, run on the learner's Value class with `backward()`."""
-    return run_checks("Chapter 5 checkpoint: topological sort and backward()", CHECKPOINT, Value, chapter=5)
-
-
 # --------------------------------------------------------------------- exercises
 # In the order the chapter asks them (the checkpoint lists them in this order).
 
@@ -609,10 +574,8 @@ def _order_problem(prediction, root):
 def _known_wrong(prediction, root):
     if not isinstance(prediction, (list, tuple)):
         return None
-    for order, hint in _wrong_orders(root):
-        if list(prediction) == [node.label for node in order]:
-            return hint
-    return None
+    return diagnose(list(prediction), (([node.label for node in order], hint)
+                                       for order, hint in _wrong_orders(root)), same=operator.eq)
 
 
 def _labels_of(root):
@@ -906,17 +869,19 @@ def _expect_topological(order, root, what, names):
     def name(node):
         return names.get(id(node)) or getattr(node, "label", "") or show(node)
 
-    if order is None:
-        fail(f"{what} returned None: the function has no `return`; end it with `return order`")
-    expect(isinstance(order, (list, tuple)),
-           f"{what} should return a list of nodes, but returned {show(order)}")
+    returned(order,
+             none=f"{what} returned None: the function has no `return`; end it with `return "
+                  "order`",
+             kind=lambda order: isinstance(order, (list, tuple)),
+             wrong=lambda order: f"{what} should return a list of nodes, but returned "
+                                 f"{show(order)}")
     problem = _sort_problem(order, root, name)
     if problem is None:
         return
-    for bug, why in _SORT_BUGS:
-        simulated = _simulate(root, bug)
-        if simulated is not None and _same_list(order, simulated):
-            fail(f"{what} returned {_listing(order, name)}: {why}")
+    simulated = ((lambda bug=bug: _simulate(root, bug), why) for bug, why in _SORT_BUGS)
+    why = diagnose(order, simulated, same=_same_list)
+    if why is not None:
+        fail(f"{what} returned {_listing(order, name)}: {why}")
     fail(f"{what} {problem}")
 
 
@@ -1014,16 +979,14 @@ def sorts_deep_chain(sort, Value):
     for _ in range(DEPTH):
         chain.append(Value(0.0, (chain[-1],), "+1"))
     what = _sort_name(sort)
-    try:
-        with default_recursion_limit():
-            order = sort(chain[-1])
-    except RecursionError:
-        fail(f"{what} raised RecursionError on a chain {DEPTH:,} nodes deep: each recursive "
-             f"call takes a Python frame, and Python allows about {DEFAULT_RECURSION_LIMIT:,}; "
-             "keep the nodes still to visit on a list of your own (an explicit stack)")
-    if order is None:
-        fail(f"{what} returned None on the chain: the function has no `return`; end it with "
-             "`return order`")
+    with default_recursion_limit():
+        order = call(sort, chain[-1], raised=lambda error: (
+            f"{what} raised RecursionError on a chain {DEPTH:,} nodes deep: each recursive call "
+            f"takes a Python frame, and Python allows about {DEFAULT_RECURSION_LIMIT:,}; keep "
+            "the nodes still to visit on a list of your own (an explicit stack)"
+        ) if isinstance(error, RecursionError) else None,
+            none=f"{what} returned None on the chain: the function has no `return`; end it "
+                 "with `return order`")
     expect(isinstance(order, (list, tuple)) and len(order) == len(chain),
            f"{what} on the chain should return its {len(chain):,} nodes, but returned "
            f"{len(order) if isinstance(order, (list, tuple)) else show(order)}")

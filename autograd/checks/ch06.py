@@ -12,12 +12,14 @@ dL/dx2 = w2·(1 − o²) = 0.5; and gradient descent on (o − 0.5)² that lower
 
 import math
 
-from . import check, expect, expect_close, fail, is_int, is_number, run_checks, show
-from .exercise import Exercise, Prediction
+from .toolbox import (
+    Exercise, Prediction, SameArguments, check, declare_checkpoint, expect, expect_close, fail,
+    is_int, is_number, show,
+)
 
 __all__ = ["checkpoint", "neuron", "check_dx1_by_hand", "check_reached_target",
            "check_skipped_zero_grad", "descent_history", "training_history", "ARTICLE",
-           "ZERO_GRAD_ANSWERS", "SameArguments"]
+           "ZERO_GRAD_ANSWERS"]
 
 ARTICLE = {"x1": 2.0, "x2": 0.0, "w1": -3.0, "w2": 1.0, "b": 6.8813735870195432}
 TOL = 1e-12
@@ -71,33 +73,10 @@ def descent_step(Value):
 CHECKPOINT = [neuron_output, neuron_gradients, descent_step]
 
 
+@declare_checkpoint(6, "Chapter 6 checkpoint: training a neuron", CHECKPOINT)
 def checkpoint(Value):
     """Chapter 6's specification, run on the learner's Value class."""
-    return run_checks("Chapter 6 checkpoint: training a neuron", CHECKPOINT, Value, chapter=6)
-
-
 # --------------------------------------------------------------------- exercises
-
-
-class SameArguments:
-    """`answer_of` for an exercise whose answer is several objects (numbers, a list, a model):
-    picks them out of the check's arguments as one tuple, the very same tuple while they are
-    the same objects, so that the machinery recognises an answer it has already seen (the
-    solution cell re-checking it, or the solution's own answer checked again). `pick` is how
-    many leading arguments make up the answer (all of them if None)."""
-
-    def __init__(self, pick=None):
-        self.pick = pick
-        self._last = None
-
-    def __call__(self, *args):
-        answer = args if self.pick is None else args[: self.pick]
-        last = self._last
-        if last is not None and len(last) == len(answer) and all(
-                a is b for a, b in zip(last, answer)):
-            return last
-        self._last = tuple(answer)
-        return self._last
 
 
 # ∂o/∂x1, predicted before looking: a hint first, the number after a second wrong try.

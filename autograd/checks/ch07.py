@@ -15,9 +15,10 @@ about seeds, non-linearities or attributes is assumed).
 import inspect
 import re
 
-from . import _text, check, expect, fail, is_int, is_number, run_checks, show
-from .ch06 import SameArguments
-from .exercise import Exercise, is_unwritten
+from .toolbox import (
+    Exercise, SameArguments, check, declare_checkpoint, expect, fail, is_int, is_number,
+    is_unwritten, returned, show, _text,
+)
 
 __all__ = ["checkpoint", "check_layer_parameters", "check_zero_grad", "check_circles"]
 
@@ -66,11 +67,10 @@ def _expect_parameters(model, expected, what, why, parts=None, part_name=None):
     """`model.parameters()` is a list of `expected` distinct values, the model's own, the same
     objects on every call. `parts` (a layer's neurons, an MLP's layers) let a failure say what
     the list holds instead: lists, modules, only the first part's values, copies."""
-    params = model.parameters()
-    if params is None:
-        fail(f"`{what}.parameters()` returned None: the method has no `return` (a list "
-             "built on the last line and never returned is thrown away); it must end with "
-             "`return [...]`")
+    params = returned(model.parameters(),
+                      none=f"`{what}.parameters()` returned None: the method has no `return` "
+                           "(a list built on the last line and never returned is thrown "
+                           "away); it must end with `return [...]`")
     if not isinstance(params, list):
         fail(f"`{what}.parameters()` should return a list, but returned a "
              f"{type(params).__name__}" + (": wrap a comprehension in [ ], not ( )"
@@ -296,17 +296,14 @@ def descent_step(namespace):
 CHECKPOINT = [parameter_counts, forward_shapes, zero_grad_resets, descent_step]
 
 
+@declare_checkpoint(7, "Chapter 7 checkpoint: a tiny neural-network library", CHECKPOINT)
 def checkpoint(namespace):
     """Chapter 7's specification, run on the learner's `Neuron`, `Layer` and `MLP`
     (pass `globals()`, a module, or a dict holding them)."""
-    return run_checks("Chapter 7 checkpoint: a tiny neural-network library", CHECKPOINT,
-                      namespace, chapter=7)
-
-
 # --------------------------------------------------------------------- the chapter's given code
-# The classes the chapter gives in its cells, as it gives them (tests/test_checks.py finds each
-# one, word for word, in a cell of the notebook). When an exercise's solution fails its check in
-# the learner's notebook, it runs again on fresh copies of these (`Exercise.given`): passing
+# The classes the chapter gives in its cells, as it gives them (tests/test_checks_core.py finds
+# each one, word for word, in a cell of the notebook). When an exercise's solution fails its check
+# in the learner's notebook, it runs again on fresh copies of these (`Exercise.given`): passing
 # there, it points to a given cell the learner edited, not to the course.
 
 GIVEN_MODULE = """class Module:

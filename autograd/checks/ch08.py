@@ -28,9 +28,10 @@ import re
 from collections import namedtuple
 
 from ..stages import stage
-from . import check, expect, fail, is_number, run_checks, show
-from .ch06 import SameArguments
-from .exercise import Exercise, is_unwritten
+from .toolbox import (
+    Exercise, SameArguments, call, check, declare_checkpoint, expect, fail, is_number,
+    is_unwritten, run_checks, show,
+)
 
 __all__ = [
     "checkpoint",
@@ -203,12 +204,10 @@ GOOD_CASES = [
 
 
 def _verdict(check_gradients, f, inputs, value_class, on):
-    result = check_gradients(f, list(inputs), value_class)
-    if result is None:
-        fail(f"`check_gradients` returned None on {on}: did it forget to `return` its verdict? "
-             "It must `return False` as soon as one input disagrees, and `return True` after "
-             "the loop, once every input agreed")
-    return bool(result)
+    return bool(call(check_gradients, f, list(inputs), value_class,
+                     none=f"`check_gradients` returned None on {on}: did it forget to `return` "
+                          "its verdict? It must `return False` as soon as one input disagrees, "
+                          "and `return True` after the loop, once every input agreed"))
 
 
 def _logged(f, log):
@@ -483,12 +482,9 @@ CHECKPOINT = [central_recipe, passes_correct_class, catches_add_overwrites, catc
               catches_mul_swaps, catches_second_input, catches_one_percent]
 
 
+@declare_checkpoint(8, "Chapter 8 checkpoint: a gradient checker", CHECKPOINT)
 def checkpoint(check_gradients):
     """Chapter 8's specification, run on the learner's `check_gradients(f, inputs, value_class)`."""
-    return run_checks("Chapter 8 checkpoint: a gradient checker", CHECKPOINT, check_gradients,
-                      chapter=8)
-
-
 # ----------------------------------------------------------------- exercises
 
 

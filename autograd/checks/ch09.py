@@ -20,8 +20,10 @@ hint on the first wrong answer and the answer only after a second one.
 
 import math
 
-from . import check, expect, expect_close, fail, is_close, is_number, show
-from .exercise import Exercise, Prediction, is_unwritten
+from .toolbox import (
+    Exercise, Prediction, check, diagnose, expect, expect_close, fail, is_close, is_number,
+    is_unwritten, returned, show,
+)
 
 __all__ = ["check_neuron_node_count", "check_dual_tanh", "check_pass_counts",
            "NEURON_INPUTS", "MLP_PARAMETERS", "CURVE_OUTPUTS"]
@@ -92,19 +94,16 @@ def _tanh_of(Dual, value, slope, *, first=False):
     """`Dual(value, slope).tanh()`, failing with a plain message if it gives no Dual. Only the
     `first` check explains a missing Dual in full; the others point to it."""
     d = Dual(value, slope)
-    out = d.tanh()
     call = f"`Dual({value:g}, {slope:g}).tanh()`"
-    if out is None:
-        if not first:
-            fail(f"{call} gave None: there is no Dual to check (see the first line)")
-        fail(f"{call} gave None, not a Dual: the method has no `return`; end it with "
-             "`return Dual(...)`, the new value and its slope")
-    if not _is_dual(out):
-        if not first:
-            fail(f"{call} gave {_short(out)}, not a Dual (see the first line)")
-        fail(f"{call} gave {_short(out)}, a {type(out).__name__}, not a Dual: return "
-             "`Dual(value, slope)`, so that the slope travels on with the value (a plain "
-             "number has lost it)")
+    out = returned(
+        d.tanh(), kind=_is_dual,
+        none=(f"{call} gave None, not a Dual: the method has no `return`; end it with `return "
+              "Dual(...)`, the new value and its slope") if first else
+             f"{call} gave None: there is no Dual to check (see the first line)",
+        wrong=lambda out: (f"{call} gave {_short(out)}, a {type(out).__name__}, not a Dual: "
+                           "return `Dual(value, slope)`, so that the slope travels on with the "
+                           "value (a plain number has lost it)") if first else
+                          f"{call} gave {_short(out)}, not a Dual (see the first line)")
     expect(out is not d, f"{call} returned the very Dual it was called on: build and return "
                          "a new one, and leave the input unchanged (the rest of the "
                          "computation may still use it)")
@@ -114,9 +113,9 @@ def _tanh_of(Dual, value, slope, *, first=False):
 def _diagnose(got, wrong, expected, what):
     """Fail with the meaning of the first `(value, meaning)` in `wrong` that `got` matches
     (and the right answer does not); else fail with a plain comparison."""
-    for value, meaning in wrong:
-        if is_close(got, value) and not is_close(value, expected):
-            fail(f"{what} should be {expected:.6g} but was {got:.6g}: {meaning}")
+    meaning = diagnose(got, wrong, right=expected)
+    if meaning is not None:
+        fail(f"{what} should be {expected:.6g} but was {got:.6g}: {meaning}")
     expect_close(got, expected, what, hint="the slope of tanh is 1 − tanh², times the slope "
                                            "that arrives, `self.slope`")
 

@@ -25,16 +25,17 @@ lists them and fails when the learner's own answer failed, even where a solution
 import gc
 import itertools
 import math
-import random
 import sys
 from collections import Counter
 from numbers import Real
 
 from ..engine import Value as Reference
 from ..profiling import collector_off, new_tracked_objects
-from . import check, expect, expect_close, fail, is_close, is_number, run_checks, show
-from .ch05 import VISITED, chain_of_sums, default_recursion_limit
-from .exercise import Exercise, is_unwritten
+from .toolbox import (
+    ARITHMETIC, VISITED, Exercise, chain_of_sums, check, declare_checkpoint,
+    default_recursion_limit, expect, expect_close, fail, is_close, is_number, is_unwritten,
+    make_program, returned, run_steps, show,
+)
 
 __all__ = ["checkpoint", "check_cycle_path", "check_object_predictions", "check_flat_exp",
            "count_made_by_product", "DEPTH"]
@@ -312,18 +313,15 @@ def _exp_of(cls, x, *, first=False):
     """`cls(x).exp()`, failing with a plain message if it does not give a new node. Only the
     `first` check explains a missing node in full; the others point to it."""
     v = cls(x)
-    out = v.exp()
     call = f"`FlatValue({x:g}).exp()`"
-    if out is None:
-        if not first:
-            fail(f"{call} gave None: there is no new value to check (see the first line)")
-        fail(f"{call} gave None: the method has no `return`; end it with `return "
-             "FlatValue(...)`, the new value")
-    if not isinstance(out, cls):
-        if not first:
-            fail(f"{call} gave {show(out)}, not a FlatValue (see the first line)")
-        fail(f"{call} should give a new FlatValue, but gave {show(out)}: build it with "
-             "`FlatValue(data, op, a, da)`")
+    out = returned(
+        v.exp(), kind=lambda out: isinstance(out, cls),
+        none=(f"{call} gave None: the method has no `return`; end it with `return "
+              "FlatValue(...)`, the new value") if first else
+             f"{call} gave None: there is no new value to check (see the first line)",
+        wrong=lambda out: (f"{call} should give a new FlatValue, but gave {show(out)}: build "
+                           "it with `FlatValue(data, op, a, da)`") if first else
+                          f"{call} gave {show(out)}, not a FlatValue (see the first line)")
     expect(out is not v, f"{call} returned the very value it was called on: build and return "
                          "a new FlatValue, and leave the input as it was")
     return v, out
@@ -444,10 +442,10 @@ def exp_no_closure(cls):
                           "the local derivative as a number in `_da` instead")
 
 
-# The chapter's `FlatValue`, as its cell gives it (tests/test_checks.py finds it, word for word,
-# in the notebook): the class the `exp` solution builds on. When the solution fails its check
-# in the learner's notebook, it runs again on a fresh copy of this (`Exercise.given`), so that
-# an edited `backward` (`=` for `+=`) is told apart from a fault in the course.
+# The chapter's `FlatValue`, as its cell gives it (tests/test_checks_core.py finds it, word for
+# word, in the notebook): the class the `exp` solution builds on. When the solution fails its check
+# in the learner's notebook, it runs again on a fresh copy of this (`Exercise.given`), so that an
+# edited `backward` (`=` for `+=`) is told apart from a fault in the course.
 GIVEN_FLAT_VALUE = """class FlatValue:
     __slots__ = ("data", "grad", "_a", "_da", "_b", "_db", "_op")
 
@@ -518,15 +516,6 @@ def check_flat_exp(cls):
 
 # --------------------------------------------------------------------- the checkpoint
 
-# name -> (arity, operation): + and * of two values, and with a number on either side
-ARITHMETIC = {
-    "add": (2, lambda a, b: a + b),
-    "mul": (2, lambda a, b: a * b),
-    "add_number": (1, lambda a: a + 1.5),
-    "number_add": (1, lambda a: -0.5 + a),
-    "mul_number": (1, lambda a: a * -0.75),
-    "number_mul": (1, lambda a: 2 * a),
-}
 # What FlatValue has: the arithmetic, relu and exp. Operands of exp are kept small so that
 # nothing overflows.
 OPERATIONS = {
@@ -543,23 +532,15 @@ def random_program(seed, n_inputs=3, n_steps=14):
     then each step uses the node just before it, and often an earlier one as well, so nodes
     are shared.
     """
-    rng = random.Random(seed)
-    inputs = [rng.uniform(-1.5, 1.5) for _ in range(n_inputs)]
-    steps = [("add", n_inputs - 1 + k, k) for k in range(n_inputs - 1)]
-    for _ in range(n_steps):
-        last = n_inputs + len(steps) - 1
-        steps.append((rng.choice(list(OPERATIONS)), last, rng.randrange(last + 1)))
+    (inputs,), steps = make_program(seed, OPERATIONS, n_inputs=n_inputs, n_steps=n_steps,
+                                         draw=lambda rng: rng.uniform(-1.5, 1.5))
     return inputs, steps
 
 
 def run_program(cls, inputs, steps):
     """Build a program with `cls`; return (leaves, output)."""
     leaves = [cls(x) for x in inputs]
-    nodes = list(leaves)
-    for name, i, j in steps:
-        arity, operation = OPERATIONS[name]
-        nodes.append(operation(nodes[i], nodes[j]) if arity == 2 else operation(nodes[i]))
-    return leaves, nodes[-1]
+    return leaves, run_steps(leaves, steps, OPERATIONS)
 
 
 @check("no attribute dictionary: every attribute is declared in `__slots__`")
@@ -671,8 +652,8 @@ def deep_chain(cls):
            f"{show(step.grad)}")
 
 
+CHECKPOINT = [uses_slots, fixed_expression, random_expressions, shared_value, backward_twice,
+              numbers_are_not_nodes, no_cycles, deep_chain]
+@declare_checkpoint(10, "Chapter 10 · Making it fast: your FlatValue", CHECKPOINT)
 def checkpoint(cls):
     """Chapter 10's specification, on a FlatValue-like class (see the module docstring)."""
-    checks = [uses_slots, fixed_expression, random_expressions, shared_value, backward_twice,
-              numbers_are_not_nodes, no_cycles, deep_chain]
-    return run_checks("Chapter 10 · Making it fast: your FlatValue", checks, cls, chapter=10)

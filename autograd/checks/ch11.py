@@ -38,14 +38,15 @@ import random
 import re
 import textwrap
 
+from ..compile.tracing import creations
 from ..article import NEURON, neuron_output
 from ..compile import TraceMismatch, compile_loss
 from ..engine import Value
 from ..graph import topological_order
-from . import check, expect, fail, is_close, is_number, run_checks, show
-from .ch10 import ARITHMETIC
-from .core import _said
-from .exercise import Exercise, is_unwritten
+from .toolbox import (
+    ARITHMETIC, RELU, TANH, Exercise, call, check, declare_checkpoint, diagnoses, expect, fail,
+    is_close, is_number, is_unwritten, make_program, run_steps, _said, show,
+)
 
 __all__ = ["checkpoint", "check_mul_backward", "check_branch_free", "OPS", "SEEDS",
            "random_program", "run_program", "reference_compile"]
@@ -448,8 +449,8 @@ def check_branch_free(leaky):
 # name -> (arity, operation written with + * tanh relu, numbers on either side)
 OPERATIONS = {
     **ARITHMETIC,
-    "tanh": (1, lambda a: a.tanh()),
-    "relu": (1, lambda a: a.relu()),
+    "tanh": TANH,
+    "relu": RELU,
 }
 _INPUT_NAMES = ("x", "y", "z")
 
@@ -464,31 +465,15 @@ def random_program(seed, n_inputs=3, n_steps=10):
     (relu, say) is followed by adding an earlier node, so that paths stay open whatever relu
     does; the numbers, from −2 to 2, put relu's input on either side of 0 from run to run.
     """
-    rng = random.Random(seed)
-    numbers = [[rng.uniform(-2.0, 2.0) for _ in range(n_inputs)] for _ in range(4)]
-    steps = [("add", n_inputs - 1 + k, k) for k in range(n_inputs - 1)]
-    names = list(OPERATIONS)
-    rng.shuffle(names)
-    names += [rng.choice(list(OPERATIONS)) for _ in range(n_steps - len(names))]
-    for name in names:
-        last = n_inputs + len(steps) - 1
-        j = rng.randrange(last + 1)
-        if OPERATIONS[name][0] == 1:
-            steps.append((name, last, last))
-            if j != last:
-                steps.append(("add", last + 1, j))
-        else:
-            steps.append((name, last, j))
+    numbers, steps = make_program(seed, OPERATIONS, n_inputs=n_inputs, n_steps=n_steps,
+                                       draw=lambda rng: rng.uniform(-2.0, 2.0), runs=4,
+                                       every_operation=True)
     return numbers[0], numbers[1:], steps
 
 
 def run_program(leaves, steps):
     """The output of `steps` built on `leaves` (values of any class)."""
-    nodes = list(leaves)
-    for name, i, j in steps:
-        arity, operation = OPERATIONS[name]
-        nodes.append(operation(nodes[i], nodes[j]) if arity == 2 else operation(nodes[i]))
-    return nodes[-1]
+    return run_steps(leaves, steps, OPERATIONS)
 
 
 _MISTAKES = (
@@ -540,48 +525,46 @@ def _numbers_text(names, numbers):
 
 def _compile_theirs(my_compile, root, inputs):
     """The learner's compiled function for `root`, failing with words if compiling fails."""
-    try:
-        compiled = my_compile(root, inputs)
-    except KeyError as error:
-        op = error.args[0] if error.args else None
+
+    def raised(error):
+        op = error.args[0] if isinstance(error, KeyError) and error.args else None
         if op in OPS:
-            fail(f"`my_compile` raised KeyError: {op!r}: your compiler has no line for the "
-                 f"operation {op!r}: give it one in FORWARD and in BACKWARD")
-        fail(f"`my_compile` raised {_said(error)}")
-    except SyntaxError as error:
-        fail(f"the code `my_compile` wrote is not valid Python ({error.msg}) in the line "
-             f"{show((error.text or '').strip())}")
-    except Exception as error:  # noqa: BLE001
-        fail(f"`my_compile` raised {_said(error)}")
-    expect(callable(compiled), f"`my_compile` should return the compiled function, but "
-                               f"returned {show(compiled)}")
-    return compiled
+            return (f"`my_compile` raised KeyError: {op!r}: your compiler has no line for the "
+                    f"operation {op!r}: give it one in FORWARD and in BACKWARD")
+        if isinstance(error, SyntaxError):
+            return (f"the code `my_compile` wrote is not valid Python ({error.msg}) in the line "
+                    f"{show((error.text or '').strip())}")
+        return f"`my_compile` raised {_said(error)}"
+
+    return call(my_compile, root, inputs, raised=raised, kind=callable,
+                wrong=lambda compiled: f"`my_compile` should return the compiled function, "
+                                       f"but returned {show(compiled)}")
 
 
 def _call_theirs(compiled, names, numbers):
     """(value, {name: gradient}) from the learner's compiled function, failing with words."""
-    try:
-        answer = compiled(*numbers)
-    except UnboundLocalError as error:
-        fail(f"the compiled code raised {_said(error)}: a gradient was added to (`+=`) before "
-             "it had a value. Set every gradient to 0.0 before the backward lines run")
-    except NameError as error:
-        name = _name_in(error)
-        fail(f"the compiled code raised {_said(error)}: it uses `{name}`, which nothing in it "
-             "defines. Is it a constant (a plain number such as the 2.5 of `x + 2.5`)? Write "
-             "its number into the code")
-    except TypeError as error:
-        if "argument" in str(error):
-            fail(f"calling the compiled function with the {len(names)} input(s) "
-                 f"{', '.join(names)} raised {_said(error)}: it should take exactly the "
-                 "inputs, in order. A constant (a plain number such as the 2.5 of "
-                 "`x + 2.5`) is no input: write its number into the code")
-        fail(f"the compiled code raised {_said(error)}")
-    except Exception as error:  # noqa: BLE001
-        fail(f"the compiled code raised {_said(error)}")
-    if not (isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[1], dict)):
-        fail(f"the compiled function should return (value, {{input name: gradient}}), but "
-             f"returned {show(answer)}")
+
+    def raised(error):
+        said = f"the compiled code raised {_said(error)}"
+        if isinstance(error, UnboundLocalError):
+            return (f"{said}: a gradient was added to (`+=`) before it had a value. Set every "
+                    "gradient to 0.0 before the backward lines run")
+        if isinstance(error, NameError):
+            return (f"{said}: it uses `{_name_in(error)}`, which nothing in it defines. Is it "
+                    "a constant (a plain number such as the 2.5 of `x + 2.5`)? Write its "
+                    "number into the code")
+        if isinstance(error, TypeError) and "argument" in str(error):
+            return (f"calling the compiled function with the {len(names)} input(s) "
+                    f"{', '.join(names)} raised {_said(error)}: it should take exactly the "
+                    "inputs, in order. A constant (a plain number such as the 2.5 of "
+                    "`x + 2.5`) is no input: write its number into the code")
+        return said
+
+    answer = call(compiled, *numbers, raised=raised,
+                  kind=lambda answer: (isinstance(answer, tuple) and len(answer) == 2
+                                       and isinstance(answer[1], dict)),
+                  wrong=lambda answer: f"the compiled function should return (value, {{input "
+                                       f"name: gradient}}), but returned {show(answer)}")
     value, grads = answer
     extra = sorted(map(str, set(grads) - set(names)))
     if extra:
@@ -599,14 +582,13 @@ def _explain(root, inputs, names, numbers, got):
     missing seed both leave every gradient 0), it names both."""
     right = reference_compile(root, inputs)(*numbers)
     tape, constants = _trace(root, inputs)
-    found = []
-    for words, mistake in _MISTAKES:
-        try:
-            theirs = _function(_source(tape, constants, names, **mistake))(*numbers)
-        except ArithmeticError:
-            continue
-        if _same_answer(got, theirs) and not _same_answer(theirs, right):
-            found.append(words)
+
+    def planted(mistake):
+        return lambda: _function(_source(tape, constants, names, **mistake))(*numbers)
+
+    found = [words for _, words in diagnoses(got, ((planted(mistake), words)
+                                                   for words, mistake in _MISTAKES),
+                                             same=_same_answer, right=right)]
     if len(found) > 1:
         return ("two different mistakes give exactly these numbers here. Either "
                 + "; or ".join(found[:2]))
@@ -693,29 +675,16 @@ def plain_numbers(my_compile):
     leaves = [Value(x) for x in (0.5, -1.0)]
     compiled = _compile_theirs(my_compile, (leaves[0] * leaves[1] + 2.0).tanh(),
                                dict(zip("xy", leaves)))
-    made = []
-    original = Value.__init__
-
-    def counting(self, *args, **kwargs):
-        made.append(1)
-        original(self, *args, **kwargs)
-
-    Value.__init__ = counting
-    try:
+    with creations() as made:  # every Value the engine makes while the compiled code runs
         _call_theirs(compiled, ["x", "y"], [1.5, 2.0])
-    finally:
-        Value.__init__ = original
     expect(not made, f"calling the compiled function built {len(made)} Value(s): it should "
                      "run the generated code on plain floats, not the engine")
 
 
+CHECKPOINT = [neuron_compiled, shared_values, constants_stay_constants, random_expressions,
+              plain_numbers]
+@declare_checkpoint(11, "Chapter 11 · Trace once, run many: your compiler", CHECKPOINT,
+                    takes="your compiler, the function `my_compile(root, inputs)`")
 def checkpoint(my_compile):
     """Chapter 11's specification, on a compiler `my_compile(root, inputs)` (see the module
     docstring)."""
-    if not callable(my_compile):
-        raise TypeError(f"checkpoint(11, ...) takes your compiler, the function "
-                        f"`my_compile(root, inputs)`, but was given {show(my_compile)}")
-    checks = [neuron_compiled, shared_values, constants_stay_constants, random_expressions,
-              plain_numbers]
-    return run_checks("Chapter 11 · Trace once, run many: your compiler", checks, my_compile,
-                      chapter=11)

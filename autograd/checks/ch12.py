@@ -28,9 +28,10 @@ import random
 from ..engine import Value
 from ..graph import topological_order
 from ..higher_order import grad
-from . import check, expect, fail, is_close, is_number, run_checks, show
-from .core import _said
-from .exercise import Exercise, Prediction, is_unwritten
+from .toolbox import (
+    Exercise, Prediction, call, check, declare_checkpoint, diagnose, expect, fail, is_close,
+    is_number, is_unwritten, _said, show,
+)
 
 __all__ = ["checkpoint", "check_second_derivative_prediction", "check_hvp", "check_my_grad",
            "reference_grad", "random_expression", "SEEDS", "numerical_hvp"]
@@ -173,21 +174,21 @@ def _plain_float_output(error):
 
 
 def _call_hvp(hvp, f, xs, v, what):
-    try:
-        got = hvp(f, list(xs), list(v))
-    except ValueError as error:
-        if "does not depend" in str(error):
-            # grad's own advice (allow_unused=True) would give zeros here: leave it out
-            said = _said(error).split(". Pass allow_unused=True")[0]
-            why = _hvp_lost_graph(hvp, f, xs, v) or _NO_CREATE_GRAPH
-            fail(f"`hvp` on {what} raised {said}: {why}")
-        fail(f"`hvp` on {what} raised {_said(error)}")
-    except Exception as error:  # noqa: BLE001  (the learner's code: say what it raised)
-        why = _hvp_lost_graph(hvp, f, xs, v) if _plain_float_output(error) else ""
+
+    def raised(error):
         said = f"`hvp` on {what} raised {_said(error)}"
-        fail(f"{said}: {why}" if why else said)
-    if got is None:
-        fail("`hvp` gave None: end it with `return [...]`, one number per input")
+        if isinstance(error, ValueError):
+            if "does not depend" in str(error):
+                # grad's own advice (allow_unused=True) would give zeros here: leave it out
+                said = _said(error).split(". Pass allow_unused=True")[0]
+                why = _hvp_lost_graph(hvp, f, xs, v) or _NO_CREATE_GRAPH
+                return f"`hvp` on {what} raised {said}: {why}"
+            return said
+        why = _hvp_lost_graph(hvp, f, xs, v) if _plain_float_output(error) else ""
+        return f"{said}: {why}" if why else said
+
+    got = call(hvp, f, list(xs), list(v), raised=raised,
+               none="`hvp` gave None: end it with `return [...]`, one number per input")
     try:
         numbers = [g.data if isinstance(g, Value) else g for g in got]
     except TypeError:
@@ -354,17 +355,13 @@ def random_expression(seed):
 
 def _call(my_grad, output, inputs, what):
     """The learner's gradients, as Values, failing with words otherwise."""
-    try:
-        got = my_grad(output, list(inputs))
-    except NotImplementedError as error:
-        fail(f"`my_grad` on {what} raised {_said(error)}")
-    except Exception as error:  # noqa: BLE001  (the learner's code: say what it raised)
-        fail(f"`my_grad` on {what} raised {_said(error)}")
-    if got is None:
-        fail("`my_grad` gave None: end it with `return [...]`, one gradient per input")
-    if not isinstance(got, (list, tuple)) or len(got) != len(inputs):
-        fail(f"`my_grad(output, inputs)` should return a list with one gradient per input "
-             f"({len(inputs)} here), but returned {show(got)}")
+    got = call(my_grad, output, list(inputs),
+               raised=lambda error: f"`my_grad` on {what} raised {_said(error)}",
+               none="`my_grad` gave None: end it with `return [...]`, one gradient per input",
+               kind=lambda got: isinstance(got, (list, tuple)) and len(got) == len(inputs),
+               wrong=lambda got: f"`my_grad(output, inputs)` should return a list with one "
+                                 f"gradient per input ({len(inputs)} here), but returned "
+                                 f"{show(got)}")
     for g in got:
         if not isinstance(g, Value):
             fail(f"`my_grad` returned {show(g)} among the gradients, a {type(g).__name__}: "
@@ -385,19 +382,18 @@ def _diagnose(build, numbers, got_first, got_second=None):
     """The planted mistake whose numbers the learner's reproduce (first derivatives, and the
     second ones where given), in words, or ''. A mistake that gives the right numbers on this
     expression cannot be told apart from a right answer, so it is never named."""
-    right = _derivatives(reference_grad, build, numbers, got_second is not None)
-    got = (got_first, got_second)
-    for mistake, words in _MISTAKES:
-        def planted(output, inputs, mistake=mistake):
+    second = got_second is not None
+    right = _derivatives(reference_grad, build, numbers, second)
+
+    def planted(mistake):
+        def with_mistake(output, inputs):
             return reference_grad(output, inputs, **mistake)
 
-        try:
-            theirs = _derivatives(planted, build, numbers, got_second is not None)
-        except ArithmeticError:
-            continue
-        if _same_all(theirs, got) and not _same_all(theirs, right):
-            return words
-    return ""
+        return lambda: _derivatives(with_mistake, build, numbers, second)
+
+    return diagnose((got_first, got_second),
+                    ((planted(mistake), words) for mistake, words in _MISTAKES),
+                    same=_same_all, right=right, otherwise="")
 
 
 def _derivatives(grad_function, build, numbers, second):
@@ -478,9 +474,9 @@ def leaves_grad_alone(my_grad):
                         "`backward()`")
 
 
-MY_GRAD_CHECKS = [reused_value, second_derivatives, random_expressions, leaves_grad_alone]
+CHECKPOINT = [reused_value, second_derivatives, random_expressions, leaves_grad_alone]
 
-MY_GRAD = Exercise(12, "your own grad", MY_GRAD_CHECKS, what="your `my_grad`",
+MY_GRAD = Exercise(12, "your own grad", CHECKPOINT, what="your `my_grad`",
                    unanswered=is_unwritten,
                    todo="replace `...` with the rules of +, * and tanh: for each input of the "
                         "node, its local slope (a Value) times `g`, added into `grads`; run "
@@ -492,10 +488,7 @@ def check_my_grad(my_grad):
     return MY_GRAD.check(my_grad)
 
 
+@declare_checkpoint(12, "Chapter 12 · Gradients of gradients: your my_grad", CHECKPOINT,
+                    takes="your function `my_grad(output, inputs)`")
 def checkpoint(my_grad):
     """Chapter 12's specification, on `my_grad(output, inputs)` (see the module docstring)."""
-    if not callable(my_grad):
-        raise TypeError(f"checkpoint(12, ...) takes your function `my_grad(output, inputs)`, "
-                        f"but was given {show(my_grad)}")
-    return run_checks("Chapter 12 · Gradients of gradients: your my_grad", MY_GRAD_CHECKS,
-                      my_grad, chapter=12)

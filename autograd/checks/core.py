@@ -1,7 +1,8 @@
 """The machinery of checks: running them under a time limit, failing them with words, and the
 `Report` that shows their outcome (see the package's docstring, `autograd.checks`).
 
-Every chapter module and `exercise.py` build on this module; it imports none of them.
+`exercise.py` and the chapters' toolbox (`toolbox.py`) build on this module; it imports none
+of them.
 """
 
 
@@ -20,7 +21,6 @@ from contextlib import contextmanager
 
 from .._floats import is_int, is_real as is_number  # noqa: F401  (no bool passes either)
 from .._platform import IN_BROWSER
-from ..graph import backward_by_hand, backward_order
 
 
 
@@ -415,121 +415,6 @@ def check_answer(question, answer, expected, *, tol=1e-6, hint=""):
         expect_close(answer, expected, "your answer", tol=tol, hint=hint)
 
     return run_checks("Your answer", [answer_matches])
-
-
-def describe_nodes(nodes, names):
-    """`nodes` written with the names a check gave them: `(a, b)`, `[b, a]`, `a set {a, b}`."""
-    try:
-        parts = ", ".join(names[id(node)] if id(node) in names else show(node)
-                          for node in nodes)
-    except TypeError:  # not a collection at all
-        return show(nodes)
-    if isinstance(nodes, tuple):
-        return f"({parts},)" if len(nodes) == 1 else f"({parts})"
-    if isinstance(nodes, list):
-        return f"[{parts}]"
-    if isinstance(nodes, (set, frozenset)):
-        return f"a set {{{parts}}}"
-    return f"{type(nodes).__name__} of {parts}"
-
-
-def expect_children(node, children, names, what):
-    """Fail unless `node._prev` is the tuple `children`, the same objects in the same order."""
-    prev = node._prev
-    expected = describe_nodes(tuple(children), names)
-    if not isinstance(prev, tuple):
-        fail(f"`{what}._prev` should be the tuple `{expected}` (a tuple keeps the order, so a "
-             f"graph draws the same way every time), but was {describe_nodes(prev, names)}")
-    if len(prev) != len(children) or any(p is not c for p, c in zip(prev, children)):
-        fail(f"`{what}._prev` should be `{expected}` in that order, but was "
-             f"`{describe_nodes(prev, names)}`")
-
-
-# --------------------------------------------------------------------- driving a graph
-
-
-def reverse_topological_order(root):
-    """Every node `root` depends on, each one before the nodes it was computed from: the
-    package's own walk (`autograd.graph`), whatever the learner's own sort does."""
-    return backward_order(root)
-
-
-def backprop_by_hand(root, seed=1.0):
-    """Run the graph's `_backward` closures ourselves: seed `root.grad` (1.0 unless a check
-    wants an upstream gradient that a missing `* out.grad` cannot pass), then call each node's
-    `_backward` after every node that uses it. Needs no `backward()` method."""
-    backward_by_hand(root, seed)
-
-
-def expect_closure(x, out, expected_local, expression, *, seed=2.5, wrong_rules=(), rule=None):
-    """Check the closure of a one-input operation the learner wrote: `out` was built from the
-    leaf `x` by `expression` (such as "a ** 3"), whose local derivative at x is
-    `expected_local` (`rule` says it in words). See `expect_gradients`."""
-    expect_gradients([x], out, [expected_local], expression, names="x", seed=seed,
-                     wrong_rules=[wrong_rules], rules=[rule] if rule else None)
-
-
-def expect_gradients(leaves, out, expected_locals, expression, *, names="abc", seed=2.5,
-                     wrong_rules=None, rules=None):
-    """Check the gradients an operation passes back, in the setting that exposes its bugs.
-
-    `out` was built from `leaves` by `expression`; `expected_locals` are its local derivatives
-    with respect to each leaf. The check uses every leaf a second time, `y = out + a + b`, and
-    backpropagates from y with an upstream gradient `seed` (not 1), so that each leaf should
-    end with `seed · (local + 1)`. Each classic bug leaves its own number, and the failure
-    names the bug the number shows: `=` for `+=` erases the `seed` the `+` passed first
-    (`seed · local`); a missing `* out.grad` gives `local + seed`; a wrong local derivative
-    from `wrong_rules` (for each leaf, (rule in words, its value) pairs) gives
-    `seed · (wrong + 1)`. `rules` says each correct local derivative in words, for the hint.
-    """
-    y = out
-    for leaf in leaves:
-        y = y + leaf
-    backprop_by_hand(y, seed)
-    reuse = " + ".join(["(" + expression + ")", *names[: len(leaves)]])
-    for i, (name, leaf, local) in enumerate(zip(names, leaves, expected_locals)):
-        got, expected = leaf.grad, seed * (local + 1)
-        if is_close(got, expected):
-            continue
-        where = (f"with every input used twice, as `y = {reuse}`, and an upstream gradient "
-                 f"y.grad = {seed:g}, `{name}.grad`")
-        diagnoses = [
-            (seed * local,
-             f"it lost the gradient {name} already had from its other use: the closure "
-             "assigned with `=` instead of adding with `+=`"),
-            (local + seed,
-             "the closure passed its local derivative alone: multiply it by the gradient "
-             "arriving from above, `* out.grad`"),
-            (local, "two bugs at once: `=` instead of `+=`, and no `* out.grad`"),
-            (seed, f"the closure passed nothing back to {name}: did you attach it with "
-                   "`out._backward = _backward`?"),
-        ]
-        for rule, value in (wrong_rules[i] if wrong_rules else ()):
-            diagnoses += [
-                (seed * (value + 1), f"the local derivative is wrong: it looks like {rule}"),
-                (seed * value, f"`=` instead of `+=`, and the local derivative looks like {rule}"),
-                (value + seed, f"no `* out.grad`, and the local derivative looks like {rule}"),
-            ]
-        shown = f"{got:.6g}" if is_close(got, got) else show(got)
-        said = f"`{name}.grad` came out {shown} instead of {expected:.6g}"
-        for value, why in diagnoses:
-            if is_close(got, value) and not is_close(value, expected):
-                _fail_gradient(f"{where} should be {expected:.6g} but was {got:.6g}: {why}", said)
-        rule = f", {rules[i]}" if rules else ""
-        _fail_gradient(
-            f"{where} should be {expected:.6g}, that is {seed:g} × ({local:.6g} + 1): the local "
-            f"derivative{rule}, plus 1 for the second use, times the upstream gradient; but it "
-            f"was {show(got)}: check the local derivative in `_backward`", said)
-
-
-class GradientFailed(CheckFailed):
-    """A gradient check failed; `numbers` says what came out, without the diagnosis."""
-
-
-def _fail_gradient(message, numbers):
-    failure = GradientFailed(message)
-    failure.numbers = numbers
-    raise failure
 
 
 # --------------------------------------------------------------------- the report

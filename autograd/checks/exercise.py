@@ -19,8 +19,11 @@ Nothing here needs Jupyter: the `%%solution` cell magic is registered with IPyth
 notebook's kernel has already loaded it.
 """
 
+import ast
+import inspect
 import linecache
 import sys
+import textwrap
 
 from .. import syllabus
 from .core import (  # noqa: F401  (answers_for, forget_answers: their home is core)
@@ -29,7 +32,7 @@ from .core import (  # noqa: F401  (answers_for, forget_answers: their home is c
 )
 
 __all__ = ["Exercise", "Prediction", "NotAnswered", "SolutionFailed", "answers_for",
-           "forget_answers", "solution", "is_unwritten"]
+           "forget_answers", "solution", "is_unwritten", "untouched_stub", "SameArguments"]
 
 
 class NotAnswered(CheckFailed):
@@ -125,6 +128,50 @@ class Exercise:
         gets a hint, the second the answer)."""
         outcome = _OUTCOMES.get(self)
         return outcome.wrong_tries if outcome else 0
+
+
+def untouched_stub(given=0):
+    """`unanswered` for an exercise whose stub is a function holding a `...` line and `given`
+    statements of its own (a docstring aside): the stub counts as untouched while it still has
+    its `...` and nothing more. A learner who wrote an answer but left the `...` in place has
+    answered, and the check looks at what they wrote (`is_unwritten` alone would say "not
+    answered yet" and let the solution replace it)."""
+
+    def unanswered(function):
+        if not is_unwritten(function):
+            return False
+        try:
+            (definition,) = ast.parse(textwrap.dedent(inspect.getsource(function))).body
+            body = definition.body
+        except (OSError, TypeError, SyntaxError, ValueError, AttributeError):
+            return True
+        if body and isinstance(body[0], ast.Expr) and isinstance(
+                getattr(body[0].value, "value", None), str):
+            body = body[1:]  # the docstring
+        return len(body) <= given + 1
+
+    return unanswered
+
+
+class SameArguments:
+    """`answer_of` for an exercise whose answer is several objects (numbers, a list, a model):
+    picks them out of the check's arguments as one tuple, the very same tuple while they are
+    the same objects, so that the machinery recognises an answer it has already seen (the
+    solution cell re-checking it, or the solution's own answer checked again). `pick` is how
+    many leading arguments make up the answer (all of them if None)."""
+
+    def __init__(self, pick=None):
+        self.pick = pick
+        self._last = None
+
+    def __call__(self, *args):
+        answer = args if self.pick is None else args[: self.pick]
+        last = self._last
+        if last is not None and len(last) == len(answer) and all(
+                a is b for a, b in zip(last, answer)):
+            return last
+        self._last = tuple(answer)
+        return self._last
 
 
 def _scalar(x):

@@ -2,7 +2,7 @@
 
 Each entry costs a run of the rest of the chapter (its timing cells included, about 7 s after
 the `exp` exercise and 13 s after the other two), so the catalogue keeps one entry per kind of
-mistake; tests/test_exercise_checks_making_it_fast.py covers more wrong answers, check by check.
+mistake; tests/test_checks_ch10.py covers more wrong answers, check by check.
 """
 
 import sys

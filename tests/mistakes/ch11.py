@@ -2,7 +2,7 @@
 
 Each entry costs a run of the rest of the chapter after its exercise (the timing cells
 included, a few seconds), so the catalogue keeps one entry per kind of mistake;
-tests/test_exercise_checks_compiling.py covers more wrong answers, check by check, and the
+tests/test_checks_ch11.py covers more wrong answers, check by check, and the
 mistakes a learner can make in the compiler itself (the checkpoint's).
 """
 

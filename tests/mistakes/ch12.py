@@ -1,7 +1,7 @@
 """Chapter 12's exercises: a Hessian-vector product, and `my_grad`, whose gradients are Values.
 
 Each entry costs a run of the rest of the chapter after its exercise (a second or so), so the
-catalogue keeps one entry per kind of mistake; tests/test_exercise_checks_higher_order.py
+catalogue keeps one entry per kind of mistake; tests/test_checks_ch12.py
 covers more wrong answers, check by check.
 """
 

@@ -27,7 +27,7 @@ from autograd.checks import (
 from autograd.checks import ch04, ch05
 from autograd.stages import add_to_class, stage
 from mistakes.ch04 import _SIGMOID as SIGMOID_SOLUTION  # chapter 4's solution
-from test_checks import failing, passing  # a check that passes, and one that fails
+from test_checks_core import failing, passing  # a check that passes, and one that fails
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
