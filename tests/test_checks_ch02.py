@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from autograd.checks import ch01, ch02, check, checkpoint
+from autograd.checks import ch01, ch02, checkpoint
 from autograd.stages import stage
 
-from checks_support import failure_message, first_failure, only_message, result, stub
+from checks_support import failure_message, first_failure, only_message, result
 
 
 # ---------------------------------------------------------------- chapter 2 fails honestly

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autograd.checks import ch08, check, checkpoint
+from autograd.checks import ch08, checkpoint
 from autograd.gradcheck import gradcheck
 from autograd.stages import stage
 

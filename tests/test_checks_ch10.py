@@ -162,7 +162,7 @@ def test_a_path_through_the_cell_that_holds_an_input_is_told_which_link_breaks()
     assert "`path[3]` (a cell) does not hold `path[4]`" in messages(report)
 
 
-def test_the_unchanged_stub_is_not_answered_yet():
+def test_the_unchanged_cycle_path_stub_is_not_answered_yet():
     out = Value(1.0) * Value(2.0)
     report = ch10.check_cycle_path([out], out)
     assert not report.passed and "not answered yet" in str(report)
@@ -314,7 +314,7 @@ def test_a_correct_flat_exp_passes_every_check():
     assert report.passed and len(report.results) == 4
 
 
-def test_the_unchanged_stub_is_not_answered_yet():
+def test_the_unchanged_exp_stub_is_not_answered_yet():
     def exp(self):
         ...  # return a new FlatValue: data e^x, one input (self), and d(out)/d(self)
 
