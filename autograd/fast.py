@@ -39,6 +39,7 @@ import math
 
 from . import _floats
 from .graph import cycle_message, topological_order
+from .ops import OPS, STOP
 
 __all__ = ["Value"]
 
@@ -111,8 +112,11 @@ class Value:
 
     # ----------------------------------------------------------------- primitives
     # Each one computes its output and the output's derivative with respect to each input,
-    # and stores them on a new node. `+` and `*` make almost every node of a network, so they
-    # build their node in place; the others call `_node`, which costs a function call more.
+    # and stores them on a new node. The derivatives come from the table of primitives,
+    # `autograd.ops`, which writes each one once (`_tanh_slope(x, t)` is (1 - t)(1 + t)).
+    # `+`, `*` and relu make almost every node of a network, so they write their slopes (1,
+    # the other factor, 1 or STOP) and build their node in place; tests/test_ops.py holds
+    # them to the table. The others call `_node`, which costs a function call more.
 
     def __add__(self, other):
         """$f(a, b) = a + b$, so $\\partial f/\\partial a = 1$ and $\\partial f/\\partial b = 1$."""
@@ -159,18 +163,21 @@ class Value:
         A primitive, correctly rounded, as in the reference engine; the slope in b is taken
         as $-(a/b)/b$, which does not overflow or underflow where $b^2$ would.
         """
+        a = self.data
         if isinstance(other, Value):
             b = other.data
-            q = _floats.quotient(self.data, b)
-            return _node(q, "/", self, _reciprocal(b), other, -(q / b))
+            q = _floats.quotient(a, b)
+            return _node(q, "/", self, _quotient_slope_a(a, b, q), other, _quotient_slope_b(a, b, q))
         c = _floats.operand(other, "/", self)
-        return _node(_floats.quotient(self.data, c), "/", self, _reciprocal(c))
+        q = _floats.quotient(a, c)
+        return _node(q, "/", self, _quotient_slope_a(a, c, q))
 
     def __rtruediv__(self, other):  # n / a
         """$f(b) = c / b$ with a number $c$: $f'(b) = -c/b^2$, taken as $-(c/b)/b$."""
         b = self.data
-        q = _floats.quotient(_floats.operand(other, "/", self), b)
-        return _node(q, "/", self, -(q / b))
+        c = _floats.operand(other, "/", self)
+        q = _floats.quotient(c, b)
+        return _node(q, "/", self, _quotient_slope_b(c, b, q))
 
     def __pow__(self, other):
         """$f(a) = a^n$ with a number $n$: $f'(a) = n a^{n-1}$.
@@ -182,33 +189,36 @@ class Value:
         if isinstance(other, Value):
             b = other.data
             out = _floats.power(a, b)
-            return _node(out, "**", self, _floats.power_slope(a, b) if b != 0 else STOP,
-                         other, _floats.log_slope(a, b, out))
+            return _node(out, "**", self, _base_slope(a, b, out), other,
+                         _exponent_slope(a, b, out))
         n = _floats.exponent(other, self)
         out = _floats.power(a, n)
-        slope = _floats.power_slope(a, n) if n != 0 else STOP
-        return _node(out, f"**{_floats.short(n)}", self, slope)
+        return _node(out, f"**{_floats.short(n)}", self, _power_slope(a, n, out))
 
     def __rpow__(self, other):
         """$f(b) = c^b$ with a number $c$: $f'(b) = c^b \\ln c$ (0 at c = 0 with b >= 0)."""
         c = _floats.operand(other, "**", self)
-        out = _floats.power(c, self.data)
-        return _node(out, "**", self, _floats.log_slope(c, self.data, out))
+        b = self.data
+        out = _floats.power(c, b)
+        return _node(out, "**", self, _exponent_slope(c, b, out))
 
     def tanh(self):
         """$f(x) = \\tanh x$, so $f'(x) = 1 - \\tanh^2 x$, as $(1 - t)(1 + t)$ (see the reference)."""
-        t = math.tanh(self.data)
-        return _node(t, "tanh", self, (1.0 - t) * (1.0 + t))
+        x = self.data
+        t = math.tanh(x)
+        return _node(t, "tanh", self, _tanh_slope(x, t))
 
     def exp(self):
         """$f(x) = e^x$, so $f'(x) = e^x$: the output is its own derivative."""
-        e = _floats.exp(self.data)
-        return _node(e, "exp", self, e)
+        x = self.data
+        e = _floats.exp(x)
+        return _node(e, "exp", self, _exp_slope(x, e))
 
     def log(self):
-        """$f(x) = \\ln x$ for $x > 0$, so $f'(x) = 1/x$."""
+        """$f(x) = \\ln x$ for $x > 0$, so $f'(x) = 1/x$, recorded as the reciprocal 1/x."""
         x = self.data
-        return _node(_floats.log(x), "log", self, _reciprocal(x))
+        out = _floats.log(x)
+        return _node(out, "log", self, _log_slope(x, out))
 
     def relu(self):
         """$f(x) = \\max(0, x)$, so $f'(x) = 1$ for $x > 0$ and $0$ at and below $0$."""
@@ -219,8 +229,9 @@ class Value:
 
     def sigmoid(self):
         """$\\sigma(x) = 1/(1 + e^{-x})$, so $\\sigma'(x) = \\sigma(x)(1 - \\sigma(x))$."""
-        s = _floats.sigmoid(self.data)
-        return _node(s, "sigmoid", self, s * (1.0 - s))
+        x = self.data
+        s = _floats.sigmoid(x)
+        return _node(s, "sigmoid", self, _sigmoid_slope(x, s))
 
     # ----------------------------------------------------------------- the backward pass
 
@@ -267,53 +278,12 @@ class Value:
 _new = object.__new__  # an empty Value, without running __init__'s checks
 
 
-class _Stop(float):
-    """The local derivative 0 of relu at and below 0 and of `x ** 0`: it passes back nothing.
-
-    A plain 0.0 would not do: the backward pass multiplies it by the gradient from above,
-    and `0.0 * inf` is NaN. Multiplying this one gives 0.0 whatever the other factor, as
-    PyTorch does for these two operations. It costs a Python call, but only on these nodes.
-    """
-
-    __slots__ = ()
-
-    def __mul__(self, other):
-        return 0.0
-
-    __rmul__ = __mul__
-
-
-STOP = _Stop(0.0)
-
-
-class _Divide(float):
-    """A local derivative 1/x too large for a float, because x is tiny (subnormal).
-
-    Its value is 1/x, infinite; multiplying a gradient by it divides the gradient by x
-    instead, as the reference engine and PyTorch do, so a small enough gradient still gives a
-    finite answer (and a zero gradient gives 0, where 0 * inf would be NaN).
-    """
-
-    __slots__ = ("divisor",)
-
-    def __new__(cls, divisor):
-        slope = super().__new__(cls, 1.0 / divisor)
-        slope.divisor = divisor
-        return slope
-
-    def __mul__(self, other):
-        return other / self.divisor
-
-    __rmul__ = __mul__
-
-    def __reduce__(self):  # pickle and copy by the divisor
-        return _Divide, (self.divisor,)
-
-
-def _reciprocal(x):
-    """1/x as a local derivative (x is not 0): a float, or `_Divide(x)` if 1/x overflows."""
-    slope = 1.0 / x
-    return slope if slope - slope == 0 else _Divide(x)
+# The local derivatives of the operations that do not write their own: each row's slopes, one
+# function of the inputs and the output per input (see `autograd.ops`).
+(_quotient_slope_a, _quotient_slope_b), (_power_slope,), (_base_slope, _exponent_slope) = (
+    OPS["/"].slopes, OPS["**n"].slopes, OPS["**"].slopes)
+(_tanh_slope,), (_exp_slope,), (_log_slope,), (_sigmoid_slope,) = (
+    OPS[name].slopes for name in ("tanh", "exp", "log", "sigmoid"))
 
 
 def _node(data, op, a, da, b=None, db=0.0):

@@ -28,7 +28,7 @@ that hold the same numbers.
 import math
 import types
 
-from . import _floats, engine, fast
+from . import _floats, engine, fast, ops
 from .graph import topological_order
 
 __all__ = ["grad"]
@@ -313,9 +313,9 @@ def _times_reciprocal(slope, g, x, v):
     Value holds backward()'s number. (Each is computed from x's data now, so that
     `_as_recorded` sees it if that data changed since the node was made.)"""
     if v is _number:
-        return g / v(x) if isinstance(slope, fast._Divide) else (1.0 / v(x)) * g
+        return g / v(x) if isinstance(slope, ops._Divide) else (1.0 / v(x)) * g
     quotient = g / v(x)
-    if isinstance(slope, fast._Divide):  # 1/x overflows: backward() divides too
+    if isinstance(slope, ops._Divide):  # 1/x overflows: backward() divides too
         return quotient
     recorded = (1.0 / x.data) * g.data
     if quotient.data != recorded and abs(quotient.data - recorded) <= 4 * math.ulp(recorded):
@@ -442,7 +442,7 @@ def _as_recorded(node, g, parts, needs, create_graph):
         if not need:
             continue
         if part is None:
-            fits = isinstance(stored, fast._Stop)  # STOP, or a copy of it from pickle
+            fits = isinstance(stored, ops._Stop)  # STOP, or a copy of it from pickle
         else:
             fits = _same(part.data if create_graph else part, stored * g_number)
         if not fits:
