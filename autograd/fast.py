@@ -167,7 +167,8 @@ class Value:
         if isinstance(other, Value):
             b = other.data
             q = _floats.quotient(a, b)
-            return _node(q, "/", self, _quotient_slope_a(a, b, q), other, _quotient_slope_b(a, b, q))
+            return _node(q, "/", self, _quotient_slope_a(a, b, q), other,
+                         _quotient_slope_b(a, b, q))
         c = _floats.operand(other, "/", self)
         q = _floats.quotient(a, c)
         return _node(q, "/", self, _quotient_slope_a(a, c, q))

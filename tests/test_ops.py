@@ -27,7 +27,7 @@ BEFORE = (0.25, -0.75)  # what the inputs' grad holds before the closure adds to
 
 def bits(x):
     """A float's bits, NaN as one value: equal bits are the same number, zero signs too."""
-    return "nan" if x != x else struct.pack("<d", x)
+    return "nan" if math.isnan(x) else struct.pack("<d", x)
 
 
 def random_numbers(rng, count):
