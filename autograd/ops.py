@@ -139,7 +139,8 @@ FLOATS = _Floats()
 # An `Expr` is a number that writes itself: `a * g` of two Exprs is the Expr `a * g`, which
 # prints as `t1 * dt3` in Python and `t[1] * dt[3]` in C, with the brackets its operators need.
 
-_RANK = {"if": 1, "<": 2, ">": 2, "!=": 2, "+": 3, "-": 3, "*": 4, "/": 4, "neg": 5, "call": 6, "atom": 6}
+_RANK = {"if": 1, ">": 2, "!=": 2, "+": 3, "-": 3, "*": 4, "/": 4, "neg": 5,
+         "call": 6, "atom": 6}  # how tightly each binds: a higher rank needs no brackets
 
 
 class Expr:

@@ -132,7 +132,8 @@ def same_slope(recorded, expected):
     if isinstance(expected, ops._Stop):
         return isinstance(recorded, ops._Stop)
     if isinstance(expected, ops._Divide):
-        return isinstance(recorded, ops._Divide) and bits(recorded.divisor) == bits(expected.divisor)
+        return (isinstance(recorded, ops._Divide)
+                and bits(recorded.divisor) == bits(expected.divisor))
     return type(recorded) is float and bits(recorded) == bits(expected)
 
 
