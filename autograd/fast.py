@@ -35,13 +35,42 @@ plain objects, with no closures; pickle recurses, so a graph more than about a t
 deep raises RecursionError), and deep-copy with it at any depth.
 """
 
-import math
-
 from . import _floats
 from .graph import cycle_message, topological_order
-from .ops import OPS, STOP
+from .ops import NAMESPACE, OPS, STOP, python_function, reciprocal, slope_text
 
 __all__ = ["Value"]
+
+_new = object.__new__  # an empty Value, without running __init__'s checks
+
+
+def _node(data, op, a, da, b=None, db=0.0):
+    """A new Value computed from `a` (and `b`), with the local derivatives `da` (and `db`)."""
+    out = _new(Value)
+    out.data = data
+    out.grad = 0.0
+    out._a = a
+    out._b = b
+    out._da = da
+    out._db = db
+    out._op = op
+    out.label = ""
+    return out
+
+
+def _one_input(name, doc):
+    """The method `name` of a one-input row of the table of primitives: the row's forward on
+    floats, and its local derivative written into the method as the row's own expression
+    (`autograd.ops.slope_text`: for tanh, `(1.0 - out) * (1.0 + out)`), so that taking it costs
+    no function call. `method.source` shows the method."""
+    op = OPS[name]
+    text = (f"def {name}(self):\n"
+            f"    x = self.data\n"
+            f"    out = forward(x)\n"
+            f"    return _node(out, {name!r}, self, {slope_text(op, 0)})\n")
+    method = python_function(text, name, {**NAMESPACE, "forward": op.forward, "_node": _node})
+    method.__doc__, method.__qualname__ = doc, f"Value.{name}"
+    return method
 
 
 class Value:
@@ -112,11 +141,11 @@ class Value:
 
     # ----------------------------------------------------------------- primitives
     # Each one computes its output and the output's derivative with respect to each input,
-    # and stores them on a new node. The derivatives come from the table of primitives,
-    # `autograd.ops`, which writes each one once (`_tanh_slope(x, t)` is (1 - t)(1 + t)).
-    # `+`, `*` and relu make almost every node of a network, so they write their slopes (1,
-    # the other factor, 1 or STOP) and build their node in place; tests/test_ops.py holds
-    # them to the table. The others call `_node`, which costs a function call more.
+    # and stores them on a new node. `+` and `*` make almost every node of a network, so they
+    # build their node in place; the others call `_node`, which costs a function call more.
+    # tanh, exp, log and sigmoid are made from their rows of the table of primitives
+    # (`autograd.ops`), which writes each derivative once; the others write their own,
+    # and tests/test_ops.py holds them to the table, bit for bit.
 
     def __add__(self, other):
         """$f(a, b) = a + b$, so $\\partial f/\\partial a = 1$ and $\\partial f/\\partial b = 1$."""
@@ -163,22 +192,18 @@ class Value:
         A primitive, correctly rounded, as in the reference engine; the slope in b is taken
         as $-(a/b)/b$, which does not overflow or underflow where $b^2$ would.
         """
-        a = self.data
         if isinstance(other, Value):
             b = other.data
-            q = _floats.quotient(a, b)
-            return _node(q, "/", self, _quotient_slope_a(a, b, q), other,
-                         _quotient_slope_b(a, b, q))
+            q = _floats.quotient(self.data, b)
+            return _node(q, "/", self, reciprocal(b), other, -(q / b))
         c = _floats.operand(other, "/", self)
-        q = _floats.quotient(a, c)
-        return _node(q, "/", self, _quotient_slope_a(a, c, q))
+        return _node(_floats.quotient(self.data, c), "/", self, reciprocal(c))
 
     def __rtruediv__(self, other):  # n / a
         """$f(b) = c / b$ with a number $c$: $f'(b) = -c/b^2$, taken as $-(c/b)/b$."""
         b = self.data
-        c = _floats.operand(other, "/", self)
-        q = _floats.quotient(c, b)
-        return _node(q, "/", self, _quotient_slope_b(c, b, q))
+        q = _floats.quotient(_floats.operand(other, "/", self), b)
+        return _node(q, "/", self, -(q / b))
 
     def __pow__(self, other):
         """$f(a) = a^n$ with a number $n$: $f'(a) = n a^{n-1}$.
@@ -190,36 +215,25 @@ class Value:
         if isinstance(other, Value):
             b = other.data
             out = _floats.power(a, b)
-            return _node(out, "**", self, _base_slope(a, b, out), other,
-                         _exponent_slope(a, b, out))
+            return _node(out, "**", self, _floats.power_slope(a, b) if b != 0 else STOP,
+                         other, _floats.log_slope(a, b, out))
         n = _floats.exponent(other, self)
         out = _floats.power(a, n)
-        return _node(out, f"**{_floats.short(n)}", self, _power_slope(a, n, out))
+        slope = _floats.power_slope(a, n) if n != 0 else STOP
+        return _node(out, f"**{_floats.short(n)}", self, slope)
 
     def __rpow__(self, other):
         """$f(b) = c^b$ with a number $c$: $f'(b) = c^b \\ln c$ (0 at c = 0 with b >= 0)."""
         c = _floats.operand(other, "**", self)
-        b = self.data
-        out = _floats.power(c, b)
-        return _node(out, "**", self, _exponent_slope(c, b, out))
+        out = _floats.power(c, self.data)
+        return _node(out, "**", self, _floats.log_slope(c, self.data, out))
 
-    def tanh(self):
-        """$f(x) = \\tanh x$, so $f'(x) = 1 - \\tanh^2 x$, as $(1 - t)(1 + t)$ (see the reference)."""
-        x = self.data
-        t = math.tanh(x)
-        return _node(t, "tanh", self, _tanh_slope(x, t))
-
-    def exp(self):
-        """$f(x) = e^x$, so $f'(x) = e^x$: the output is its own derivative."""
-        x = self.data
-        e = _floats.exp(x)
-        return _node(e, "exp", self, _exp_slope(x, e))
-
-    def log(self):
-        """$f(x) = \\ln x$ for $x > 0$, so $f'(x) = 1/x$, recorded as the reciprocal 1/x."""
-        x = self.data
-        out = _floats.log(x)
-        return _node(out, "log", self, _log_slope(x, out))
+    # tanh, exp, log and sigmoid: each its row of the table, as a method (see `_one_input`)
+    tanh = _one_input("tanh", """$f(x) = \\tanh x$, so $f'(x) = 1 - \\tanh^2 x$, as $(1 - t)(1 + t)$
+        (see the reference).""")
+    exp = _one_input("exp", """$f(x) = e^x$, so $f'(x) = e^x$: the output is its own derivative.""")
+    log = _one_input("log", """$f(x) = \\ln x$ for $x > 0$, so $f'(x) = 1/x$, recorded as the
+        reciprocal 1/x, where the reference engine divides.""")
 
     def relu(self):
         """$f(x) = \\max(0, x)$, so $f'(x) = 1$ for $x > 0$ and $0$ at and below $0$."""
@@ -228,11 +242,8 @@ class Value:
             return _node(x, "relu", self, 1.0)
         return _node(0.0 if x < 0 else x, "relu", self, STOP)  # NaN stays NaN
 
-    def sigmoid(self):
-        """$\\sigma(x) = 1/(1 + e^{-x})$, so $\\sigma'(x) = \\sigma(x)(1 - \\sigma(x))$."""
-        x = self.data
-        s = _floats.sigmoid(x)
-        return _node(s, "sigmoid", self, _sigmoid_slope(x, s))
+    sigmoid = _one_input("sigmoid", """$\\sigma(x) = 1/(1 + e^{-x})$, so
+        $\\sigma'(x) = \\sigma(x)(1 - \\sigma(x))$.""")
 
     # ----------------------------------------------------------------- the backward pass
 
@@ -273,32 +284,6 @@ class Value:
 
     def __rsub__(self, other):  # n - a
         return (-self) + _floats.operand(other, "-", self)
-
-
-
-_new = object.__new__  # an empty Value, without running __init__'s checks
-
-
-# The local derivatives of the operations that do not write their own: each row's slopes, one
-# function of the inputs and the output per input (see `autograd.ops`).
-(_quotient_slope_a, _quotient_slope_b), (_power_slope,), (_base_slope, _exponent_slope) = (
-    OPS["/"].slopes, OPS["**n"].slopes, OPS["**"].slopes)
-(_tanh_slope,), (_exp_slope,), (_log_slope,), (_sigmoid_slope,) = (
-    OPS[name].slopes for name in ("tanh", "exp", "log", "sigmoid"))
-
-
-def _node(data, op, a, da, b=None, db=0.0):
-    """A new Value computed from `a` (and `b`), with the local derivatives `da` (and `db`)."""
-    out = _new(Value)
-    out.data = data
-    out.grad = 0.0
-    out._a = a
-    out._b = b
-    out._da = da
-    out._db = db
-    out._op = op
-    out.label = ""
-    return out
 
 
 def _topological_order(root):

@@ -227,14 +227,31 @@ def _table_parts(op, out, g, v, needs, args, positions=None):
 
 
 def _by_table(name):
-    """grad's rule for the table's operation `name`, on a node that holds all its inputs."""
+    """grad's rule for the table's operation `name`, on a node that holds all its inputs.
+    (Written out for one input, a number exponent, and two inputs: grad runs one per node.)"""
     op = ops.OPS[name]
+    if op.parameters:  # '**n': the number exponent, as the op label holds it
+        (rule_a,) = op.backward
 
-    def rule(out, g, v, needs):
-        args = [v(child) for child in out._prev]
-        if op.parameters:  # the number exponent of '**n', as the op label holds it
-            args.append(ops.exponent(out._op))
-        return _table_parts(op, out, g, v, needs, args)
+        def rule(out, g, v, needs):
+            k = _VALUES if v is _node else ops.FLOATS
+            n = ops.exponent(out._op)
+            return (rule_a(k, v(out._prev[0]), n, v(out), g) if needs[0] else None,)
+    elif op.arity == 1:
+        (rule_a,) = op.backward
+
+        def rule(out, g, v, needs):
+            k = _VALUES if v is _node else ops.FLOATS
+            return (rule_a(k, v(out._prev[0]), v(out), g) if needs[0] else None,)
+    else:
+        rule_a, rule_b = op.backward
+
+        def rule(out, g, v, needs):
+            k = _VALUES if v is _node else ops.FLOATS
+            a, b = out._prev
+            a, b, o = v(a), v(b), v(out)
+            return (rule_a(k, a, b, o, g) if needs[0] else None,
+                    rule_b(k, a, b, o, g) if needs[1] else None)
 
     rule.__name__ = rule.__qualname__ = f"rule_for_{name}"
     rule.__doc__ = f"The table's rule for {name!r} (see `autograd.ops`)."

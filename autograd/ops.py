@@ -25,9 +25,10 @@ Every operation the engines build a node for is one row of `OPS`, an `Op`:
 - `slopes`: the fast engine's local derivatives, one function per input, `slope(*args, out)`
   on floats: what `autograd.fast` records at forward time and multiplies by the gradient later.
   Each is the rule with `g = 1` (the one gradient that changes no product), written out as a
-  Python function from the rule itself (`slope.source` shows it), except where a row gives its
-  own in `fast`: `/` and `log` record the reciprocal 1/x (`reciprocal`), where the reference
-  engine divides. A slope of nothing is `STOP`, a 0 that passes back nothing.
+  Python function from the rule itself (`slope_text` gives the expression, `slope.source` the
+  function), except where a row gives its own in `fast`, `rule(k, *args, out)`: `/` and `log`
+  record the reciprocal 1/x (`k.reciprocal`), where the reference engine divides. A slope of
+  nothing is `STOP`, a 0 that passes back nothing.
 - For the compiler: `helper`, the function compiled code calls (`None` for an infix operator:
   `+ * /`); `guard`, which inputs compiled code checks first, because an infinite or NaN value
   could vanish in this operation (`"inputs"`: each variable input; `"divisor"`: the divisor;
@@ -258,6 +259,10 @@ class _Text:
     def log_slope(a, b, out):
         return Expr("call", ("log_slope", a, b, out))
 
+    @staticmethod
+    def reciprocal(x):
+        return Expr("call", ("reciprocal", x))
+
 
 TEXT = _Text()
 
@@ -306,7 +311,7 @@ _ROWS = [
     # the slope in b, -a/b^2, as -(out/b): finite wherever the answer is, where b^2 may not be
     Op("/", 2, _floats.quotient, (lambda k, a, b, out, g: g / b,
                                   lambda k, a, b, out, g: -g * (out / b)), "__truediv__",
-       guard="divisor", fast=(lambda a, b, out: reciprocal(b), None)),
+       guard="divisor", fast=(lambda k, a, b, out: k.reciprocal(b), None)),
     Op("**n", 1, _floats.power, (_power_in_base,), "__pow__", helper="power", guard="inputs",
        parameters=1),
     Op("**", 2, _floats.power, (_power_in_base,
@@ -320,7 +325,7 @@ _ROWS = [
     # g / x, as the closure divides: not (1/x) * g, which may differ in the last bit, and
     # which as a Value has a slope of its own, -(1/x)/x, that overflows below about 1e-154
     Op("log", 1, _floats.log, (lambda k, x, out, g: g / x,), "log", helper="log",
-       fast=(lambda x, out: reciprocal(x),)),
+       fast=(lambda k, x, out: k.reciprocal(x),)),
     Op("relu", 1, _relu, (lambda k, x, out, g: k.when(k.positive(out), lambda: g),), "relu",
        helper="relu", statement="relu"),
     Op("sigmoid", 1, _floats.sigmoid, (lambda k, x, out, g: out * (1.0 - out) * g,), "sigmoid",
@@ -328,31 +333,48 @@ _ROWS = [
 ]
 
 
-def _argument_names(op):
+def argument_names(op):
+    """The names a slope's text gives the row's arguments (then `out`): x; a, b; or a, n."""
     n = op.arity + op.parameters
     return ("x",) if n == 1 else ("a", "n") if op.parameters else ("a", "b")
 
 
-_WORDS = {"+": "sum", "*": "product", "/": "quotient", "**n": "power", "**": "power"}
-_SLOPE_NAMESPACE = {"_power_slope": _floats.power_slope, "_log_slope": _floats.log_slope,
-                    "STOP": STOP}
-
-
-def _slope(op, i):
-    """The fast engine's slope of `op` in its input `i`: its own, or the rule at g = 1 written
-    out as a Python function of floats (the rule's own float operations: no call per step)."""
+def slope_text(op, i):
+    """The fast engine's slope of `op` in its input `i`, as a Python expression in the
+    `argument_names` and `out`: its own (`op.fast`), or the rule at g = 1, which is the rule's
+    own float operations without the last product by g (exact: x * 1.0 is x)."""
+    leaves = [Expr.leaf(name) for name in argument_names(op)] + [Expr.leaf("out")]
     if op.fast and op.fast[i] is not None:
-        return op.fast[i]
-    names = _argument_names(op)
-    part = op.backward[i](TEXT, *map(Expr.leaf, names), Expr.leaf("out"), UNIT)
-    body = "STOP" if part is None else _number(part).text(lambda helper: "_" + helper)
-    name = f"slope_of_{_WORDS.get(op.name, op.name)}_in_{names[i]}"
-    text = f"def {name}({', '.join(names)}, out):\n    return {body}\n"
-    namespace = dict(_SLOPE_NAMESPACE)
+        part = op.fast[i](TEXT, *leaves)
+    else:
+        part = op.backward[i](TEXT, *leaves, UNIT)
+    return "STOP" if part is None else _number(part).text(lambda helper: "_" + helper)
+
+
+# What a slope's text, or code made from it, may call.
+NAMESPACE = {"_power_slope": _floats.power_slope, "_log_slope": _floats.log_slope,
+             "_reciprocal": reciprocal, "STOP": STOP}
+
+
+def python_function(text, name, namespace=NAMESPACE):
+    """The function `name` that the Python source `text` defines, over `namespace`; its
+    `source` attribute keeps the text, for a reader (`inspect.getsource` cannot find it)."""
+    namespace = dict(namespace)
     exec(compile(text, f"<autograd.ops: {name}>", "exec"), namespace)
     function = namespace[name]
     function.__module__, function.source = __name__, text
     return function
+
+
+_WORDS = {"+": "sum", "*": "product", "/": "quotient", "**n": "power", "**": "power"}
+
+
+def _slope(op, i):
+    """`slope_text` as a Python function of the arguments and the output, on floats."""
+    names = argument_names(op)
+    name = f"slope_of_{_WORDS.get(op.name, op.name)}_in_{names[i]}"
+    text = f"def {name}({', '.join(names)}, out):\n    return {slope_text(op, i)}\n"
+    return python_function(text, name)
 
 
 OPS = {op.name: op._replace(slopes=tuple(_slope(op, i) for i in range(op.arity)))
