@@ -27,6 +27,7 @@ knows are the table's.
 """
 
 import math
+import operator
 import types
 
 from . import _floats, engine, fast, ops
@@ -212,6 +213,17 @@ class _Values:
         at a = 0 and NaN for a < 0, where there is no logarithm to differentiate."""
         slope = _floats.log_slope(a.data, b.data, out.data)
         return out * a.log() if a.data > 0 and math.isfinite(slope) else slope
+
+    @staticmethod
+    def call(name, *args):
+        """Another row's operation on Values: its operator, or its method."""
+        if name in _OPERATORS:
+            return _OPERATORS[name](*args)
+        return getattr(args[0], ops.OPS[name].method)(*args[1:])
+
+
+_OPERATORS = {"+": operator.add, "*": operator.mul, "/": operator.truediv, "**": operator.pow,
+              "**n": operator.pow}
 
 
 _VALUES = _Values()

@@ -19,7 +19,9 @@ Every operation the engines build a node for is one row of `OPS`, an `Op`:
                                of exactly 0 passes back nothing, not 0 * g: `0 * inf` is NaN);
     `k.positive(x)`, `k.nonzero(x)`  the conditions `x > 0` and `x != 0`;
     `k.power_slope(a, n)`, `k.log_slope(a, b, out)`  the slopes of `a ** n` in a and in b, as
-                               `autograd._floats` computes them.
+                               `autograd._floats` computes them;
+    `k.call(name, *args)`      another row's operation (a slope that is another function:
+                               `k.call("sigmoid", x)`), as its forward, a node, or its helper.
   `FLOATS` is `k` for floats; `grad` has its own for Values; `source` uses `Expr`'s.
 - `method`: the reference engine's method whose closure the row describes (`autograd.engine`).
 - `slopes`: the fast engine's local derivatives, one function per input, `slope(*args, out)`
@@ -131,6 +133,10 @@ class _Floats:
 
     power_slope = staticmethod(_floats.power_slope)
     log_slope = staticmethod(_floats.log_slope)
+
+    @staticmethod
+    def call(name, *args):
+        return OPS[name].forward(*args)
 
 
 FLOATS = _Floats()
@@ -263,6 +269,11 @@ class _Text:
     def reciprocal(x):
         return Expr("call", ("reciprocal", x))
 
+    @staticmethod
+    def call(name, *args):
+        op = OPS[name]
+        return Expr(name, args) if op.helper is None else Expr("call", (op.helper, *args))
+
 
 TEXT = _Text()
 
@@ -351,9 +362,11 @@ def slope_text(op, i):
     return "STOP" if part is None else _number(part).text(lambda helper: "_" + helper)
 
 
-# What a slope's text, or code made from it, may call.
+# What a slope's text, or code made from it, may call: the helpers of the slopes, and the
+# rows' own forward functions under their helpers' names.
 NAMESPACE = {"_power_slope": _floats.power_slope, "_log_slope": _floats.log_slope,
-             "_reciprocal": reciprocal, "STOP": STOP}
+             "_reciprocal": reciprocal, "STOP": STOP,
+             **{"_" + op.helper: op.forward for op in _ROWS if op.helper}}
 
 
 def python_function(text, name, namespace=NAMESPACE):

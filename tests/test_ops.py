@@ -278,3 +278,18 @@ def test_expressions_write_the_brackets_their_operators_need():
     assert (a / (b * c)).text(f) == "a / (b * c)"
     assert (-(a / b)).text(f) == "-(a / b)" and (-a * b).text(f) == "-a * b"
     assert (1.0 - a).text(f) == "1.0 - a" and (a * 2).text(f) == "a * 2"
+
+
+def test_a_rule_can_use_another_rows_operation_on_each_kind_of_number():
+    from autograd import _floats
+    from autograd.higher_order import _VALUES
+
+    def rule(k, x, out, g):  # a slope that is another function, such as softplus's sigmoid
+        return k.call("sigmoid", x) * k.call("*", g, out)
+
+    assert bits(rule(ops.FLOATS, 0.3, 2.0, -1.5)) == bits(_floats.sigmoid(0.3) * (-1.5 * 2.0))
+    x, out, g = (ops.Expr.leaf(name) for name in ("x", "out", "g"))
+    assert rule(ops.TEXT, x, out, g).text(lambda helper: "_" + helper) == "_sigmoid(x) * (g * out)"
+    value = rule(_VALUES, engine.Value(0.3), engine.Value(2.0), engine.Value(-1.5))
+    assert isinstance(value, engine.Value)
+    assert bits(value.data) == bits(_floats.sigmoid(0.3) * (-1.5 * 2.0))
