@@ -286,6 +286,16 @@ class Value:
         return (-self) + _floats.operand(other, "-", self)
 
 
+# Any other one-input row of the table (an activation added there) becomes a method the same
+# way, so that the fast engine has it without a line here; tests/test_engine_parity.py checks
+# that both engines have every method.
+for _op in OPS.values():
+    if _op.arity == 1 and not _op.parameters and not hasattr(Value, _op.method):
+        setattr(Value, _op.method, _one_input(_op.name, f"{_op.name}: its row of the table of "
+                                                        f"primitives (`autograd.ops`)."))
+del _op
+
+
 def _topological_order(root):
     """Every operation `root` depends on, each after its inputs, with `grad` reset to 0.
 

@@ -390,8 +390,9 @@ def _slope(op, i):
     return python_function(text, name)
 
 
-OPS = {op.name: op._replace(slopes=tuple(_slope(op, i) for i in range(op.arity)))
-       for op in _ROWS}
+OPS = {op.name: op for op in _ROWS}  # first without slopes: a slope may call another row
+OPS.update((op.name, op._replace(slopes=tuple(_slope(op, i) for i in range(op.arity))))
+           for op in _ROWS)
 
 
 def exponent(label):
