@@ -150,6 +150,14 @@ _RANK = {"if": 1, ">": 2, "!=": 2, "+": 3, "-": 3, "*": 4, "/": 4, "neg": 5,
          "call": 6, "atom": 6}  # how tightly each binds: a higher rank needs no brackets
 
 
+def _operator(symbol, reflected=False):
+    """An Expr's method for the operator `symbol` (`x + y`, or reflected, `2 + x`)."""
+    def method(self, other):
+        return _binary(symbol, other, self) if reflected else _binary(symbol, self, other)
+
+    return method
+
+
 class Expr:
     """Source text of a number: a name (`leaf`), a number, a call of a helper, an operator on
     two Exprs, a negation, a comparison, or a choice; `text(f)` writes it, `f` spelling the
@@ -166,29 +174,10 @@ class Expr:
         """A name as the language writes it; `value` is the float a literal stands for."""
         return cls("atom", (text,), value)
 
-    def __add__(self, other):
-        return _binary("+", self, other)
-
-    def __radd__(self, other):
-        return _binary("+", other, self)
-
-    def __sub__(self, other):
-        return _binary("-", self, other)
-
-    def __rsub__(self, other):
-        return _binary("-", other, self)
-
-    def __mul__(self, other):
-        return _binary("*", self, other)
-
-    def __rmul__(self, other):
-        return _binary("*", other, self)
-
-    def __truediv__(self, other):
-        return _binary("/", self, other)
-
-    def __rtruediv__(self, other):
-        return _binary("/", other, self)
+    __add__, __radd__ = _operator("+"), _operator("+", reflected=True)
+    __sub__, __rsub__ = _operator("-"), _operator("-", reflected=True)
+    __mul__, __rmul__ = _operator("*"), _operator("*", reflected=True)
+    __truediv__, __rtruediv__ = _operator("/"), _operator("/", reflected=True)
 
     def __neg__(self):
         return Expr("neg", (self,))
