@@ -22,7 +22,7 @@ Every operation the engines build a node for is one row of `OPS`, an `Op`:
                                `autograd._floats` computes them;
     `k.call(name, *args)`      another row's operation (a slope that is another function:
                                `k.call("sigmoid", x)`), as its forward, a node, or its helper.
-  `FLOATS` is `k` for floats; `grad` has its own for Values; `source` uses `Expr`'s.
+  `FLOATS` is `k` for floats, `TEXT` for `Expr`s; `grad` has its own for Values.
 - `method`: the reference engine's method whose closure the row describes (`autograd.engine`).
 - `slopes`: the fast engine's local derivatives, one function per input, `slope(*args, out)`
   on floats: what `autograd.fast` records at forward time and multiplies by the gradient later.
@@ -44,11 +44,22 @@ forward expression, the forward statements and the backward parts of one instruc
 says which arguments are literals: the float a literal stands for, None for a variable. Its
 text is exactly what the compiler's per-operation rules write today (tests/test_ops.py checks
 both languages against them), so switching the compiler to the table changes no generated
-code. The helpers compiled Python calls are `'_' + helper` bound to the rows' `forward`.
+code. What compiled Python calls is in `NAMESPACE`: each row's `forward` as `'_' + helper`,
+and `_power_slope`, `_log_slope` (the compiler adds its own checks: `_checked`, `_quotient`).
+Once the compiler reads the table:
+- `forward` of the tape is `source(...).forward`, `forward_expression` is `.expression`, and
+  `backward` is `.backward`, with `number` made of the tape's `is_literal`/`literal_value`;
+- its list of known operations is `OPS` (an op label read with `find`, the exponent of a
+  `'**n'` node with `exponent`), its namespace starts from `NAMESPACE`, and its run of the tape
+  on floats (to find the first error) calls `OPS[op].forward`;
+- C needs a helper in its prelude only for a `helper` that C's library lacks (today `sigmoid`,
+  `power_slope`, `log_slope`; `power` is spelled `pow`).
+
+Other readers: `grad` runs the rules on Values, the fast engine makes a method of each one-input
+row (`slope_text` written into it), and `python_function` makes a function from generated text.
 
 A new operation: a row here (its forward, one rule per input, the method, the helper), the
-engine's method and closure, the fast engine's method (reading `slopes`), and a test; see
-CONTRIBUTING.md, "Where things go".
+engine's method and closure, and the tests; see CONTRIBUTING.md, "Where things go".
 """
 
 import math
@@ -56,8 +67,8 @@ from typing import Callable, NamedTuple, Optional
 
 from . import _floats
 
-__all__ = ["Op", "OPS", "FLOATS", "Expr", "Source", "find", "exponent", "source", "STOP",
-           "reciprocal"]
+__all__ = ["Op", "OPS", "FLOATS", "TEXT", "Expr", "Source", "NAMESPACE", "STOP", "find",
+           "exponent", "source", "slope_text", "argument_names", "python_function", "reciprocal"]
 
 
 # ----------------------------------------------------------------------- slopes as numbers
