@@ -43,6 +43,7 @@ class C:
     guard = staticmethod("if (!isfinite({})) return 1;".format)
     divisor_guard = staticmethod("if (!isfinite({0}) || {0} == 0) return 1;".format)
     select = staticmethod("{0} ? {1} : {2}".format)
+    relu = staticmethod("{0} = {1} < 0 ? {1} - {1} : {1};".format)  # as Python's
 
     @staticmethod
     def add_if(target, expr, condition):

@@ -45,6 +45,9 @@ class Python:
     guard = "if {0} - {0}: return None".format  # not finite: let the careful code decide
     divisor_guard = "if {0} - {0} or not {0}: return None".format
     select = "{1} if {0} else {2}".format
+    # relu's forward (the table's `statement`): `a - a` is NaN for -inf, which the loss then
+    # shows; the careful code gives the engine's 0 (`careful_forward`)
+    relu = "{0} = {1} - {1} if {1} < 0 else {1}".format
 
     @staticmethod
     def add_if(target, expr, condition):

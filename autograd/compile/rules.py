@@ -91,6 +91,22 @@ GRADIENT = "{g}"  # a share that passes the gradient above on as it is (a sum's)
 _ROLES = ("a", "b", "out")
 
 
+def shares(ins):
+    """What the closure of the instruction `ins` adds to its inputs' grads, in its order:
+    (the input, the expression's template, the condition's template or None). A slope that
+    the trace's numbers make 0 (`Share.nonzero`) is left out: it passes back nothing."""
+    for share in RULES[ins.op].backward:
+        condition = share.condition
+        if share.nonzero:
+            exponent = ins.args[_ROLES.index(share.nonzero)]
+            if not isinstance(exponent, str):  # a number of the trace: decided now
+                if exponent == 0:
+                    continue
+            else:
+                condition = f"{{{share.nonzero}}} != 0"
+        yield ins.args[share.to], share.expr, condition
+
+
 def operands(template, ins):
     """The tape's names and numbers that `template` reads for the instruction `ins`, in the
     order it reads them (`{g}` and helpers are not operands)."""
