@@ -2,15 +2,17 @@
 writes the same code: the reference engine's closures, the fast engine's recorded slopes, and
 the compiler's text for each operation, in Python and in C.
 
-The closures and the compiler's rules are written by hand, so each is held to its row here,
-bit for bit, on random numbers and on the edges of floating point (0, -0, subnormal, tiny,
-huge, negative, infinite gradients).
+The closures are written by hand, so each is held to its row here, bit for bit, on random
+numbers and on the edges of floating point (0, -0, subnormal, tiny, huge, negative, infinite
+gradients). The compiler reads its rules from the table, as templates (`compile.rules`); the
+text it writes from them is held to the text `ops.source` writes from the rows directly.
 """
 
 import itertools
 import math
 import random
 import struct
+from pathlib import Path
 
 import pytest
 
@@ -266,6 +268,34 @@ def test_the_table_writes_exactly_the_compilers_text_for_every_operation(lang):
             written += 1
     assert {name for _, name, _ in instructions()} == set(ops.OPS) == set(rules.RULES)
     assert written > 400
+
+
+def test_the_compiler_reads_a_new_row_from_the_table_alone(monkeypatch):
+    # softplus, log(1 + e^x), whose slope is another row's operation: no file of the compiler
+    # changes for it (but C's prelude, where C's library lacks the helper)
+    row = ops.Op("softplus", 1, lambda x: math.log1p(math.exp(x)),
+                 (lambda k, x, out, g: k.call("sigmoid", x) * g,), "softplus",
+                 helper="softplus", guard="inputs")
+    monkeypatch.setitem(ops.OPS, "softplus", row)
+    rule = rules._rule(row)
+    monkeypatch.setitem(rules.RULES, "softplus", rule)  # as the module makes it on loading
+    assert rule.forward == "{softplus}({a})" and rule.guard == "inputs"
+    assert rule.backward == (rules.Share(0, "{sigmoid}({a}) * {g}"),)
+    assert not rule.checked and not rule.folds  # a helper: the engine's own function
+    ins = Instruction("t3", "softplus", ("t1",))
+    assert rules.write(rule.forward, Python, ins) == "_softplus(t1)"
+    assert statements.forward(ins, Python) == ["if t1 - t1: return None", "t3 = _softplus(t1)"]
+
+
+def test_no_derivative_is_written_in_the_compiler():
+    # the compiler's rules are the table's, run on its expression type: none is typed again
+    source = "".join(path.read_text(encoding="utf-8")
+                     for path in Path(rules.__file__).parent.glob("*.py"))
+    templates = {share.expr for rule in rules.RULES.values() for share in rule.backward}
+    assert len(templates) > 5
+    for template in templates - {rules.GRADIENT}:
+        assert template not in source
+        assert template.replace("{", "").replace("}", "") not in source
 
 
 def test_source_text_of_a_few_operations_by_hand():
