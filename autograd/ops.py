@@ -37,23 +37,20 @@ Every operation the engines build a node for is one row of `OPS`, an `Op`:
   `""`: none); `statement`, where the forward is no single expression, the name of the writer's
   own statement for it (`relu`: `lang.relu(out, x)`).
 
-The compiler reads the table through one function, `source(instruction, lang, number)`: the
-forward expression, the forward statements and the backward parts of one instruction
-`(out, op, args)` of the tape, as text of the language `lang` (a writer with `v`, `d`, `f`,
-`assign`, `guard`, `divisor_guard`, `relu`: the compiler's `Python` or `C`). `number(arg)`
-says which arguments are literals: the float a literal stands for, None for a variable. Its
-text is exactly what the compiler's per-operation rules write today (tests/test_ops.py checks
-both languages against them), so switching the compiler to the table changes no generated
-code. What compiled Python calls is in `NAMESPACE`: each row's `forward` as `'_' + helper`,
-and `_power_slope`, `_log_slope` (the compiler adds its own checks: `_checked`, `_quotient`).
-Once the compiler reads the table:
-- `forward` of the tape is `source(...).forward`, `forward_expression` is `.expression`, and
-  `backward` is `.backward`, with `number` made of the tape's `is_literal`/`literal_value`;
-- its list of known operations is `OPS` (an op label read with `find`, the exponent of a
-  `'**n'` node with `exponent`), its namespace starts from `NAMESPACE`, and its run of the tape
-  on floats (to find the first error) calls `OPS[op].forward`;
-- C needs a helper in its prelude only for a `helper` that C's library lacks (today `sigmoid`,
-  `power_slope`, `log_slope`; `power` is spelled `pow`).
+The compiler (`autograd.compile.rules`) runs each row once, when it loads, on `TEXT` with
+placeholders for the numbers (`{a}`, `{b}`, `{out}`, `{g}`; a helper written `{h}`), which
+gives its forward expression and backward parts as templates, filled in per instruction; it
+finds a node's row with `find`, runs `OPS[op].forward` to find where a run of the tape on
+floats first fails, and starts compiled Python's namespace from `NAMESPACE`: each row's
+`forward` as `'_' + helper`, and `_power_slope`, `_log_slope` (it adds its own checks,
+`_checked` and `_quotient`). A row's `statement` (relu) is each writer's own. C needs a helper
+in its prelude only for a `helper` that C's library lacks (today `sigmoid`, `power_slope`,
+`log_slope`; `power` is spelled `pow`). `source(instruction, lang, number)` writes one
+instruction `(out, op, args)` of the tape straight from the rows, as text of the language
+`lang` (a writer with `v`, `d`, `f`, `assign`, `guard`, `divisor_guard`, `relu`: the
+compiler's `Python` or `C`; `number(arg)` is the float a literal argument stands for, None for
+a variable): the forward expression, the forward statements and the backward parts. The
+compiler's text is held to it (tests/test_ops.py, both languages).
 
 Other readers: `grad` runs the rules on Values, the fast engine makes a method of each one-input
 row (`slope_text` written into it), and `python_function` makes a function from generated text.
