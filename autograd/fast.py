@@ -35,12 +35,42 @@ plain objects, with no closures; pickle recurses, so a graph more than about a t
 deep raises RecursionError), and deep-copy with it at any depth.
 """
 
-import math
-
 from . import _floats
 from .graph import cycle_message, topological_order
+from .ops import NAMESPACE, OPS, STOP, python_function, reciprocal, slope_text
 
 __all__ = ["Value"]
+
+_new = object.__new__  # an empty Value, without running __init__'s checks
+
+
+def _node(data, op, a, da, b=None, db=0.0):
+    """A new Value computed from `a` (and `b`), with the local derivatives `da` (and `db`)."""
+    out = _new(Value)
+    out.data = data
+    out.grad = 0.0
+    out._a = a
+    out._b = b
+    out._da = da
+    out._db = db
+    out._op = op
+    out.label = ""
+    return out
+
+
+def _one_input(name, doc):
+    """The method `name` of a one-input row of the table of primitives: the row's forward on
+    floats, and its local derivative written into the method as the row's own expression
+    (`autograd.ops.slope_text`: for tanh, `(1.0 - out) * (1.0 + out)`), so that taking it costs
+    no function call. `method.source` shows the method."""
+    op = OPS[name]
+    text = (f"def {name}(self):\n"
+            f"    x = self.data\n"
+            f"    out = forward(x)\n"
+            f"    return _node(out, {name!r}, self, {slope_text(op, 0)})\n")
+    method = python_function(text, name, {**NAMESPACE, "forward": op.forward, "_node": _node})
+    method.__doc__, method.__qualname__ = doc, f"Value.{name}"
+    return method
 
 
 class Value:
@@ -113,6 +143,9 @@ class Value:
     # Each one computes its output and the output's derivative with respect to each input,
     # and stores them on a new node. `+` and `*` make almost every node of a network, so they
     # build their node in place; the others call `_node`, which costs a function call more.
+    # tanh, exp, log and sigmoid are made from their rows of the table of primitives
+    # (`autograd.ops`), which writes each derivative once; the others write their own,
+    # and tests/test_ops.py holds them to the table, bit for bit.
 
     def __add__(self, other):
         """$f(a, b) = a + b$, so $\\partial f/\\partial a = 1$ and $\\partial f/\\partial b = 1$."""
@@ -162,9 +195,9 @@ class Value:
         if isinstance(other, Value):
             b = other.data
             q = _floats.quotient(self.data, b)
-            return _node(q, "/", self, _reciprocal(b), other, -(q / b))
+            return _node(q, "/", self, reciprocal(b), other, -(q / b))
         c = _floats.operand(other, "/", self)
-        return _node(_floats.quotient(self.data, c), "/", self, _reciprocal(c))
+        return _node(_floats.quotient(self.data, c), "/", self, reciprocal(c))
 
     def __rtruediv__(self, other):  # n / a
         """$f(b) = c / b$ with a number $c$: $f'(b) = -c/b^2$, taken as $-(c/b)/b$."""
@@ -195,20 +228,12 @@ class Value:
         out = _floats.power(c, self.data)
         return _node(out, "**", self, _floats.log_slope(c, self.data, out))
 
-    def tanh(self):
-        """$f(x) = \\tanh x$, so $f'(x) = 1 - \\tanh^2 x$, as $(1 - t)(1 + t)$ (see the reference)."""
-        t = math.tanh(self.data)
-        return _node(t, "tanh", self, (1.0 - t) * (1.0 + t))
-
-    def exp(self):
-        """$f(x) = e^x$, so $f'(x) = e^x$: the output is its own derivative."""
-        e = _floats.exp(self.data)
-        return _node(e, "exp", self, e)
-
-    def log(self):
-        """$f(x) = \\ln x$ for $x > 0$, so $f'(x) = 1/x$."""
-        x = self.data
-        return _node(_floats.log(x), "log", self, _reciprocal(x))
+    # tanh, exp, log and sigmoid: each its row of the table, as a method (see `_one_input`)
+    tanh = _one_input("tanh", """$f(x) = \\tanh x$, so $f'(x) = 1 - \\tanh^2 x$, as $(1 - t)(1 + t)$
+        (see the reference).""")
+    exp = _one_input("exp", """$f(x) = e^x$, so $f'(x) = e^x$: the output is its own derivative.""")
+    log = _one_input("log", """$f(x) = \\ln x$ for $x > 0$, so $f'(x) = 1/x$, recorded as the
+        reciprocal 1/x, where the reference engine divides.""")
 
     def relu(self):
         """$f(x) = \\max(0, x)$, so $f'(x) = 1$ for $x > 0$ and $0$ at and below $0$."""
@@ -217,10 +242,8 @@ class Value:
             return _node(x, "relu", self, 1.0)
         return _node(0.0 if x < 0 else x, "relu", self, STOP)  # NaN stays NaN
 
-    def sigmoid(self):
-        """$\\sigma(x) = 1/(1 + e^{-x})$, so $\\sigma'(x) = \\sigma(x)(1 - \\sigma(x))$."""
-        s = _floats.sigmoid(self.data)
-        return _node(s, "sigmoid", self, s * (1.0 - s))
+    sigmoid = _one_input("sigmoid", """$\\sigma(x) = 1/(1 + e^{-x})$, so
+        $\\sigma'(x) = \\sigma(x)(1 - \\sigma(x))$.""")
 
     # ----------------------------------------------------------------- the backward pass
 
@@ -263,71 +286,14 @@ class Value:
         return (-self) + _floats.operand(other, "-", self)
 
 
-
-_new = object.__new__  # an empty Value, without running __init__'s checks
-
-
-class _Stop(float):
-    """The local derivative 0 of relu at and below 0 and of `x ** 0`: it passes back nothing.
-
-    A plain 0.0 would not do: the backward pass multiplies it by the gradient from above,
-    and `0.0 * inf` is NaN. Multiplying this one gives 0.0 whatever the other factor, as
-    PyTorch does for these two operations. It costs a Python call, but only on these nodes.
-    """
-
-    __slots__ = ()
-
-    def __mul__(self, other):
-        return 0.0
-
-    __rmul__ = __mul__
-
-
-STOP = _Stop(0.0)
-
-
-class _Divide(float):
-    """A local derivative 1/x too large for a float, because x is tiny (subnormal).
-
-    Its value is 1/x, infinite; multiplying a gradient by it divides the gradient by x
-    instead, as the reference engine and PyTorch do, so a small enough gradient still gives a
-    finite answer (and a zero gradient gives 0, where 0 * inf would be NaN).
-    """
-
-    __slots__ = ("divisor",)
-
-    def __new__(cls, divisor):
-        slope = super().__new__(cls, 1.0 / divisor)
-        slope.divisor = divisor
-        return slope
-
-    def __mul__(self, other):
-        return other / self.divisor
-
-    __rmul__ = __mul__
-
-    def __reduce__(self):  # pickle and copy by the divisor
-        return _Divide, (self.divisor,)
-
-
-def _reciprocal(x):
-    """1/x as a local derivative (x is not 0): a float, or `_Divide(x)` if 1/x overflows."""
-    slope = 1.0 / x
-    return slope if slope - slope == 0 else _Divide(x)
-
-
-def _node(data, op, a, da, b=None, db=0.0):
-    """A new Value computed from `a` (and `b`), with the local derivatives `da` (and `db`)."""
-    out = _new(Value)
-    out.data = data
-    out.grad = 0.0
-    out._a = a
-    out._b = b
-    out._da = da
-    out._db = db
-    out._op = op
-    out.label = ""
-    return out
+# Any other one-input row of the table (an activation added there) becomes a method the same
+# way, so that the fast engine has it without a line here; tests/test_engine_parity.py checks
+# that both engines have every method.
+for _op in OPS.values():
+    if _op.arity == 1 and not _op.parameters and not hasattr(Value, _op.method):
+        setattr(Value, _op.method, _one_input(_op.name, f"{_op.name}: its row of the table of "
+                                                        f"primitives (`autograd.ops`)."))
+del _op
 
 
 def _topological_order(root):

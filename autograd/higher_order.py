@@ -20,15 +20,17 @@ in turn: `grad(grad(y, x, create_graph=True), x)` is the second derivative.
 
 Neither engine changes for this. grad reads a graph (`_prev`, `_op`, `data`, and the fast
 engine's recorded local derivatives) and builds new nodes with the engine's own operators. Each
-operation has one rule below, written the way its engine computes the derivative, so that the
-rule run on numbers gives backward()'s gradients bit for bit, and run on Values gives Values
-that hold the same numbers.
+operation's rule is its row of the table of primitives (`autograd.ops`), written the way the
+engine computes the derivative, so that the rule run on numbers gives backward()'s gradients
+bit for bit, and run on Values gives Values that hold the same numbers; the operations grad
+knows are the table's.
 """
 
 import math
+import operator
 import types
 
-from . import _floats, engine, fast
+from . import _floats, engine, fast, ops
 from .graph import topological_order
 
 __all__ = ["grad"]
@@ -172,95 +174,145 @@ def _node(node):
 # (`_number` or `_node`) and `needs`, whether each input needs a gradient (as PyTorch's
 # `ctx.needs_input_grad`: a constant's gradient is not built, and cannot overflow). It returns
 # one part per input in `out._prev` order: the gradient it passes to that input, or None where
-# it passes nothing or the input needs none. Each is written as the engine's own
-# backward computes it (the same float expression, in the same order), so run on numbers it
-# gives backward()'s floats, and run on Values it gives Values that hold them, with graphs
-# whose own derivatives are right.
+# it passes nothing or the input needs none. Each runs its operation's row of the table of
+# primitives (`autograd.ops`), whose derivatives are written as the reference engine's closures
+# compute them (the same float expression, in the same order): so run on numbers it gives
+# backward()'s floats, and run on Values it gives Values that hold them, with graphs whose own
+# derivatives are right. What is grad's own is how it reads the fast engine's nodes, which keep
+# a number operand as their recorded slope, and the reciprocal 1/x where the reference divides.
 
 
-def _add(out, g, v, needs):
-    """a + b: slope 1 for each input (the fast engine's `a + 2` has one input)."""
-    return (g,) * len(out._prev)
+class _Values:
+    """The table's `k` for Values: the operations of the graph's own engine, and the slopes of a
+    power as Values, except where they are infinite or NaN: a constant, with nothing further
+    to differentiate."""
+
+    @staticmethod
+    def when(condition, part):
+        return part() if condition else None
+
+    @staticmethod
+    def positive(x):
+        return x.data > 0
+
+    @staticmethod
+    def nonzero(x):
+        return (x.data if isinstance(x, tuple(ENGINES)) else x) != 0
+
+    @staticmethod
+    def power_slope(a, n):
+        """n a^(n-1), the slope of a ** n in a, as `_floats.power_slope` computes it (n a
+        number or an exponent node). An infinite slope (x ** 0.5 at 0) stays a number."""
+        exponent_is_node = isinstance(n, tuple(ENGINES))
+        slope = _floats.power_slope(a.data, n.data if exponent_is_node else n)
+        return n * a ** (n - 1) if math.isfinite(slope) else slope
+
+    @staticmethod
+    def log_slope(a, b, out):
+        """a^b ln a, the slope of a ** b in b, as `_floats.log_slope` computes it: a constant 0
+        at a = 0 and NaN for a < 0, where there is no logarithm to differentiate."""
+        slope = _floats.log_slope(a.data, b.data, out.data)
+        return out * a.log() if a.data > 0 and math.isfinite(slope) else slope
+
+    @staticmethod
+    def call(name, *args):
+        """Another row's operation on Values: its operator, or its method."""
+        if name in _OPERATORS:
+            return _OPERATORS[name](*args)
+        return getattr(args[0], ops.OPS[name].method)(*args[1:])
 
 
-def _mul(out, g, v, needs):
-    """a * b: the slope in a is b, and in b it is a."""
-    if len(out._prev) == 1:  # the fast engine's `a * 2`: the number is the recorded slope
-        return (out._da * g,)
-    a, b = out._prev
-    return _parts(needs, lambda: v(b) * g, lambda: v(a) * g)
+_OPERATORS = {"+": operator.add, "*": operator.mul, "/": operator.truediv, "**": operator.pow,
+              "**n": operator.pow}
 
 
-def _power(out, g, v, needs):
-    """a ** n with a number n (the op is '**n'): slope n a^(n-1); none at all for n = 0."""
-    n = _exponent(out._op)
-    if n == 0:
-        return (None,)
-    return (_slope_of_power(out._prev[0], n, v) * g,)
+_VALUES = _Values()
+
+
+def _table_parts(op, out, g, v, needs, args, positions=None):
+    """The parts the row `op` passes back to the inputs at `positions` (all, by default), the
+    node's inputs (and parameters) being `args`, numbers or Values as `v` makes them."""
+    k = _VALUES if v is _node else ops.FLOATS
+    o = v(out)
+    return tuple(op.backward[i](k, *args, o, g) if need else None
+                 for i, need in zip(positions or range(op.arity), needs))
+
+
+def _by_table(name):
+    """grad's rule for the table's operation `name`, on a node that holds all its inputs.
+    (Written out for one input, a number exponent, and two inputs: grad runs one per node.)"""
+    op = ops.OPS[name]
+    if op.parameters:  # '**n': the number exponent, as the op label holds it
+        (rule_a,) = op.backward
+
+        def rule(out, g, v, needs):
+            k = _VALUES if v is _node else ops.FLOATS
+            n = ops.exponent(out._op)
+            return (rule_a(k, v(out._prev[0]), n, v(out), g) if needs[0] else None,)
+    elif op.arity == 1:
+        (rule_a,) = op.backward
+
+        def rule(out, g, v, needs):
+            k = _VALUES if v is _node else ops.FLOATS
+            return (rule_a(k, v(out._prev[0]), v(out), g) if needs[0] else None,)
+    else:
+        rule_a, rule_b = op.backward
+
+        def rule(out, g, v, needs):
+            k = _VALUES if v is _node else ops.FLOATS
+            a, b = out._prev
+            a, b, o = v(a), v(b), v(out)
+            return (rule_a(k, a, b, o, g) if needs[0] else None,
+                    rule_b(k, a, b, o, g) if needs[1] else None)
+
+    rule.__name__ = rule.__qualname__ = f"rule_for_{name}"
+    rule.__doc__ = f"The table's rule for {name!r} (see `autograd.ops`)."
+    return rule
+
+
+_BY_TABLE = {name: _by_table(name) for name in ops.OPS}
 
 
 def _power_of_values(out, g, v, needs):
-    """a ** b with a Value b: slope b a^(b-1) in a (none where b = 0), a^b ln a in b."""
+    """a ** b with a Value b, by the table; but at b = 0, where it passes nothing back to a,
+    grad keeps the zero slope as a Value: its own slope in b, a^-1, a second derivative needs."""
+    to_a, to_b = _BY_TABLE["**"](out, g, v, needs)
     a, b = out._prev
-    to_a = None
-    if not needs[0]:
-        pass
-    elif b.data != 0:
-        to_a = _slope_of_power(a, b, v) * g
-    elif v is _node and a.data > 0 and 1.0 / a.data < math.inf and math.isfinite(g.data):
-        # The slope is 0 at b = 0, but its own slope in b is a^-1: keep it, as a Value that is
-        # 0, so that a second derivative through b gets it.
+    if (needs[0] and v is _node and b.data == 0 and a.data > 0 and 1.0 / a.data < math.inf
+            and math.isfinite(g.data)):
         to_a = v(b) * v(a) ** (v(b) - 1) * g
-    to_b = _slope_in_exponent(a, b, out, v) * g if needs[1] else None
     return (to_a, to_b)
 
 
-def _tanh(out, g, v, needs):
-    """tanh: slope 1 - t^2, as (1 - t)(1 + t) with t the tanh node."""
-    t = v(out)
-    return ((1.0 - t) * (1.0 + t) * g,)
+def _sum_fast(out, g, v, needs):
+    """Fast engine, '+': a + b, or a + c with a number c that the node does not keep."""
+    if out._b is not None:
+        return _BY_TABLE["+"](out, g, v, needs)
+    return _table_parts(ops.OPS["+"], out, g, v, needs, (v(out._a), None), positions=[0])
 
 
-def _exp(out, g, v, needs):
-    """exp: the slope is the exp node itself."""
-    return (v(out) * g,)
-
-
-def _relu(out, g, v, needs):
-    """relu: slope 1 where out > 0; at and below 0 it passes nothing (a constant, no graph)."""
-    return (g if out.data > 0 else None,)
-
-
-def _sigmoid(out, g, v, needs):
-    """sigmoid: slope s (1 - s), with s the sigmoid node."""
-    s = v(out)
-    return (s * (1.0 - s) * g,)
-
-
-def _divide(out, g, v, needs):
-    """Reference engine, a / b: a gets g / b, and b gets -g (out / b)."""
-    a, b = out._prev
-    return _parts(needs, lambda: g / v(b), lambda: -g * (v(out) / v(b)))
-
-
-def _log(out, g, v, needs):
-    """Reference engine, log a: a gets g / a."""
-    return (g / v(out._prev[0]),)
+def _product_fast(out, g, v, needs):
+    """Fast engine, '*': a * b, or a * c with a number c, which the node keeps as its slope."""
+    if out._b is not None:
+        return _BY_TABLE["*"](out, g, v, needs)
+    return _table_parts(ops.OPS["*"], out, g, v, needs, (v(out._a), out._da), positions=[0])
 
 
 def _divide_fast(out, g, v, needs):
-    """Fast engine, a / b: slopes 1/b and -(out / b); a / c and c / a keep one input."""
+    """Fast engine, a / b: slopes 1/b (recorded) and the table's in b; a / c and c / a keep
+    one input."""
     a, b = out._a, out._b
+    divide = ops.OPS["/"]
     if b is not None:
-        return _parts(needs, lambda: _times_reciprocal(out._da, g, b, v),
-                      lambda: -(v(out) / v(b)) * g)
-    if _is_number_over_input(out):  # c / a: slope -(out / a)
-        return (-(v(out) / v(a)) * g,)
+        to_a = _times_reciprocal(out._da, g, b, v) if needs[0] else None
+        return (to_a,) + _table_parts(divide, out, g, v, needs[1:], (v(a), v(b)), positions=[1])
+    if _is_number_over_input(out):  # c / a: the table's slope in the divisor
+        return _table_parts(divide, out, g, v, needs, (None, v(a)), positions=[1])
     return (out._da * g,)  # a / c: the recorded slope 1/c is a number
 
 
 def _log_fast(out, g, v, needs):
-    """Fast engine, log a: slope 1/a."""
+    """Fast engine, log a: slope 1/a (recorded)."""
     return (_times_reciprocal(out._da, g, out._a, v),)
 
 
@@ -272,35 +324,10 @@ def _power_fast(out, g, v, needs):
 
 
 RULES = {
-    engine.Value: {"+": _add, "*": _mul, "/": _divide, "**n": _power, "**": _power_of_values,
-                   "tanh": _tanh, "exp": _exp, "log": _log, "relu": _relu, "sigmoid": _sigmoid},
-    fast.Value: {"+": _add, "*": _mul, "/": _divide_fast, "**n": _power, "**": _power_fast,
-                 "tanh": _tanh, "exp": _exp, "log": _log_fast, "relu": _relu, "sigmoid": _sigmoid},
+    engine.Value: {**_BY_TABLE, "**": _power_of_values},
+    fast.Value: {**_BY_TABLE, "+": _sum_fast, "*": _product_fast, "/": _divide_fast,
+                 "log": _log_fast, "**": _power_fast},
 }
-
-
-def _parts(needs, *parts):
-    """Each of `parts` (a function that builds one) computed where its input needs it."""
-    return tuple(part() if need else None for need, part in zip(needs, parts))
-
-
-def _slope_of_power(a, n, v):
-    """n a^(n-1), the slope of a ** n in a, as `_floats.power_slope` computes it (n a number or
-    an exponent node). An infinite slope (x ** 0.5 at 0) stays a number: a constant."""
-    exponent_is_node = isinstance(n, tuple(ENGINES))
-    slope = _floats.power_slope(a.data, n.data if exponent_is_node else n)
-    if v is _number or not math.isfinite(slope):
-        return slope
-    return n * v(a) ** (n - 1)
-
-
-def _slope_in_exponent(a, b, out, v):
-    """a^b ln a, the slope of a ** b in b, as `_floats.log_slope` computes it: a constant 0 at
-    a = 0 and NaN for a < 0, where there is no logarithm to differentiate."""
-    slope = _floats.log_slope(a.data, b.data, out.data)
-    if v is _number or not (a.data > 0 and math.isfinite(slope)):
-        return slope
-    return v(out) * v(a).log()
 
 
 def _times_reciprocal(slope, g, x, v):
@@ -313,9 +340,9 @@ def _times_reciprocal(slope, g, x, v):
     Value holds backward()'s number. (Each is computed from x's data now, so that
     `_as_recorded` sees it if that data changed since the node was made.)"""
     if v is _number:
-        return g / v(x) if isinstance(slope, fast._Divide) else (1.0 / v(x)) * g
+        return g / v(x) if isinstance(slope, ops._Divide) else (1.0 / v(x)) * g
     quotient = g / v(x)
-    if isinstance(slope, fast._Divide):  # 1/x overflows: backward() divides too
+    if isinstance(slope, ops._Divide):  # 1/x overflows: backward() divides too
         return quotient
     recorded = (1.0 / x.data) * g.data
     if quotient.data != recorded and abs(quotient.data - recorded) <= 4 * math.ulp(recorded):
@@ -348,26 +375,6 @@ def _slope_of_number_to_power(out, v):
 # ------------------------------------------------------------------------ reading a graph
 
 
-def _exponent(op):
-    """The number n of an op '**n' (as `_floats.short` wrote it); ValueError if it is none."""
-    text = op[2:]
-    try:
-        return int(text)
-    except ValueError:
-        return float(text)
-
-
-def _kind(op):
-    """The rule's name for an op: '**n' for every power by a number, the op itself otherwise."""
-    if op.startswith("**") and op != "**":
-        try:
-            _exponent(op)
-        except ValueError:
-            return op
-        return "**n"
-    return op
-
-
 def _backward_code(method):
     """The code of the `_backward` closure that a reference-engine method defines."""
     return next(const for const in method.__code__.co_consts
@@ -376,16 +383,15 @@ def _backward_code(method):
 
 # What backward() runs for each operation of the reference engine: a node whose `_backward`
 # runs other code would get other gradients from backward() than from grad.
-_REFERENCE_BACKWARD = {
-    kind: _backward_code(method)
-    for kind, method in (
-        ("+", engine.Value.__add__), ("*", engine.Value.__mul__),
-        ("/", engine.Value.__truediv__), ("**n", engine.Value.__pow__),
-        ("**", engine.Value._pow_value), ("tanh", engine.Value.tanh), ("exp", engine.Value.exp),
-        ("log", engine.Value.log), ("relu", engine.Value.relu),
-        ("sigmoid", engine.Value.sigmoid),
-    )
-}
+_REFERENCE_BACKWARD = {name: _backward_code(getattr(engine.Value, op.method))
+                       for name, op in ops.OPS.items()}
+
+
+def _known_operations():
+    """The table's operations, in words: '+, *, /, ** (a number or a Value exponent), ...'."""
+    names = [("** (a number or a Value exponent)" if name == "**" else name)
+             for name in ops.OPS if name != "**n"]
+    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def require_engine_derivative(node, who="grad"):
@@ -396,9 +402,9 @@ def require_engine_derivative(node, who="grad"):
     `who` names the one asking."""
     if not node._op or node._backward is engine._leaf_backward:
         raise ValueError(_made_by_hand(node, who))
-    kind = _kind(node._op)
-    if kind in _REFERENCE_BACKWARD and (
-            getattr(node._backward, "__code__", None) is not _REFERENCE_BACKWARD[kind]):
+    row = ops.find(node._op)
+    if row is not None and (
+            getattr(node._backward, "__code__", None) is not _REFERENCE_BACKWARD[row.name]):
         raise ValueError(
             f"{who} cannot differentiate {_show(node)}: its _backward is not the engine's "
             f"closure for {node._op!r} (it was replaced), so {who} cannot know what backward() "
@@ -418,15 +424,14 @@ def _rule_for(node, value_class, rules):
     op = node._op
     if not op or (value_class is engine.Value and node._backward is engine._leaf_backward):
         raise ValueError(_made_by_hand(node, "grad"))
-    kind = _kind(op)
-    rule = rules.get(kind)
+    row = ops.find(op)
+    rule = None if row is None else rules.get(row.name)
     if rule is None:
         raise NotImplementedError(
             f"grad has no rule for the operation {op!r} of {_show(node)}. It knows the "
-            f"operations of {ENGINES[value_class]}: +, *, /, ** (a number or a Value "
-            f"exponent), tanh, exp, log, relu and sigmoid (-, negation and the rest are made of "
-            f"these). Write your own operation from these, or use backward() for its first "
-            f"derivative"
+            f"operations of {ENGINES[value_class]}: {_known_operations()} (-, negation and the "
+            f"rest are made of these). Write your own operation from these, or use backward() "
+            f"for its first derivative"
         )
     if value_class is engine.Value:
         require_engine_derivative(node)  # a _backward replaced since
@@ -442,7 +447,7 @@ def _as_recorded(node, g, parts, needs, create_graph):
         if not need:
             continue
         if part is None:
-            fits = isinstance(stored, fast._Stop)  # STOP, or a copy of it from pickle
+            fits = isinstance(stored, ops._Stop)  # STOP, or a copy of it from pickle
         else:
             fits = _same(part.data if create_graph else part, stored * g_number)
         if not fits:

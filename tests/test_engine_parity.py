@@ -1,5 +1,5 @@
-"""One set of methods, every operation in every place: the engines, the stages, the checks,
-the tests.
+"""One set of methods, every operation in every place: the table of primitives, the engines,
+the stages, the checks, the tests.
 
 The reference engine (`autograd.engine`) and the fast engine (`autograd.fast`) must give their
 values the same names, apart from a few documented internals. Every method of the reference
@@ -8,7 +8,10 @@ engine is built by a chapter (`stages.CHAPTER_METHODS`) or is package-only
 builds a node) is in each table that must list it: the checks' tables of operations, the random
 programs' `OPS` (tests/programs.py, tests/edge_programs.py) and the hand-worked `CASES` of
 tests/test_engine_contract.py. A table is read from what its functions do, by running them on
-recorders, not from its names.
+recorders, not from its names. Every operation with a closure of its own is a row of the table
+of primitives (`autograd.ops`), and every row is an operation of both engines: what reads the
+table (grad, the fast engine's slopes, the compiler's text) then knows it without being told,
+and tests/test_ops.py holds the row to the engine's closure.
 
 `missing_places` says what is missing where; the tests below it plant an operation in one place
 at a time to show that each place is required. CONTRIBUTING.md's "Where things go" lists the
@@ -23,7 +26,7 @@ import pytest
 
 import edge_programs
 import programs
-from autograd import engine, fast, stages
+from autograd import engine, fast, ops, stages
 from autograd.checks import ch03, ch04, ch08
 from test_engine_contract import CASES
 
@@ -90,6 +93,12 @@ def operations_called(function, arity, names, numbers=()):
     return called
 
 
+# The checks test what the chapters teach, on the class a notebook built: an operation no chapter
+# builds (`stages.PACKAGE_ONLY`) has no place there.
+CHECKS = ("the checks (ch03.PRIMITIVES, ch03.REFLECTED, ch04.ACTIVATIONS, ch08._ALIASES, "
+          "ch08._COMPOSED)")
+
+
 def operation_tables(names):
     """Each table of operations that must cover every operation: its name, the names it covers."""
     checks = {method for _, method, _, _ in ch03.PRIMITIVES}
@@ -101,8 +110,7 @@ def operation_tables(names):
                              for fn, arity, numbers in table))
 
     return {
-        "the checks (ch03.PRIMITIVES, ch03.REFLECTED, ch04.ACTIVATIONS, ch08._ALIASES, "
-        "ch08._COMPOSED)": checks,
+        CHECKS: checks,
         "tests/programs.py OPS": covered(
             (op.function, op.arity, ()) for op in programs.OPS.values()
         ),
@@ -116,16 +124,44 @@ def operation_tables(names):
     }
 
 
-def missing_places(reference, other, chapter_methods, package_only, tables):
+def has_closure(function):
+    """Whether a method defines a `_backward` closure of its own (a primitive, not a composite)."""
+    code = getattr(function, "__code__", None)
+    return code is not None and any(
+        isinstance(const, types.CodeType) and const.co_name == "_backward"
+        for const in code.co_consts)
+
+
+def missing_rows(reference, rows):
+    """Each operation with a closure of its own and no row of the table, and each row whose
+    closure the reference engine does not define, one sentence each. (The fast engine must
+    have every method of the reference engine: `missing_places` checks that.)"""
+    missing = []
+    methods_of_rows = {row.method for row in rows}
+    for name in sorted(methods(reference)):
+        if has_closure(inspect.getattr_static(reference, name)) and name not in methods_of_rows:
+            missing.append(f"autograd.ops has no row for {name}, whose closure the reference "
+                           f"engine defines")
+    for row in rows:
+        if not has_closure(inspect.getattr_static(reference, row.method, None)):
+            missing.append(f"the reference engine has no closure for the row {row.name!r} of "
+                           f"autograd.ops (its method {row.method})")
+    return missing
+
+
+def missing_places(reference, other, chapter_methods, package_only, tables,
+                   rows=tuple(ops.OPS.values())):
     """Everywhere an operation or method is missing, one sentence each; [] when all agree.
 
     `reference` and `other` must give their values the same names (apart from the documented
     `ENGINE_SPECIFIC` internals), each of the same kind: a method in one is a method in the
     other. Every method of `reference` is built by a chapter (`chapter_methods`) or is
-    `package_only`, and every name those list is a method of `reference`. And each table in
-    `tables` (name -> the operations it covers) covers every operation of either engine.
+    `package_only`, and every name those list is a method of `reference`. Each table in
+    `tables` (name -> the operations it covers) covers every operation of either engine (the
+    checks, every one a chapter builds). And
+    the table of primitives, `rows`, has a row for each closure (see `missing_rows`).
     """
-    missing = []
+    missing = missing_rows(reference, rows)
     ours = interface(reference) - ENGINE_SPECIFIC
     theirs = interface(other) - ENGINE_SPECIFIC
     for name in sorted(ours - theirs):
@@ -143,7 +179,10 @@ def missing_places(reference, other, chapter_methods, package_only, tables):
     for name in sorted(set(built) - methods(reference)):
         missing.append(f"the stages name {name}, which the reference engine does not have")
     for table, covered in tables.items():
-        for name in sorted((operations(reference) | operations(other)) - covered):
+        required = operations(reference) | operations(other)
+        if table == CHECKS:
+            required -= set(package_only)
+        for name in sorted(required - covered):
             missing.append(f"{table} has no {name}")
     return missing
 
@@ -273,3 +312,40 @@ def test_a_method_no_chapter_teaches_belongs_in_package_only(tables):
     ]
     package_only = (*stages.PACKAGE_ONLY, "__copy__")
     assert missing_places(reference, other, stages.CHAPTER_METHODS, package_only, tables) == []
+
+
+def test_an_operation_with_a_closure_of_its_own_needs_a_row_of_the_table(tables):
+    def cos(self):
+        out = engine.Value(self.data, (self,), "cos")
+
+        def _backward():
+            self.grad += out.grad
+
+        out._backward = _backward
+        return out
+
+    reference, other = planted(engine.Value, cos=cos), planted(fast.Value, cos=cos)
+    chapters = with_chapter(stages.CHAPTER_METHODS, 4, "cos")
+    complete = {name: covered | {"cos"} for name, covered in tables.items()}
+    assert missing_places(reference, other, chapters, stages.PACKAGE_ONLY, complete) == [
+        "autograd.ops has no row for cos, whose closure the reference engine defines"
+    ]
+    row = ops.OPS["tanh"]._replace(name="cos", method="cos")
+    assert missing_places(reference, other, chapters, stages.PACKAGE_ONLY, complete,
+                          rows=(*ops.OPS.values(), row)) == []
+
+
+def test_a_row_of_the_table_needs_the_engines_closure(tables):
+    row = ops.OPS["tanh"]._replace(name="cos", method="cos")
+    assert missing_places(engine.Value, fast.Value, stages.CHAPTER_METHODS, stages.PACKAGE_ONLY,
+                          tables, rows=(*ops.OPS.values(), row)) == [
+        "the reference engine has no closure for the row 'cos' of autograd.ops (its method cos)",
+    ]
+
+
+def test_an_operation_no_chapter_teaches_needs_no_check_but_every_other_table(tables):
+    reference, other = planted(engine.Value, cos=floordiv), planted(fast.Value, cos=floordiv)
+    package_only = (*stages.PACKAGE_ONLY, "cos")
+    assert missing_places(reference, other, stages.CHAPTER_METHODS, package_only, tables) == [
+        f"{table} has no cos" for table in tables if table != CHECKS
+    ]

@@ -100,8 +100,9 @@ forward line and its backward lines, in modules that each do one thing:
 - `front`: `compile_loss` and `compile_step`, what they check, and the check mode;
 - `tracing`: `creations()`, which records the Values the engine makes, for this context only;
 - `tape`: the graph written down as data, a list of `Instruction`s (`record`);
-- `rules`: the table, one row per operation: its forward expression and its backward
-  contributions, as templates that any back end fills in;
+- `rules`: the two tables, read from the table of primitives (`autograd.ops`): each
+  operation's forward expression and its backward contributions, its rules run once on the
+  table's expression type, as templates that any back end fills in;
 - `passes`: facts read from the tape, without writing code (what needs a gradient, the
   backward pass as data, liveness, the results folded into their one use, slot numbers);
 - `statements`: what both back ends write (the forward statements of an instruction, the

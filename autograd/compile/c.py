@@ -1,7 +1,8 @@
 """The C back end: the tape written as C, split into functions the compiler handles quickly.
 
-`c_program(trace)` writes the `Program` from the rules' templates (`rules.RULES`) and the
-passes' facts (`passes`): the same float operations, in the same order, as the Python code.
+`c_program(trace)` writes the `Program` from the rules' templates (`rules.RULES`, read from
+the table of primitives) and the passes' facts (`passes`): the same float operations, in the
+same order, as the Python code.
 `build` (in `autograd.compile.build`) compiles, caches and loads it.
 """
 
@@ -43,6 +44,7 @@ class C:
     guard = staticmethod("if (!isfinite({})) return 1;".format)
     divisor_guard = staticmethod("if (!isfinite({0}) || {0} == 0) return 1;".format)
     select = staticmethod("{0} ? {1} : {2}".format)
+    relu = staticmethod("{0} = {1} < 0 ? {1} - {1} : {1};".format)  # as Python's
 
     @staticmethod
     def add_if(target, expr, condition):

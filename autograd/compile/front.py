@@ -12,7 +12,7 @@ from .. import _floats
 from ..engine import Value
 from . import build
 from .python import Python, load, python_source
-from .rules import RULES
+from ..ops import OPS, find
 from .tape import is_name, record
 from .tracing import creations
 
@@ -210,8 +210,8 @@ class CompiledLoss:
                                 f"the trace (the next was {node._op!r}): fn took another "
                                 f"path. {_CAUSES}")
             ins = self.tape[k]
-            op = "**n" if node._op.startswith("**") and node._op != "**" else node._op
-            if op != ins.op:
+            row = find(node._op)
+            if row is None or row.name != ins.op:
                 return where + (f"They part ways at operation {k + 1}: the compiled code runs "
                                 f"{_instruction_text(ins)} where the engine ran {node._op!r}. "
                                 f"{_CAUSES}")
@@ -397,10 +397,8 @@ def _instruction_text(ins):
     """`t3 = t1 * p0`, `t4 = tanh(t3)`, `t5 = t4 ** 2.0`: an instruction as the code reads."""
     out, op, args = ins
     args = [Python.v(a) for a in args]
-    if op in ("+", "*", "/"):
-        return f"{out} = {args[0]} {op} {args[1]}"
-    if op in ("**", "**n"):
-        return f"{out} = {args[0]} ** {args[1]}"
+    if OPS[op].helper in (None, "power"):  # an operator: `+ * /`, or `**` for both powers
+        return f"{out} = {args[0]} {op[:2]} {args[1]}"
     return f"{out} = {op}({args[0]})"
 
 
@@ -412,7 +410,7 @@ def _tape_values(trace, p, x):
     for out, op, args in trace.tape:
         numbers = [values[a] if is_name(a) else a for a in args]
         try:
-            values[out] = RULES[op].on_floats(*numbers)
+            values[out] = OPS[op].forward(*numbers)
         except (ArithmeticError, ValueError):
             break
     return values

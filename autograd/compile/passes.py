@@ -14,7 +14,7 @@ facts about it, or a new list of steps; none writes code.
 
 from typing import NamedTuple
 
-from .rules import GRADIENT, RULES, operands
+from .rules import GRADIENT, RULES, operands, shares
 from .tape import is_name
 
 
@@ -107,19 +107,10 @@ def gradient_flow(trace):
             steps.append(Seed(ins.out, 0.0))
             assigned.add(ins.out)
         shared = False
-        for share in RULES[ins.op].backward:
-            target = ins.args[share.to]
+        for target, expr, condition in shares(ins):
             if target not in need:  # a constant or an input, whose gradient nobody wants
                 continue
-            condition = share.condition
-            if share.nonzero:  # a slope of 0 passes back nothing (see `rules.Share`)
-                exponent = ins.args[("a", "b").index(share.nonzero)]
-                if not is_name(exponent):
-                    if exponent == 0:
-                        continue
-                else:
-                    condition = f"{{{share.nonzero}}} != 0"
-            if share.expr == GRADIENT and condition is None and target not in assigned and (
+            if expr == GRADIENT and condition is None and target not in assigned and (
                     not shared or (target == ins.args[-1] and count.get(target) == 1
                                    and count.get(ins.args[0]) == 1
                                    and op_of.get(target, "+") != "+")):
@@ -127,7 +118,7 @@ def gradient_flow(trace):
                 assigned.add(target)
                 shared = True
                 continue
-            steps.append(Add(target, ins, share.expr, condition, target not in assigned))
+            steps.append(Add(target, ins, expr, condition, target not in assigned))
             assigned.add(target)
     grads = [f"p{i}" if f"p{i}" in assigned else None for i in range(trace.n_params)]
     return GradientFlow(steps, variable, grads)

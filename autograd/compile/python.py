@@ -1,15 +1,16 @@
 """The Python back end: the tape written as one Python function, `loss_and_grads(p, x)`.
 
-`python_source(trace, careful)` writes it from the rules' templates (`rules.RULES`) and the
-passes' facts (`passes`); `load(source)` runs the source and returns the function, with the
-engine's own rules for numbers (`autograd._floats`) as its helpers.
+`python_source(trace, careful)` writes it from the rules' templates (`rules.RULES`, read from
+the table of primitives) and the passes' facts (`passes`); `load(source)` runs the source and
+returns the function, with the table's helpers (`autograd.ops.NAMESPACE`: the engine's own
+rules for numbers) as its helpers.
 """
 
 import itertools
 import linecache
 import math
 
-from .. import _floats
+from .. import _floats, ops
 from . import passes
 from .rules import RULES, write
 from .statements import backward, forward, gradients
@@ -45,10 +46,17 @@ class Python:
     guard = "if {0} - {0}: return None".format  # not finite: let the careful code decide
     divisor_guard = "if {0} - {0} or not {0}: return None".format
     select = "{1} if {0} else {2}".format
+    # relu's forward (the table's `statement`): `a - a` is NaN for -inf, which the loss then
+    # shows; the careful code gives the engine's 0 (`careful_forward`)
+    relu = "{0} = {1} - {1} if {1} < 0 else {1}".format
 
     @staticmethod
     def add_if(target, expr, condition):
         return f"if {condition}: {target} += {expr}"
+
+
+# The careful code's own spelling of a forward statement: relu gives the engine's 0 for -inf.
+_CAREFUL = {"relu": "{0} = 0.0 if {1} < 0 else {1}".format}
 
 
 def careful_forward(ins):
@@ -56,10 +64,12 @@ def careful_forward(ins):
     rule = RULES[ins.op]
     out = ins.out
     a, b = (*map(Python.v, ins.args), None)[:2]
+    if rule.statement:
+        return [_CAREFUL[rule.statement](out, a)]
     lines = []
     if rule.guard == "divisor" and is_name(ins.args[1]):
         lines.append(f"if not {b}: _quotient({a}, {b})")  # raises, as the engine
-    lines.append(f"{out} = {write(rule.careful or rule.forward, Python, ins)}")
+    lines.append(f"{out} = {write(rule.forward, Python, ins)}")
     if rule.checked:  # an overflow: as the engine
         lines.append(f"if {out} - {out}: _checked({out}, {ins.op!r}, {a}, {b})")
     return lines
@@ -89,17 +99,12 @@ def python_source(trace, careful):
     return "\n".join(lines) + "\n"
 
 
-# The helpers the generated Python calls: the engine's own rules for numbers.
+# The helpers the generated Python calls: the table's (each row's forward, as `_` and its
+# helper, and the slopes' helpers), the careful code's checks, and the numbers no literal spells.
 NAMESPACE = {
+    **ops.NAMESPACE,
     "_checked": _floats.checked,
     "_quotient": _floats.quotient,
-    "_power": _floats.power,
-    "_power_slope": _floats.power_slope,
-    "_log_slope": _floats.log_slope,
-    "_exp": _floats.exp,
-    "_log": _floats.log,
-    "_sigmoid": _floats.sigmoid,
-    "_tanh": math.tanh,
     "_inf": math.inf,
     "_nan": math.nan,
 }

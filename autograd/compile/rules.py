@@ -1,29 +1,22 @@
-"""What each operation of the tape computes, forward and backward: one row per operation.
+"""What each operation of the tape computes, forward and backward, read from the table of
+primitives (`autograd.ops`): one `Rule` per row.
 
 Chapter 11 teaches a compiler as two tables, an operation's forward line and its backward
-lines; this is the package's pair. A row says, once, the same float operations in the same
-order as the engine's code for that operation, as *templates*: `{a}` and `{b}` are its
-inputs, `{out}` its result, `{g}` the gradient of its result, and any other name (`{power}`,
-`{tanh}`) a helper function, which each back end spells in its own language (`_power` in
-Python, `pow` in C). A back end fills the templates in (`write`); a pass reads which inputs
-a template uses (`operands`) without writing anything.
+lines; here both come from `ops.OPS`. Each row's forward and each of its derivative rules is
+run once, when this module loads, on the table's expression type (`ops.Expr`, through
+`ops.TEXT`) with placeholders for its numbers, which writes it as a *template*: `{a}` and
+`{b}` are its inputs, `{out}` its result, `{g}` the gradient of its result, and any other
+name (`{power}`, `{tanh}`) a helper function, which each back end spells in its own language
+(`_power` in Python, `pow` in C). So the float operations, and their order, are the table's,
+which are the reference engine's. A back end fills the templates in (`write`); a pass reads
+which inputs a template uses (`operands`) without writing anything.
 """
 
 import functools
-import math
-import operator
 import string
 from typing import NamedTuple
 
-from .. import _floats
-
-
-class Select(NamedTuple):
-    """An expression that chooses: `yes` where `condition` holds, else `no` (relu's kink)."""
-
-    condition: str
-    yes: str
-    no: str
+from .. import ops
 
 
 class Share(NamedTuple):
@@ -32,7 +25,7 @@ class Share(NamedTuple):
     `condition`: added only where it holds, at run time (relu: `{out} > 0`). `nonzero`: the
     input (`"b"`) whose value 0 means a slope of 0, which passes back nothing even when the
     gradient above is infinite, as the engine's `if n != 0`: decided once, when that input is
-    a number of the trace, else a condition at run time.
+    a number of the trace, else a condition at run time (the row's `k.nonzero`).
     """
 
     to: int
@@ -42,53 +35,76 @@ class Share(NamedTuple):
 
 
 class Rule(NamedTuple):
-    """One operation: `on_floats`, its forward on floats as the engine computes it (errors
-    included), which the check mode compares with the engine operation by operation;
-    `forward`, its forward expression; `guard`, where the fast code must give up on a
-    value that is not finite (`"finite"`: every input that is a variable; `"divisor"`: the
-    second input, also when it is 0); `careful`, the forward expression of the careful Python
-    code where it differs; `checked`, whether the careful code checks the result as the
-    engine does (an overflow of `+ * /`); `folds`, whether the C code may write the operation
-    inside the one expression that uses its result; `backward`, the `Share`s of the engine's
-    `_backward`, in its order."""
+    """One row of the table as the compiler reads it: `forward`, its forward expression
+    (None where the row's forward is a statement of the writer's own, `statement`: relu);
+    `backward`, the `Share`s of the engine's `_backward`, in its order; `guard`, where the
+    fast code must give up on a value that is not finite (the row's: `"inputs"`, every input
+    that is a variable; `"divisor"`, the second input, also when it is 0); `checked`, whether
+    the careful code checks the result as the engine does: an operator of the language (`+ *
+    /`), which gives an infinity where the engine raises an OverflowError, while a helper is
+    the engine's own function; `folds`, whether the C code may write the operation inside the
+    one expression that uses its result: an operator with no guard to run first (`+ *`)."""
 
-    on_floats: object
-    forward: object
+    forward: str
     backward: tuple
-    guard: str = None
-    careful: object = None
-    checked: bool = False
-    folds: bool = False
+    guard: str
+    checked: bool
+    folds: bool
+    statement: str = None
 
 
-_POWER_SLOPE = Share(0, "{power_slope}({a}, {b}) * {g}", nonzero="b")
-
-RULES = {
-    "+": Rule(operator.add, "{a} + {b}",
-              (Share(0, "{g}"), Share(1, "{g}")), checked=True, folds=True),
-    "*": Rule(operator.mul, "{a} * {b}",
-              (Share(0, "{b} * {g}"), Share(1, "{a} * {g}")), checked=True, folds=True),
-    "/": Rule(_floats.quotient, "{a} / {b}",
-              (Share(0, "{g} / {b}"), Share(1, "-{g} * ({out} / {b})")),
-              guard="divisor", checked=True),
-    # `a ** b` with a Value exponent, and `a ** n` with a number n (then the tape's `args[1]`)
-    "**": Rule(_floats.power, "{power}({a}, {b})",
-               (_POWER_SLOPE, Share(1, "{log_slope}({a}, {b}, {out}) * {g}")), guard="finite"),
-    "**n": Rule(_floats.power, "{power}({a}, {b})", (_POWER_SLOPE,), guard="finite"),
-    "tanh": Rule(math.tanh, "{tanh}({a})",
-                 (Share(0, "(1.0 - {out}) * (1.0 + {out}) * {g}"),), guard="finite"),
-    "exp": Rule(_floats.exp, "{exp}({a})", (Share(0, "{out} * {g}"),), guard="finite"),
-    "log": Rule(_floats.log, "{log}({a})", (Share(0, "{g} / {a}"),)),
-    "sigmoid": Rule(_floats.sigmoid, "{sigmoid}({a})",
-                    (Share(0, "{out} * (1.0 - {out}) * {g}"),), guard="finite"),
-    # `a - a` is NaN for -inf, which the loss then shows; the careful code gives the engine's 0
-    "relu": Rule(lambda a: 0.0 if a < 0 else a, Select("{a} < 0", "{a} - {a}", "{a}"),
-                 (Share(0, "{g}", condition="{out} > 0"),),
-                 careful=Select("{a} < 0", "0.0", "{a}")),
-}
-
-GRADIENT = "{g}"  # a share that passes the gradient above on as it is (a sum's)
 _ROLES = ("a", "b", "out")
+_PLACES = {role: ops.Expr.leaf(f"{{{role}}}") for role in (*_ROLES, "g")}
+
+
+def _template(expr):
+    """An `ops.Expr` over the placeholders, as a template: a helper `h` written `{h}`."""
+    return expr.text(lambda helper: f"{{{helper}}}")
+
+
+def _share(to, part):
+    """The `Share` of a rule's answer `part` for the input `to` (see `_rule`)."""
+    if part.op != "if":
+        return Share(to, _template(part))
+    condition, expr, _ = part.parts
+    if condition.op == "!=":  # the row's `k.nonzero(x)`: a number x is known at the trace
+        return Share(to, _template(expr), nonzero=_template(condition.parts[0])[1:-1])
+    return Share(to, _template(expr), _template(condition))
+
+
+def _rule(op):
+    """The `Rule` of the row `op`: its forward and its derivative rules run on placeholders."""
+    inputs = [_PLACES[role] for role in _ROLES[:op.arity + op.parameters]]
+    out, g = _PLACES["out"], _PLACES["g"]
+    shares = []
+    for to, rule in enumerate(op.backward):
+        part = rule(ops.TEXT, *inputs, out, g)
+        if part is not None:
+            shares.append(_share(to, part))
+    operator = op.helper is None
+    return Rule(None if op.statement else _template(ops.TEXT.call(op.name, *inputs)),
+                tuple(shares), op.guard, operator, operator and not op.guard, op.statement)
+
+
+RULES = {name: _rule(op) for name, op in ops.OPS.items()}
+
+GRADIENT = _template(_PLACES["g"])  # a share that passes the gradient above on as it is (a sum's)
+
+
+def shares(ins):
+    """What the closure of the instruction `ins` adds to its inputs' grads, in its order:
+    (the input, the expression's template, the condition's template or None). A slope that
+    the trace's numbers make 0 (`Share.nonzero`) is left out: it passes back nothing."""
+    for share in RULES[ins.op].backward:
+        condition = share.condition
+        if share.nonzero:
+            exponent = ins.args[_ROLES.index(share.nonzero)]
+            if not isinstance(exponent, str):  # a number of the trace: decided now
+                if exponent == 0:
+                    continue
+            else:
+                condition = f"{{{share.nonzero}}} != 0"
+        yield ins.args[share.to], share.expr, condition
 
 
 def operands(template, ins):
@@ -96,8 +112,6 @@ def operands(template, ins):
     order it reads them (`{g}` and helpers are not operands)."""
     if template is None:
         return []
-    if isinstance(template, Select):
-        return [x for part in template for x in operands(part, ins)]
     return [_operand(role, ins) for role in _roles(template)]
 
 
@@ -112,11 +126,9 @@ def _operand(role, ins):
 
 
 def write(template, writer, ins, operand=None, g=None):
-    """`template` filled in for the instruction `ins` in `writer`'s language (a `Select`
-    written as its choice): `a`, `b` and `out` the instruction's operands, written by
-    `operand` (`writer.v` by default), `g` as given, any other name a helper (`writer.f`)."""
-    if isinstance(template, Select):
-        return writer.select(*(write(part, writer, ins, operand, g) for part in template))
+    """`template` filled in for the instruction `ins` in `writer`'s language: `a`, `b` and
+    `out` the instruction's operands, written by `operand` (`writer.v` by default), `g` as
+    given, any other name a helper (`writer.f`)."""
     operand = operand or writer.v
     text = []
     for literal, field in _parts(template):

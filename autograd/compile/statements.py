@@ -3,7 +3,8 @@ instruction, the backward pass, the parameters' gradients.
 
 A *writer* (`python.Python`, `c.C`) says how its language spells names (`v`, gradients `d`),
 helpers (`f`) and statements (`assign`, `add`, `add_if`, `select`, `guard`,
-`divisor_guard`); the operations themselves come from the table (`rules.RULES`), and what
+`divisor_guard`, and the forward statements the table leaves to it: `relu`); the operations
+themselves come from the table of primitives (`autograd.ops`, read by `rules.RULES`), and what
 to write from the passes (`passes.gradient_flow`). No operation is named here.
 """
 
@@ -17,10 +18,12 @@ def forward(ins, lang, operand=None):
     not finite could vanish (see the docstring of `autograd.compile`); the language's helpers
     raise the other errors. `operand(name)` writes an input (`lang.v` by default)."""
     rule = RULES[ins.op]
+    if rule.statement:  # the writer's own (relu)
+        return [getattr(lang, rule.statement)(lang.v(ins.out), *map(operand or lang.v, ins.args))]
     lines = []
     if rule.guard == "divisor" and is_name(ins.args[1]):
         lines.append(lang.divisor_guard(lang.v(ins.args[1])))
-    elif rule.guard == "finite":
+    elif rule.guard == "inputs":
         lines.extend(lang.guard(lang.v(x)) for x in ins.args if is_name(x))
     return lines + [lang.assign(lang.v(ins.out), write(rule.forward, lang, ins, operand))]
 

@@ -12,7 +12,7 @@ from typing import NamedTuple
 from ..engine import Value
 from ..graph import topological_order
 from ..higher_order import require_engine_derivative
-from .rules import RULES
+from ..ops import find
 
 
 class Instruction(NamedTuple):
@@ -82,12 +82,13 @@ def record(root, aux, has_aux, param_leaves, input_leaves, made):
         # whose results do not reach the loss: it is a constant of the code, like a leaf)
         require_engine_derivative(node, "compile_loss")  # made by hand: no derivative to compile
         args = [names.get(id(child), child.data) for child in prev]
-        op = node._op
-        if op.startswith("**") and op != "**":  # a number exponent: the label holds it
+        row = find(node._op)  # the table's row: `'**2'` is `'**n'`
+        if row is None:
+            raise NotImplementedError(
+                f"compile_loss does not know the operation {node._op!r} of {node!r}")
+        op = row.name
+        if row.parameters:  # a number exponent: the label holds it
             args.append(label_exponent(node))
-            op = "**n"
-        if op not in RULES:
-            raise NotImplementedError(f"compile_loss does not know the operation {op!r} of {node!r}")
         names[key] = out = f"t{len(tape)}"
         instruction_of[key] = ins = Instruction(out, op, tuple(args))
         tape.append(ins)
