@@ -121,7 +121,7 @@ def _run_from(shell, shown, cells, variants, start, records, out_dir):
                 else:
                     _run_from(shell, shown, cells, group, position + 1, records + [record],
                               out_dir)
-            except BaseException:  # noqa: BLE001  (the parent sees the missing results)
+            except BaseException:  # the parent sees the missing results
                 code = 1
             finally:
                 _SLOTS.release()

@@ -19,10 +19,13 @@ import re
 from pathlib import Path
 
 import pytest
+import test_lite
 from conftest import offline_page, require_module, serve_folder
-from test_lite import OfflineBrowser, run_all, site  # noqa: F401 (site: a fixture used here)
+from test_lite import OfflineBrowser, run_all
 
 from autograd.syllabus import CHAPTERS
+
+site = test_lite.site  # the Lite test's fixture: the built browser edition
 
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "website" / "node_modules" / "axe-core" / "axe.min.js"

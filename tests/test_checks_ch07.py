@@ -83,7 +83,7 @@ def test_checkpoint_seven_catches_zero_grad_that_does_nothing():
 
 def test_checkpoint_seven_catches_gradients_with_the_wrong_sign():
     def pow_uphill(self, n):
-        out = Value(self.data**n, (self,), f"**{n}")  # noqa: F821
+        out = Value(self.data**n, (self,), f"**{n}")
 
         def _backward():
             a = out._prev[0]
@@ -241,7 +241,7 @@ def test_zero_grad_names_each_classic_mistake():
 
     def compares(self):
         for p in self.parameters():
-            p.grad == 0.0  # noqa: B015  (the mistake)
+            p.grad == 0.0  # the mistake
 
     def neurons_only(self):
         for neuron in self.neurons:

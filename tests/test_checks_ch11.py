@@ -183,8 +183,8 @@ def test_a_product_check_on_something_that_is_no_function_fails_clearly():
 def test_the_product_checks_send_a_gradient_other_than_one_and_reuse_both_factors():
     # a missing `* d{out}` is invisible when d_out is 1; `=` for `+=` when nothing is reused
     assert ch11.UPSTREAM != 1
-    no_upstream = lambda out, a, b: [f"d{a} += {b}", f"d{b} += {a}"]  # noqa: E731
-    overwrite = lambda out, a, b: [f"d{a} = {b} * d{out}", f"d{b} = {a} * d{out}"]  # noqa: E731
+    no_upstream = lambda out, a, b: [f"d{a} += {b}", f"d{b} += {a}"]
+    overwrite = lambda out, a, b: [f"d{a} = {b} * d{out}", f"d{b} = {a} * d{out}"]
     for wrong in (no_upstream, overwrite):
         report = ch11.check_mul_backward(wrong)
         assert [r.passed for r in report.results[:3]] == [True, False, False], str(report)

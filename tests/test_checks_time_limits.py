@@ -91,7 +91,7 @@ def test_a_check_whose_code_swallows_the_interrupt_once_still_fails_in_time():
         try:  # the learner's bare `except:` takes the first interrupt ...
             while time.monotonic() < end:
                 x = step(x)
-        except BaseException:  # noqa: BLE001
+        except BaseException:
             pass
         while time.monotonic() < end:  # ... and the loop goes on
             x = step(x)

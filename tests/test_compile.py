@@ -195,21 +195,21 @@ def test_a_node_made_by_hand_is_refused_as_grad_refuses_it():
 
 def test_inputs_that_are_not_numbers_say_what_they_were():
     step = compile_loss(lambda p, x: p[0] * x[0], [2.0], [1.5])
-    for given, shown in ((None, "None of type NoneType"), ("abc", "'abc' of type str"),
+    for wrong, shown in ((None, "None of type NoneType"), ("abc", "'abc' of type str"),
                          ({1.5}, "{1.5} of type set")):
         with pytest.raises(TypeError, match=r"inputs must be a list or tuple shaped 1 number, as at "
                                             r"the trace, but were given " + re.escape(shown)):
-            step([2.0], given)
+            step([2.0], wrong)
     with pytest.raises(TypeError, match="input 0 must be a real number, but was given None of "
                                         "type NoneType"):
         step([2.0], [None])
     with pytest.raises(TypeError, match="parameter 0 must be a real number, but was given '2' "
                                         "of type str"):
         step(["2"], [1.5])
-    for given, shown in ((None, "None of type NoneType"), ("abc", "'abc' of type str")):
+    for wrong, shown in ((None, "None of type NoneType"), ("abc", "'abc' of type str")):
         with pytest.raises(TypeError, match="input 0 must be a real number or a leaf Value .* but "
                                             "was given " + re.escape(shown)):
-            compile_loss(lambda p, x: p[0], [2.0], given)
+            compile_loss(lambda p, x: p[0], [2.0], wrong)
 
 
 def test_numpy_inputs_say_what_they_were():
@@ -437,7 +437,7 @@ def test_values_that_are_not_finite_take_the_careful_path_and_still_match():
     for x in (math.inf, -math.inf, math.nan, 1e300, -1e300):
         assert_identical(compiled(step, [1.0], [x]), engine(fn, [1.0], [x]))
     # and an overflow inside, swallowed by relu, is still the engine's OverflowError
-    fn2 = lambda p, x: (-(p[0] * x[0] * x[0])).relu()  # noqa: E731
+    fn2 = lambda p, x: (-(p[0] * x[0] * x[0])).relu()
     assert compiled(compile_loss(fn2, [1.0], [2.0]), [1.0], [1e200]) == engine(fn2, [1.0], [1e200])
 
 
@@ -565,7 +565,7 @@ def test_c_an_mlp_step_and_its_auxiliary_scores(c_cache):
 
 
 def test_c_libraries_are_cached_by_their_code(c_cache):
-    fn = lambda p, x: (p[0] * x[0]).tanh() * p[1]  # noqa: E731
+    fn = lambda p, x: (p[0] * x[0]).tanh() * p[1]
     first = compile_loss(fn, [0.5, 2.0], [1.5], backend="c")
     libraries = sorted(c_cache.rglob("loss-*"))
     assert len(libraries) == 1
@@ -582,7 +582,7 @@ def test_without_a_compiler_a_warning_says_so_and_python_runs(tmp_path, monkeypa
     monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no cc, gcc or clang
     monkeypatch.delenv("CC", raising=False)
     monkeypatch.setenv("AUTOGRAD_CACHE", str(tmp_path))
-    fn = lambda p, x: (p[0] * x[0]).tanh()  # noqa: E731
+    fn = lambda p, x: (p[0] * x[0]).tanh()
     with pytest.warns(NoCompilerWarning, match="needs a C compiler .* none was found; running "
                                                "the compiled Python code instead"):
         step = compile_loss(fn, [0.5], [2.0], backend="c")
@@ -653,7 +653,7 @@ def test_a_compiled_step_with_an_optimizer_leaves_the_gradients_in_the_parameter
     X, y = make_moons(n=10, noise=0.1, seed=0)
     model, twin = nn.MLP(2, [4, 1], seed=1), nn.MLP(2, [4, 1], seed=1)
     step = compile_step(model, X, y, loss="mse", alpha=0.0)
-    schedule = lambda k: 0.1 / (1 + k)  # noqa: E731
+    schedule = lambda k: 0.1 / (1 + k)
     got = step(X, y, optimizer=nn.SGD(model.parameters(), schedule))
     want = nn.train_step(twin, X, y, loss="mse", alpha=0.0, optimizer=nn.SGD(twin.parameters(), schedule))
     assert got == want

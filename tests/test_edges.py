@@ -351,7 +351,7 @@ def test_an_interrupted_backward_leaves_every_value_printable_and_the_next_one_r
 def test_mixing_the_two_engines_is_refused_naming_both(left, right, op):
     a, b = left(2.0), right(3.0)
     with pytest.raises(TypeError, match="two different engines") as raised:
-        eval(f"a {op} b")
+        eval(f"a {op} b", {"a": a, "b": b})
     message = str(raised.value)
     assert left.__module__ in message and right.__module__ in message
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from autograd import stages, syllabus
+from autograd import stages
 from autograd.syllabus import CHAPTERS, CORE_LAST, LAST, chapter, next_chapter, with_checkpoint
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 widgets = pytest.importorskip("ipywidgets")  # part of requirements.txt; a bare engine install lacks it
-from autograd import Value
-from autograd.widgets import (
+from autograd import Value  # noqa: E402 (only once ipywidgets is known to be there)
+from autograd.widgets import (  # noqa: E402
     TrainingDashboard,
 )
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build import REPOSITORY  # noqa: E402
+from build import REPOSITORY
 
 project = "Autograd from Scratch"
 author = "the authors of Autograd from Scratch"

@@ -71,7 +71,7 @@ def _blame_default_step(numerical_derivative, f, x, expected, hint):
     try:  # right with a good step, and the central difference itself (3.01, see below)
         formula_right = (is_close(numerical_derivative(f, x, h=1e-5), expected, TOL)
                          and is_close(numerical_derivative(_cube, 1.0, h=0.1), 3.01))
-    except Exception:  # noqa: BLE001  (the learner's code: then the slope is at fault)
+    except Exception:  # the learner's code: then the slope is at fault
         return hint
     if not formula_right:
         return hint

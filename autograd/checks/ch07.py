@@ -59,7 +59,7 @@ def _own_parameters(part):
     try:
         found = part.parameters()
         return list(found) if isinstance(found, (list, tuple)) else None
-    except Exception:  # noqa: BLE001
+    except Exception:
         return None
 
 

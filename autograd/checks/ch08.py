@@ -225,16 +225,16 @@ def _nudges(log, inputs):
     moved in alone (+1, −1), whether some call moved several inputs at once, and the step h."""
     signs = [set() for _ in inputs]
     together, steps = False, []
-    for call in log:
-        if len(call) != len(inputs) or not all(is_number(x) for x in call):
+    for point in log:
+        if len(point) != len(inputs) or not all(is_number(x) for x in point):
             continue
-        moved = [i for i, (x, x0) in enumerate(zip(call, inputs)) if x != x0]
-        steps += [abs(call[i] - inputs[i]) for i in moved]
+        moved = [i for i, (x, x0) in enumerate(zip(point, inputs)) if x != x0]
+        steps += [abs(point[i] - inputs[i]) for i in moved]
         if len(moved) > 1:
             together = True
         elif moved:
             i = moved[0]
-            signs[i].add(1 if call[i] > inputs[i] else -1)
+            signs[i].add(1 if point[i] > inputs[i] else -1)
     return signs, together, (min(steps) if steps else None)
 
 
@@ -299,7 +299,7 @@ def _probe(check_gradients, slopes, planted, point=_POINT):
 
     try:
         result = check_gradients(f, list(point), _Probe)
-    except Exception:  # noqa: BLE001  (a checker that cannot handle the probe: no diagnosis)
+    except Exception:  # a checker that cannot handle the probe: no diagnosis
         return None, log
     return (None if result is None else bool(result)), log
 
@@ -340,7 +340,7 @@ def _why_false(check_gradients, kind=None):
         up, down = list(_POINT), list(_POINT)
         up[i] += h
         down[i] -= h
-        value = lambda xs: sum(s * x for s, x in zip(_SLOPES, xs))  # noqa: E731
+        value = lambda xs: sum(s * x for s, x in zip(_SLOPES, xs))
         if kind == "forward":
             return (value(up) - value(_POINT)) / h
         if kind == "backward":
@@ -431,13 +431,13 @@ def central_recipe(check_gradients):
                              "correct class: the one-sided difference is off by about "
                              "h·|f''|/2, and your tolerance is tighter than that.")
                 break
-        except Exception:  # noqa: BLE001
+        except Exception:
             break
     try:
         if check_gradients(SUBTLE_BUG.f, list(SUBTLE_BUG.inputs), SUBTLE_BUG.value_class):
             notes.append(f" And it said True on {SUBTLE_BUG.example}: your tolerance is too "
                          "loose, whichever difference you take.")
-    except Exception:  # noqa: BLE001
+    except Exception:
         pass
     fail(f"`check_gradients` takes a {kind} difference: it nudges each input one way only, "
          f"{'(f(x + h) − f(x)) / h' if kind == 'forward' else '(f(x) − f(x − h)) / h'}. Its "

@@ -64,7 +64,7 @@ def _attribute_dict(holder, referents):
             if all(isinstance(key, str) and getattr(holder, key) is value
                    for key, value in candidate.items()):
                 return candidate
-        except Exception:  # noqa: BLE001  (an attribute that cannot be read: not this one)
+        except Exception:  # an attribute that cannot be read: not this one
             continue
     return None
 
@@ -404,7 +404,7 @@ def _expect_given_backward(cls):
     v = cls(x)
     try:
         (v * v + v).backward()
-    except Exception:  # noqa: BLE001  (the checks that follow say what went wrong)
+    except Exception:  # the checks that follow say what went wrong
         return
     if isinstance(v.grad, (int, float)) and not is_close(v.grad, 2 * x + 1):
         fail(f"without `exp` at all, d(x·x + x)/dx at x = {x:g} should be {2 * x + 1:g} but was "

@@ -155,7 +155,7 @@ def _mul_lines(mul_backward, out, a, b, *, first=False):
 
     try:
         lines = mul_backward(out, a, b)
-    except Exception as error:  # noqa: BLE001  (the learner's code: say what it raised)
+    except Exception as error:  # the learner's code: say what it raised
         problem(f"{call} raised {_said(error)}")
     if lines is None:
         problem(f"{call} gave None: the function has no `return`; end it with `return [...]`, "
@@ -209,7 +209,7 @@ def _run_product_graph(mul_backward, build, names, numbers, seed):
              "code. `out`, `a` and `b` hold the *names* of its variables (strings such as 't0' "
              "and 'x1'): put them into each line with an f-string, f\"d{a} += {b} * d{out}\", "
              "rather than typing a name yourself")
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         fail(f"the compiled code raised {_said(error)}: check the lines `mul_backward` gives")
 
 
@@ -367,7 +367,7 @@ def _leaky_out(leaky, s, *, first=False):
                     "Make the choice an operation of the graph: `s.relu()` is s above 0 and 0 "
                     "below, decided again on every call")
         problem(f"{call} raised {_said(error)}")
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         problem(f"{call} raised {_said(error)}")
     if out is None:
         problem(f"{call} gave None: the function has no `return`; end it with `return ...`, "

@@ -136,7 +136,7 @@ def _recorded_grad_calls(hvp, f, xs, v):
         namespace.update(dict.fromkeys(names, recording))
         try:
             hvp(f, list(xs), list(v))
-        except Exception:  # noqa: BLE001  (the check has said what it raised already)
+        except Exception:  # the check has said what it raised already
             pass
     finally:
         namespace.update(saved)
@@ -148,7 +148,7 @@ def _hvp_lost_graph(hvp, f, xs, v):
     `create_graph=True`, or a float left the graph between the two grads."""
     try:
         calls = _recorded_grad_calls(hvp, f, xs, v)
-    except Exception:  # noqa: BLE001  (the diagnosis is a bonus: never fail it)
+    except Exception:  # the diagnosis is a bonus: never fail it
         calls = None
     if not calls or len(calls) < 2 or calls[0][2] is None:
         # its two grad calls could not be watched: say both causes, guess neither

@@ -65,7 +65,7 @@ def call(function, *args, raised=None, **returns):
     """
     try:
         got = function(*args)
-    except Exception as error:  # noqa: BLE001  (the learner's code: `raised` words it)
+    except Exception as error:  # the learner's code: `raised` words it
         words = raised(error) if raised is not None else None
         if words is None:
             raise

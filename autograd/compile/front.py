@@ -254,7 +254,7 @@ class CompiledLoss:
         try:
             with creations() as made:
                 self.fn(list(params), _unflatten(inputs, self.input_shape))
-        except Exception:  # noqa: BLE001 (what ran up to the error is what is compared)
+        except Exception:  # what ran up to the error is what is compared
             pass
         finally:
             for value, data, grad in reversed(saved):
