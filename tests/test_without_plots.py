@@ -82,8 +82,8 @@ def chapters_run(request):
     """{path: the running of that chapter} for the chapters of the tests selected to run: they
     start together when the first is needed, AT_ONCE at a time, each in a fresh kernel."""
     selected = [item.callspec.params["path"] for item in request.session.items
-                if item.module.__name__ == __name__ and hasattr(item, "callspec")
-                and "path" in item.callspec.params]
+                if getattr(item, "module", None) is request.module
+                and "path" in getattr(getattr(item, "callspec", None), "params", {})]
     pool = concurrent.futures.ThreadPoolExecutor(AT_ONCE)
     try:
         yield {path: pool.submit(run_without_plot_packages, path) for path in selected}
