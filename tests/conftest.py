@@ -10,8 +10,10 @@ import http.server
 import importlib.util
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -76,6 +78,131 @@ def fresh_answers():
     forget_answers()
 
 
+# ------------------------------------------------------------------ long work, started early
+# Two tests wait minutes for work that mostly downloads and installs: the website's build
+# (`built_site`) and the README's set-up in a new environment (tests/test_fresh_machine.py).
+# Each starts as soon as the tests are collected, in a process of its own, and the tests go on
+# meanwhile; the tests that need the website run last, so that its build has the whole run to
+# finish in. A test module that defines `before_the_tests()` has it called then (once the tests
+# are collected and selected, before the first runs), to call `start_early`; `run_early(name,
+# ...)` waits for what was started under `name`, or starts it there and then if nothing was.
+
+
+class _Early:
+    """A command running in a session of its own, its output going to files. `prepare(folder)`
+    gives the command (a list) and Popen's other arguments; `folder` is a scratch folder of the
+    command's own, removed at the end of the session."""
+
+    def __init__(self, prepare):
+        self.folder = Path(tempfile.mkdtemp(prefix="course-early-"))
+        self.stdout = open(self.folder / "stdout", "w+", encoding="utf-8", errors="replace")
+        self.stderr = open(self.folder / "stderr", "w+", encoding="utf-8", errors="replace")
+        self.started, self.process, self.error = time.monotonic(), None, None
+        try:
+            self.command, popen_kwargs = prepare(self.folder)
+            self.process = subprocess.Popen(self.command, stdout=self.stdout, stderr=self.stderr,
+                                            stdin=subprocess.DEVNULL, start_new_session=True,
+                                            **popen_kwargs)
+        except Exception as error:  # noqa: BLE001  (raised again to the test that waits)
+            self.error = error
+
+    def output(self):
+        for file in (self.stdout, self.stderr):
+            file.flush()
+        return tuple((self.folder / name).read_text(encoding="utf-8", errors="replace")
+                     for name in ("stdout", "stderr"))
+
+    def wait(self, timeout):
+        """The finished run: a subprocess.CompletedProcess with text output, `.seconds` since
+        its start and `.folder`; after `timeout` seconds from its start, stop it and raise
+        subprocess.TimeoutExpired."""
+        if self.error is not None:
+            raise self.error
+        try:
+            self.process.wait(timeout=max(0.0, self.started + timeout - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.stop()
+            stdout, stderr = self.output()
+            raise subprocess.TimeoutExpired(self.command, timeout, output=stdout, stderr=stderr)
+        result = subprocess.CompletedProcess(self.command, self.process.returncode,
+                                             *self.output())
+        result.seconds, result.folder = time.monotonic() - self.started, self.folder
+        return result
+
+    def stop(self):
+        if self.process is not None and self.process.poll() is None:
+            if hasattr(os, "killpg"):
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.process.pid, signal.SIGKILL)  # it and all it started
+            else:
+                self.process.kill()
+            self.process.wait()
+
+    def close(self):
+        self.stop()
+        self.stdout.close()
+        self.stderr.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+_EARLY = {}
+
+
+def start_early(name, prepare):
+    """Start the command that `prepare(folder)` gives (see `_Early`) now, in the background,
+    as `name`."""
+    assert name not in _EARLY, f"{name} was started already"
+    _EARLY[name] = _Early(prepare)
+
+
+def run_early(name, prepare, timeout):
+    """Wait for the command started as `name` by `start_early`, or, if none was, start it now
+    (`prepare`, as for `start_early`) and wait for it (see `_Early.wait`)."""
+    if name not in _EARLY:
+        start_early(name, prepare)
+    return _EARLY[name].wait(timeout)
+
+
+def _build_the_website(folder):
+    return [sys.executable, str(WEBSITE_BUILD)], {}
+
+
+def _needs_the_website_build(item):
+    """Does this test use the built website? (tests/test_lite.py's `site` does, unless
+    AUTOGRAD_LITE_SITE names a Lite site already built.)"""
+    names = getattr(item, "fixturenames", ())
+    return "built_site" in names or ("site" in names and not os.environ.get("AUTOGRAD_LITE_SITE"))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """The tests that need the built website run last, in their order (see above)."""
+    items.sort(key=_needs_the_website_build)  # a stable sort: the order is kept otherwise
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    """Start the long work of the tests selected to run (see above), before the first test."""
+    if session.config.option.collectonly or not session.items:
+        return
+    modules = {}
+    for item in session.items:
+        module = getattr(item, "module", None)
+        if module is not None and hasattr(module, "before_the_tests"):
+            modules.setdefault(module.__name__, module)
+    for module in modules.values():  # before the build, which writes into the repository
+        module.before_the_tests()
+    if (any(_needs_the_website_build(item) for item in session.items)
+            and shutil.which("npm") and _lite_build_module().find_python() is not None):
+        start_early("website build", _build_the_website)
+
+
+def pytest_sessionfinish(session):
+    """Stop whatever was started early and is still running (a test failed or was not run)."""
+    while _EARLY:
+        _EARLY.popitem()[1].close()
+
+
 # ------------------------------------------------------------------ the website, built and served
 # `python3 website/build.py` builds the course website, the JupyterLite edition included, into
 # website/_site. The fixtures below build it once for the whole session, serve it on 127.0.0.1,
@@ -85,6 +212,7 @@ def fresh_answers():
 REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
 WEBSITE_BUILD = REPOSITORY_ROOT / "website" / "build.py"
 WEBSITE_SITE = REPOSITORY_ROOT / "website" / "_site"
+WEBSITE_EXECUTED = REPOSITORY_ROOT / "website" / "_build" / "src"
 WEBSITE_BUILD_TIMEOUT = 1500  # seconds: a cold build downloads the Sphinx and Lite stacks
 
 
@@ -102,28 +230,33 @@ def _size_mb(folder):
 
 @pytest.fixture(scope="session")
 def built_site():
-    """Build the website once (website/build.py, with this Python) and return website/_site."""
+    """Build the website once (website/build.py, with this Python) and return website/_site.
+    The build starts when the tests have been collected (see `pytest_runtestloop`)."""
     if shutil.which("npm") is None:
         skip_or_fail("no `npm` on PATH, which website/build.py needs (Debian: apt-get install npm)")
     if _lite_build_module().find_python() is None:
         skip_or_fail("no Python >= 3.12, which the JupyterLite edition needs "
                      "(python3.12 on PATH or pyenv)")
-    started = time.monotonic()
     try:
-        result = subprocess.run([sys.executable, str(WEBSITE_BUILD)], capture_output=True,
-                                text=True, timeout=WEBSITE_BUILD_TIMEOUT)
+        result = run_early("website build", _build_the_website, timeout=WEBSITE_BUILD_TIMEOUT)
     except subprocess.TimeoutExpired as timeout:
-        output = timeout.stdout or b""  # bytes, even with text=True
-        output = output.decode(errors="replace") if isinstance(output, bytes) else output
         pytest.fail(f"website/build.py took more than {WEBSITE_BUILD_TIMEOUT} s:\n"
-                    f"{output[-4000:]}", pytrace=False)
+                    f"{(timeout.stdout or '')[-4000:]}", pytrace=False)
     if result.returncode != 0:
         pytest.fail(f"website/build.py failed (exit {result.returncode}):\n"
                     f"{result.stdout[-4000:]}\n{result.stderr[-6000:]}", pytrace=False)
     summary = result.stdout[result.stdout.rfind("website/build.py:"):]
-    print(f"\nwebsite build: {time.monotonic() - started:.0f} s, "
+    print(f"\nwebsite build: {result.seconds:.0f} s from its start, "
           f"site {_size_mb(WEBSITE_SITE):.1f} MB\n{summary}")
     return WEBSITE_SITE
+
+
+@pytest.fixture(scope="session")
+def executed_chapters(built_site):
+    """The chapters as the website build ran them (website/_build/src): each run top to bottom
+    in a fresh kernel in the notebooks folder, with its outputs and its widgets' state, a row of
+    buttons added under its title (website/build.py, website/execute.py)."""
+    return WEBSITE_EXECUTED
 
 
 class _QuietStaticHandler(http.server.SimpleHTTPRequestHandler):

@@ -4,7 +4,9 @@ The test copies the repository as a fresh clone holds it, runs the README's set-
 the README writes it (read from the README, so the two cannot differ) without its last part,
 which would open JupyterLab and wait, and then runs a notebook headless with that new
 environment's own Jupyter. It installs every package anew, which takes minutes, so it runs in
-CI (`CI=true`) and, on your own computer, only when you ask: `COURSE_FRESH_MACHINE=1`.
+CI (`CI=true`) and, on your own computer, only when you ask: `COURSE_FRESH_MACHINE=1`. The copy
+and the set-up start as soon as the tests are collected (`before_the_tests`, called by conftest), so
+that the other tests run while it installs; the test waits for it.
 """
 
 import json
@@ -14,13 +16,16 @@ import subprocess
 
 import nbformat
 import pytest
-from conftest import IN_CI, skip_or_fail
+from conftest import IN_CI, run_early, skip_or_fail, start_early
 from course_files import copy_checkout, readme_setup_command
 
 NOTEBOOK = "notebooks/02_value_and_graph.ipynb"  # builds Values with the package and draws them
 
+ASKED_FOR = IN_CI or os.environ.get("COURSE_FRESH_MACHINE") == "1"
+SET_UP_TIMEOUT = 1800  # seconds, from the set-up's start
+
 pytestmark = pytest.mark.skipif(
-    not (IN_CI or os.environ.get("COURSE_FRESH_MACHINE") == "1"),
+    not ASKED_FOR,
     reason="installs the course into a new environment, which takes minutes: "
     "set COURSE_FRESH_MACHINE=1 to run it (CI always does)",
 )
@@ -44,16 +49,28 @@ def clean_environment():
     return env
 
 
+def set_up_a_fresh_copy(folder):
+    """Copy the checkout into `folder` and give the README's set-up command to run in it."""
+    repo = copy_checkout(folder / "course")
+    set_up = without_opening_jupyterlab(readme_setup_command())
+    return [shutil.which("bash"), "-c", set_up], {"cwd": repo, "env": clean_environment()}
+
+
+def before_the_tests():
+    """Called by conftest once the tests are collected: start the copy's set-up then."""
+    if ASKED_FOR and shutil.which("bash"):
+        start_early("fresh machine", set_up_a_fresh_copy)
+
+
 def test_readme_set_up_command_gives_an_environment_that_runs_a_notebook(tmp_path):
     bash = shutil.which("bash")
     if bash is None:
         skip_or_fail("bash is not on PATH, and the README's command is written for a POSIX shell")
-    repo = copy_checkout(tmp_path / "course")
     env = clean_environment()
 
     set_up = without_opening_jupyterlab(readme_setup_command())
-    done = subprocess.run([bash, "-c", set_up], cwd=repo, env=env, capture_output=True, text=True,
-                          timeout=1800)
+    done = run_early("fresh machine", set_up_a_fresh_copy, timeout=SET_UP_TIMEOUT)
+    repo = done.folder / "course"
     assert done.returncode == 0, f"{set_up}\nfailed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
 
     jupyter = repo / ".venv" / "bin" / "jupyter"

@@ -225,22 +225,26 @@ class OfflineBrowser:
         else:
             route.continue_()
 
-    def open(self, notebook):
-        """Open `notebook` in a page of its own (a new browser profile, as a first visit) and
-        wait for its kernel: (page, seconds it took). Close the page's context afterwards."""
+    def start(self, notebook):
+        """Start loading `notebook` in a page of its own (a new browser profile, as a first
+        visit), without waiting for its kernel: the page, to give to `ready`. Close the page's
+        context afterwards."""
         context = self.browser.new_context(viewport={"width": 1400, "height": 1000})
         context.route("**/*", self._route)
         page = context.new_page()
         page.on("pageerror", lambda error: self.page_errors.append(str(error)))
-        started = time.monotonic()
-        self.bytes_at_open = _CountingHandler.served[0]
+        page.started, page.bytes_at_start = time.monotonic(), _CountingHandler.served[0]
         page.goto(f"{self.served}/lab/index.html?path={notebook}")
+        return page
+
+    def ready(self, page):
+        """Wait for the notebook and its kernel in a page that `start` gave: the seconds from
+        the page's start, and whether the notebook opened marked as modified."""
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=KERNEL_START)
         page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_START)
-        self.opened = time.monotonic()  # when the kernel was ready
-        self.dirty_on_open = page.evaluate(
-            "() => window.jupyterapp.shell.currentWidget.context.model.dirty")
-        return page, self.opened - started
+        page.opened = time.monotonic()  # when the kernel was ready (or first seen to be)
+        dirty = page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty")
+        return page.opened - page.started, dirty
 
     def screenshot(self, page, name):
         path = self.screenshots / f"{name}.png"
@@ -311,43 +315,66 @@ def _svg(cell):
                    for kind in ("image/svg+xml", "text/html"))
 
 
+LOAD_AHEAD = 2  # chapters loading, their kernels starting, while one runs: 2 cores
+
+# Let the page draw what a scroll brought into view before a screenshot: two frames.
+DRAWN = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
+
 @pytest.fixture(scope="module")
 def run_chapters(browser):
     """Each chapter of CHAPTERS opened and run, once: {notebook: its run}. Chapter 00's
     page stays open (its kernel running) for the tests that go on from there; the others close.
+    While a chapter runs, the next LOAD_AHEAD chapters of CHAPTERS load, each in a page of its
+    own, and start their kernels (not while chapter 00's first visit is measured): starting
+    Pyodide takes far longer than running a chapter, and the pages start theirs side by side.
+    Each chapter still has its own page, browser profile and kernel.
     """
-    runs, pages = {}, []
+    runs, pages, loading = {}, [], {}
+
+    def load_next(notebook):
+        later = [name for name in CHAPTERS[CHAPTERS.index(notebook) + 1:]
+                 if name not in runs and name not in loading]
+        for name in later[:max(0, LOAD_AHEAD - len(loading))]:
+            loading[name] = browser.start(name)
+            pages.append(loading[name])
 
     def run(notebook):
         if notebook not in runs:
-            page, kernel_seconds = browser.open(notebook)
-            pages.append(page)
+            page = loading.pop(notebook, None)
+            ahead = page is not None
+            if page is None:
+                page = browser.start(notebook)
+                pages.append(page)
+            kernel_seconds, dirty_on_open = browser.ready(page)
             first_output = None
             first_visit = None
             if notebook == CHAPTERS[0]:  # time the first cell, alone, from page load
                 first_code = next(i for i, cell in enumerate(page.evaluate(CELLS))
                                   if cell["cell_type"] == "code")
                 page.evaluate(RUN_AT, [first_code, "notebook:run-cell"])
-                first_output = kernel_seconds + time.monotonic() - browser.opened
-                first_visit = (_CountingHandler.served[0] - browser.bytes_at_open) / 1e6
+                first_output = kernel_seconds + time.monotonic() - page.opened
+                first_visit = (_CountingHandler.served[0] - page.bytes_at_start) / 1e6
                 print(f"\nfirst visit: {first_visit:.1f} MB served up to chapter 00's first "
                       f"cell having run")
-            dirty_on_open = browser.dirty_on_open
+            load_next(notebook)
             cells, seconds = run_all(page)
             stem = notebook.removesuffix(".ipynb")
             browser.screenshot(page, stem)
             drawing = next((i for i, cell in enumerate(cells) if "<svg" in _svg(cell)), None)
             if drawing is not None:  # and the chapter's first drawing, as the learner sees it
                 page.evaluate(SCROLL_TO, drawing + 1)  # its output, under the cell's code
-                page.wait_for_timeout(500)
+                page.evaluate(DRAWN)
                 browser.screenshot(page, stem + "-drawing")
             noted = next((i for i, cell in enumerate(cells)
                           if any(note in cell_text(cell) for note in NOTES)), None)
             if noted is not None:  # and the first one-line note about plots, as the learner sees it
                 page.evaluate(SCROLL_TO, noted + 1)
-                page.wait_for_timeout(500)
+                page.evaluate(DRAWN)
                 browser.screenshot(page, stem + "-note")
-            print(f"\n{notebook}: kernel idle {kernel_seconds:.1f} s after page load"
+            print(f"\n{notebook}: kernel idle "
+                  + ("by " if ahead else "") + f"{kernel_seconds:.1f} s after page load"
+                  + (" (loaded while the chapter before ran)" if ahead else "")
                   + (f", first cell's output at {first_output:.1f} s" if first_output else "")
                   + f", Run All {seconds:.1f} s")
             if notebook != CHAPTERS[0]:

@@ -3,13 +3,14 @@
 That is the browser edition when Pyodide's package site is out of reach (tests/test_lite.py
 runs it there too, in Chromium); here it is a plain kernel in which a finder at the front of
 `sys.meta_path` refuses numpy and matplotlib. Each chapter runs top to bottom (nbclient, a fresh
-kernel, errors allowed so that all of them are seen; PyTorch is refused too, as in the
-browser), and every code cell must either run or
+kernel for each, two chapters at a time, errors allowed so that all of them are seen; PyTorch is
+refused too, as in the browser), and every code cell must either run or
 say in one line that its plot is skipped: no traceback outside the cells that raise on purpose,
 no NameError, no missing `%%solution` magic. A table of cells run, notes and errors is printed
 (pytest -s).
 """
 
+import concurrent.futures
 import copy
 import json
 from pathlib import Path
@@ -73,9 +74,26 @@ def run_without_plot_packages(path):
     return [json.loads(json.dumps(cell)) for cell in blocked.cells[1:]]
 
 
+AT_ONCE = 2  # chapters run at a time, each in a kernel of its own: the machine has 2 cores
+
+
+@pytest.fixture(scope="module")
+def chapters_run(request):
+    """{path: the running of that chapter} for the chapters of the tests selected to run: they
+    start together when the first is needed, AT_ONCE at a time, each in a fresh kernel."""
+    selected = [item.callspec.params["path"] for item in request.session.items
+                if getattr(item, "module", None) is request.module
+                and "path" in getattr(getattr(item, "callspec", None), "params", {})]
+    pool = concurrent.futures.ThreadPoolExecutor(AT_ONCE)
+    try:
+        yield {path: pool.submit(run_without_plot_packages, path) for path in selected}
+    finally:
+        pool.shutdown(cancel_futures=True)  # what has not started yet need not run
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem[:2])
-def test_a_chapter_runs_without_numpy_and_matplotlib(path):
-    cells = run_without_plot_packages(path)
+def test_a_chapter_runs_without_numpy_and_matplotlib(path, chapters_run):
+    cells = chapters_run[path].result()
     code = [(i, cell) for i, cell in enumerate(cells) if cell["cell_type"] == "code"]
     kinds = {i: classify(cell) for i, cell in code}
     errors = {i: kind for i, kind in kinds.items() if kind.startswith("error")}
