@@ -2,6 +2,7 @@
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -15,9 +16,29 @@ NOT_IN_A_CHECKOUT = shutil.ignore_patterns(
 
 
 def copy_checkout(destination):
-    """Copy the repository to `destination` as a fresh clone would hold it; return the copy's path."""
-    shutil.copytree(ROOT, destination, ignore=NOT_IN_A_CHECKOUT, symlinks=True)
-    return Path(destination)
+    """Copy the repository to `destination` as a fresh clone would hold it; return the copy's path.
+
+    In a git checkout, the files git tracks or would track (nothing it ignores, so no site or
+    Lite edition built here, no node_modules), as they are in the working tree; elsewhere the
+    whole folder but for NOT_IN_A_CHECKOUT."""
+    destination = Path(destination)
+    listed = None
+    if (ROOT / ".git").exists() and shutil.which("git"):
+        done = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                              cwd=ROOT, capture_output=True)
+        if done.returncode == 0:
+            listed = [name for name in done.stdout.decode().split("\0") if name]
+    if listed is None:
+        shutil.copytree(ROOT, destination, ignore=NOT_IN_A_CHECKOUT, symlinks=True)
+        return destination
+    destination.mkdir(parents=True, exist_ok=True)
+    for name in listed:
+        source = ROOT / name
+        if not source.exists() and not source.is_symlink():  # deleted, not yet committed
+            continue
+        (destination / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, destination / name, follow_symlinks=False)
+    return destination
 
 
 def fenced_blocks(text, language):
