@@ -48,6 +48,12 @@ def elementwise_programs(draw, max_inputs=4, max_steps=10):
     return shape, arrays, steps
 
 
+def smaller(shape, draw):
+    """A shape that broadcasts to `shape`: some leading dimensions gone, some others 1."""
+    drop = draw(st.integers(0, len(shape)))
+    return tuple(1 if draw(st.booleans()) else n for n in shape[drop:])
+
+
 def run(steps, leaves):
     try:
         return evaluate(steps, leaves)[1], None
@@ -85,6 +91,43 @@ def test_elementwise_programs_match_the_scalar_engine_element_by_element(program
             assert close(leaf.grad[index], grad), (index, leaf.grad[index], grad)
 
 
+BROADCAST = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / (1 + b * b),
+    "rdiv": lambda a, b: (2 + b * b) / (1.5 + a * a),
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.sampled_from(sorted(BROADCAST)), data=st.data())
+def test_broadcast_operands_get_the_scalar_engines_summed_gradients(name, data):
+    """Object arrays of Values broadcast as NumPy does, so the scalar engine sums each
+    stretched operand's gradient over every place it reached: what `unbroadcast` must give."""
+    base = data.draw(SHAPES)
+    a = data.draw(hnp.arrays(np.float64, smaller(base, data.draw), elements=NUMBERS))
+    b = data.draw(hnp.arrays(np.float64, smaller(base, data.draw), elements=NUMBERS))
+    A, B = Tensor(a), Tensor(b)
+    out = BROADCAST[name](A, B)
+    weights = data.draw(hnp.arrays(np.float64, out.shape, elements=NUMBERS))
+    (out * weights).sum().backward()
+
+    # a 0-d object array meeting a Value makes a lone Value, which refuses an array: (1,)
+    # broadcasts against any other shape of one dimension or more as () does
+    def lift(x):
+        return x.reshape(1) if x.ndim == 0 and a.ndim + b.ndim else x
+
+    va = np.vectorize(Value, otypes=[object])(lift(a))
+    vb = np.vectorize(Value, otypes=[object])(lift(b))
+    vout = np.asarray(BROADCAST[name](va, vb), dtype=object).reshape(-1)
+    sum((v * float(w) for v, w in zip(vout, weights.reshape(-1))), Value(0.0)).backward()
+    grad = np.vectorize(lambda v: v.grad, otypes=[float])
+    assert close(out.data.reshape(-1), np.vectorize(lambda v: v.data, otypes=[float])(vout))
+    assert close(A.grad.reshape(-1), grad(va).reshape(-1))
+    assert close(B.grad.reshape(-1), grad(vb).reshape(-1))
+
+
 @settings(max_examples=150, deadline=None)
 @given(shapes=st.sampled_from([((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)), ((2, 3), (3, 4)),
                                ((2, 2, 3), (3, 2)), ((1, 3), (2, 3, 1))]),
@@ -118,6 +161,22 @@ def test_unbroadcast_sums_a_gradient_back_to_the_operands_shape():
     assert unbroadcast(grad, ()) == grad.sum()
     with pytest.raises(ValueError, match=r"\(2, 3, 4\) to \(3,\)"):
         unbroadcast(grad, (3,))
+
+
+@pytest.mark.parametrize("axis, keepdims, count", [
+    (None, False, 24), (0, False, 2), (-1, True, 4), ((0, 2), False, 8), ((1,), True, 3)])
+def test_sum_and_mean_pass_each_element_the_weight_of_its_slot(axis, keepdims, count):
+    x = Tensor(np.arange(24.0).reshape(2, 3, 4))
+    weights = np.arange(1.0, 1.0 + np.sum(x.data, axis=axis, keepdims=keepdims).size)
+    weights = weights.reshape(np.sum(x.data, axis=axis, keepdims=keepdims).shape)
+    (x.sum(axis=axis, keepdims=keepdims) * weights).sum().backward()
+    expanded = weights if keepdims or axis is None else np.expand_dims(weights, axis)
+    assert np.array_equal(x.grad, np.broadcast_to(expanded, x.shape))
+    x.grad = np.zeros_like(x.data)
+    (x.mean(axis=axis, keepdims=keepdims) * weights).sum().backward()
+    assert np.array_equal(x.grad, np.broadcast_to(expanded / count, x.shape))
+    assert np.allclose(x.mean(axis=axis, keepdims=keepdims).data,
+                       np.mean(x.data, axis=axis, keepdims=keepdims), rtol=1e-15)
 
 
 def test_a_tensor_used_twice_receives_the_gradient_of_both_uses():

@@ -13,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 from autograd.tensor import Tensor, cross_entropy
 from conftest import require_module
-from test_tensor import NUMBERS, close
+from test_tensor import NUMBERS, close, smaller
 
 
 @pytest.fixture(scope="module")
@@ -79,12 +79,6 @@ CONSTANT = {
     "div_array": lambda a, c: a / (1.5 + c * c),
     "rdiv_array": lambda a, c: c / (1.5 + a.tanh()),
 }
-
-
-def smaller(shape, draw):
-    """A shape that broadcasts to `shape`: some leading dimensions gone, some others 1."""
-    drop = draw(st.integers(0, len(shape)))
-    return tuple(1 if draw(st.booleans()) else n for n in shape[drop:])
 
 
 @st.composite
