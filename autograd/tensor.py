@@ -564,16 +564,20 @@ class Tensor:
         return self * -1
 
     def __sub__(self, other):  # a - b
-        return self + (-self._operand(other, "-"))
+        other = self._operand(other, "-")
+        _broadcast("-", self, other)  # so that a shape error names the operation written
+        return self + (-other)
 
     def __radd__(self, other):  # n + a
-        return self + other
+        return self._operand(other, "+") + self
 
     def __rmul__(self, other):  # n * a
-        return self * other
+        return self._operand(other, "*") * self
 
     def __rsub__(self, other):  # n - a
-        return self._operand(other, "-") + (-self)
+        other = self._operand(other, "-")
+        _broadcast("-", other, self)
+        return other + (-self)
 
     def __rtruediv__(self, other):  # n / a
         return self._operand(other, "/") / self

@@ -239,7 +239,10 @@ REFUSED = [
     (lambda: Tensor(["a", "b"]), TypeError, "strings"),
     (lambda: Tensor([1 + 2j]), TypeError, "complex"),
     (lambda: Tensor(A) + Tensor(B), ValueError, "(3, 2) + (4,)"),
-    (lambda: Tensor(A) - B, ValueError, "(3, 2) + (4,)"),  # a - b is a + (-b)
+    (lambda: Tensor(A) - B, ValueError, "(3, 2) - (4,)"),
+    (lambda: B - Tensor(A), ValueError, "(4,) - (3, 2)"),
+    (lambda: B + Tensor(A), ValueError, "(4,) + (3, 2)"),
+    (lambda: 2.0 ** Tensor(A), TypeError, "unsupported"),
     (lambda: Tensor(A) * Tensor(B), ValueError, "(3, 2) * (4,)"),
     (lambda: B / Tensor(A), ValueError, "(4,) / (3, 2)"),
     (lambda: Tensor(A) @ Tensor(A), ValueError, "(3, 2) @ (3, 2)"),
