@@ -120,6 +120,22 @@ def _overflow(out, shown, *inputs):
         )
 
 
+def _combine(a, op, b, function):
+    """`function(a.data, b.data)`, the data of `a op b` broadcast, or the error that names
+    the operation and both shapes: shapes that do not fit, a division by zero, an overflow."""
+    _broadcast(op, a, b)
+    shown = f"{_shape(a.shape)} {op} {_shape(b.shape)}"
+    if op == "/" and (b.data == 0).any():
+        raise ZeroDivisionError(
+            f"division by zero: {shown}, the divisor is 0 at index {_where(b.data == 0)}"
+        )
+    with np.errstate(all="ignore"):
+        data = function(a.data, b.data)
+    if not np.isfinite(data).all():
+        _overflow(data, shown, a.data, b.data)
+    return data
+
+
 def unbroadcast(grad, shape):
     """Sum `grad` back to `shape`, the shape of an operand that NumPy broadcast to grad's.
 
@@ -199,13 +215,7 @@ class Tensor:
 
     def __add__(self, other):
         other = self._operand(other, "+")
-        _broadcast("+", self, other)
-        with np.errstate(all="ignore"):
-            data = self.data + other.data
-        if not np.isfinite(data).all():
-            _overflow(data, f"{_shape(self.shape)} + {_shape(other.shape)}",
-                      self.data, other.data)
-        out = Tensor(data, (self, other), "+")
+        out = Tensor(_combine(self, "+", other, np.add), (self, other), "+")
 
         def _backward():
             a, b = out._prev
@@ -217,19 +227,12 @@ class Tensor:
 
     def __mul__(self, other):
         other = self._operand(other, "*")
-        _broadcast("*", self, other)
-        with np.errstate(all="ignore"):
-            data = self.data * other.data
-        if not np.isfinite(data).all():
-            _overflow(data, f"{_shape(self.shape)} * {_shape(other.shape)}",
-                      self.data, other.data)
-        out = Tensor(data, (self, other), "*")
+        out = Tensor(_combine(self, "*", other, np.multiply), (self, other), "*")
 
         def _backward():
             a, b = out._prev
-            with np.errstate(all="ignore"):
-                a.grad += unbroadcast(b.data * out.grad, a.shape)
-                b.grad += unbroadcast(a.data * out.grad, b.shape)
+            a.grad += unbroadcast(b.data * out.grad, a.shape)
+            b.grad += unbroadcast(a.data * out.grad, b.shape)
 
         out._backward = _backward
         return out
@@ -238,25 +241,12 @@ class Tensor:
         """Division is a primitive, as in the scalar engine: one rounding for the value, and
         the slope in b computed as -(out/b), finite wherever the answer is."""
         other = self._operand(other, "/")
-        _broadcast("/", self, other)
-        zero = other.data == 0
-        if zero.any():
-            raise ZeroDivisionError(
-                f"division by zero: {_shape(self.shape)} / {_shape(other.shape)}, the divisor is "
-                f"0 at index {_where(zero)}"
-            )
-        with np.errstate(all="ignore"):
-            data = self.data / other.data
-        if not np.isfinite(data).all():
-            _overflow(data, f"{_shape(self.shape)} / {_shape(other.shape)}",
-                      self.data, other.data)
-        out = Tensor(data, (self, other), "/")
+        out = Tensor(_combine(self, "/", other, np.true_divide), (self, other), "/")
 
         def _backward():
             a, b = out._prev
-            with np.errstate(all="ignore"):
-                a.grad += unbroadcast(out.grad / b.data, a.shape)
-                b.grad += unbroadcast(-out.grad * (out.data / b.data), b.shape)
+            a.grad += unbroadcast(out.grad / b.data, a.shape)
+            b.grad += unbroadcast(-out.grad * (out.data / b.data), b.shape)
 
         out._backward = _backward
         return out
@@ -292,14 +282,13 @@ class Tensor:
             if n == 0:  # x**0 = 1 has slope 0, which passes back nothing
                 return
             a = out._prev[0]
-            with np.errstate(all="ignore"):
-                slope = n * np.power(a.data, n - 1.0)
-                lost = ~np.isfinite(slope) & np.isfinite(out.data) & (a.data != 0)
-                if lost.any():  # x**(n-1) overflows where x**n does not: n * (x**n / x)
-                    slope = np.where(lost, n * (out.data / a.data), slope)
-                if n < 1:
-                    slope = np.where(a.data == 0, np.inf, slope)
-                a.grad += slope * out.grad
+            slope = n * np.power(a.data, n - 1.0)
+            lost = ~np.isfinite(slope) & np.isfinite(out.data) & (a.data != 0)
+            if lost.any():  # x**(n-1) overflows where x**n does not: n * (x**n / x)
+                slope = np.where(lost, n * (out.data / a.data), slope)
+            if n < 1:
+                slope = np.where(a.data == 0, np.inf, slope)
+            a.grad += slope * out.grad
 
         out._backward = _backward
         return out
@@ -342,9 +331,8 @@ class Tensor:
             b2 = y.data if y.ndim > 1 else y.data[:, None]  # a column
             g = out.grad.reshape(np.matmul(a2[..., :1, :], b2[..., :, :1]).shape[:-2]
                                  + (a2.shape[-2], b2.shape[-1]))
-            with np.errstate(all="ignore"):
-                x.grad += unbroadcast(g @ np.swapaxes(b2, -1, -2), a2.shape).reshape(x.shape)
-                y.grad += unbroadcast(np.swapaxes(a2, -1, -2) @ g, b2.shape).reshape(y.shape)
+            x.grad += unbroadcast(g @ np.swapaxes(b2, -1, -2), a2.shape).reshape(x.shape)
+            y.grad += unbroadcast(np.swapaxes(a2, -1, -2) @ g, b2.shape).reshape(y.shape)
 
         out._backward = _backward
         return out
@@ -464,8 +452,7 @@ class Tensor:
 
         def _backward():
             a = out._prev[0]
-            with np.errstate(all="ignore"):
-                a.grad += out.data * out.grad
+            a.grad += out.data * out.grad
 
         out._backward = _backward
         return out
@@ -484,8 +471,7 @@ class Tensor:
 
         def _backward():
             a = out._prev[0]
-            with np.errstate(all="ignore"):
-                a.grad += out.grad / a.data
+            a.grad += out.grad / a.data
 
         out._backward = _backward
         return out
