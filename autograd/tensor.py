@@ -89,10 +89,14 @@ def _as_array(data, what="Tensor"):
     return np.array(array, dtype=np.float64)  # always a copy: the tensor owns its data
 
 
+def _first(mask):
+    """The index of the first True element of `mask`, a tuple (() for a 0-d mask)."""
+    return tuple(int(i) for i in np.argwhere(mask)[0])
+
+
 def _where(mask):
-    """The index of the first True element of `mask`, for a message."""
-    index = tuple(int(i) for i in np.argwhere(mask)[0])
-    return index if index else "()"
+    """The index of the first True element of `mask`, written for a message."""
+    return _shape(_first(mask))
 
 
 def _broadcast(op, a, b):
@@ -113,8 +117,8 @@ def _overflow(out, shown, *inputs):
     for x in inputs:
         bad &= np.isfinite(x)
     if bad.any():
-        index = tuple(int(i) for i in np.argwhere(bad)[0])
-        values = ", ".join(repr(float(np.broadcast_to(x, out.shape)[index])) for x in inputs)
+        index = _first(bad)
+        values = " and ".join(repr(float(np.broadcast_to(x, out.shape)[index])) for x in inputs)
         raise OverflowError(
             f"{shown} is too large for a float at index {_where(bad)} (from {values})"
         )
@@ -442,11 +446,10 @@ class Tensor:
         if not np.isfinite(data).all():
             bad = ~np.isfinite(data) & np.isfinite(self.data)
             if bad.any():
-                index = _where(bad)
-                x = self.data[index] if index != "()" else self.data[()]
                 raise OverflowError(
                     f"exp of a {_shape(self.shape)} tensor is too large for a float at index "
-                    f"{index}: exp({float(x)!r}) overflows above x = 709.78"
+                    f"{_where(bad)}: exp({float(self.data[_first(bad)])!r}) overflows above "
+                    "x = 709.78"
                 )
         out = Tensor(data, (self,), "exp")
 
@@ -461,11 +464,9 @@ class Tensor:
         """Elementwise natural log, for positive elements only; the slope passes back g / x."""
         bad = self.data <= 0
         if bad.any():
-            index = _where(bad)
-            x = self.data[index] if index != "()" else self.data[()]
             raise ValueError(
-                f"log of a {_shape(self.shape)} tensor is undefined at index {index}: "
-                f"log({float(x)!r}) needs a positive value"
+                f"log of a {_shape(self.shape)} tensor is undefined at index {_where(bad)}: "
+                f"log({float(self.data[_first(bad)])!r}) needs a positive value"
             )
         out = Tensor(np.log(self.data), (self,), "log")
 
