@@ -201,8 +201,9 @@ class Tensor:
 
     def __repr__(self):
         if self.data.size <= 8:
-            show = lambda x: np.array2string(x, precision=4, separator=", ")  # noqa: E731
-            return f"Tensor(data={show(self.data)}, grad={show(self.grad)})"
+            data, grad = (np.array2string(x, precision=4, separator=", ")
+                          for x in (self.data, self.grad))
+            return f"Tensor(data={data}, grad={grad})"
         return f"Tensor(shape={_shape(self.shape)})"
 
     def _operand(self, other, op):
@@ -588,8 +589,8 @@ def cross_entropy(logits, labels):
     array = np.asarray(labels)
     if array.dtype.kind not in "iu" or array.shape != (n,):
         raise ValueError(
-            f"cross_entropy needs {n} whole-number labels, one per row of the {_shape(logits.shape)} "
-            f"logits, but was given {labels!r}"
+            f"cross_entropy needs {n} whole-number labels, one per row of the "
+            f"{_shape(logits.shape)} logits, but was given {labels!r}"
         )
     if ((array < 0) | (array >= classes)).any():
         raise ValueError(

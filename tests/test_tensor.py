@@ -298,3 +298,21 @@ def test_non_finite_inputs_give_what_numpy_gives():
     t = Tensor([np.inf, 1.0]) * 2.0
     assert t.data[0] == np.inf
     assert np.isnan((Tensor([np.inf]) - np.inf).data[0])
+
+
+def test_draw_dot_shows_each_tensors_label_shape_op_and_a_preview_of_its_numbers():
+    graphviz = pytest.importorskip("graphviz")  # noqa: F841  (part of requirements.txt)
+    from autograd.viz import draw_dot
+
+    x = Tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], label="x")
+    w = Tensor([0.5, -1.0, 2.0], label="w")
+    loss = (x * w).sum()
+    loss.label = "loss"
+    loss.backward()
+    source = draw_dot(loss).source
+    assert ("{ x | shape (2, 3) | data [1.0000, 2.0000, 3.0000, …] "
+            "| grad [0.5000, -1.0000, 2.0000, …] }") in source
+    assert ("{ w | shape (3,) | data [0.5000, -1.0000, 2.0000] "
+            "| grad [5.0000, 7.0000, 9.0000] }") in source
+    assert "{ loss | shape () | data 13.5000 | grad 1.0000 }" in source
+    assert "label=sum" in source and 'label="*"' in source

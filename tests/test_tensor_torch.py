@@ -112,7 +112,8 @@ def broadcast_programs(draw, max_leaves=4, max_steps=8):
                 st.lists(st.integers(0, len(shape) - 1), min_size=1, unique=True).map(tuple)
                 if shape else st.nothing()))
             keepdims = draw(st.booleans())
-            name, args, constant = (draw(st.sampled_from(["sum", "mean"])), axes, keepdims), (i,), None
+            reduction = draw(st.sampled_from(["sum", "mean"]))
+            name, args, constant = (reduction, axes, keepdims), (i,), None
             out = np.sum(np.zeros(shape), axis=axes, keepdims=keepdims).shape
         steps.append((kind, name, args, constant))
         shapes.append(tuple(out))
