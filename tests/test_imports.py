@@ -15,7 +15,7 @@ LAYERS = [
     {"autograd._floats", "autograd.ops", "autograd._platform", "autograd._slider_names",
      "autograd.graph", "autograd.syllabus", "autograd.data", "autograd.profiling",
      "autograd.article", "autograd.plots"},
-    {"autograd.engine", "autograd.fast"},
+    {"autograd.engine", "autograd.fast", "autograd.tensor"},
     {"autograd.nn", "autograd.gradcheck", "autograd.stages", "autograd.compile",
      "autograd.higher_order"},
     {"autograd.checks", "autograd.viz"},

@@ -310,6 +310,9 @@ def _fields(value, show_grad):
     label = getattr(value, "label", "")
     if label not in (None, ""):
         fields.append(_escape_record(str(label)))
+    shape = getattr(value.data, "shape", None)
+    if shape is not None and not is_real(value.data):  # a Tensor: its shape, then a preview
+        fields.append(_escape_record(f"shape {tuple(shape)}"))
     fields.append(f"data {_shown_number(value.data)}")
     if show_grad:
         fields.append(f"grad {_shown_number(value.grad)}")
@@ -336,9 +339,19 @@ def _highlighted_ids(highlight, names):
     return {id(value) for value in chosen}
 
 
+_PREVIEW = 3  # an array (a Tensor's data or grad) shows at most this many of its numbers
+
+
 def _shown_number(x):
-    """Four decimals as in the article; powers of ten where four decimals would hide the size."""
+    """Four decimals as in the article; powers of ten where four decimals would hide the size.
+    An array shows its first few numbers so, in reading order: `[1.0000, 2.0000, …]`."""
     if not is_real(x):
+        if hasattr(x, "shape") and hasattr(x, "tolist"):
+            flat = x.reshape(-1).tolist()
+            if len(flat) == 1:
+                return _shown_number(flat[0])
+            more = ", \u2026" if len(flat) > _PREVIEW else ""
+            return "[" + ", ".join(_shown_number(v) for v in flat[:_PREVIEW]) + more + "]"
         return _escape_record(str(x))
     x = float(x)
     if math.isnan(x) or math.isinf(x):
