@@ -161,7 +161,8 @@ def test_the_browser_edition_has_no_serious_accessibility_failure_of_ours(site, 
             browser = OfflineBrowser(playwright, served, tmp_path)
             try:
                 for notebook in LITE_CHAPTERS:
-                    page, _ = browser.open(notebook)
+                    page = browser.start(notebook)
+                    browser.ready(page)
                     run_all(page)
                     page.wait_for_function(WIDGETS_SHOWN, timeout=WIDGETS_DRAWN)
                     page.wait_for_timeout(SCRIPTS_SETTLE)
