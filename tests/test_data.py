@@ -12,6 +12,7 @@ from autograd.data import (
     make_dataset,
     make_moons,
     make_spiral,
+    load_digits,
     make_xor,
     train_test_split,
 )
@@ -192,3 +193,25 @@ def test_split_refuses_mismatched_or_too_few_points():
         train_test_split([[0, 0]] * 3, [1, -1])
     with pytest.raises(ValueError, match="at least 2"):
         train_test_split([[0, 0]], [1])
+
+
+def test_digits_are_1797_images_of_64_ink_counts_with_labels_0_to_9():
+    images, labels = load_digits()
+    assert len(images) == len(labels) == 1797
+    assert all(len(image) == 64 for image in images)
+    assert all(type(p) is int and 0 <= p <= 16 for image in images for p in image)
+    counts = {digit: labels.count(digit) for digit in range(10)}
+    # the UCI test set has between 174 and 183 images of each digit
+    assert sorted(counts) == list(range(10)) and all(170 <= c <= 185 for c in counts.values()), counts
+    # every image has ink, and not all images are alike
+    assert all(sum(image) > 0 for image in images)
+    assert len({tuple(image) for image in images}) > 1700
+
+
+def test_digits_ink_sits_where_the_digit_is_drawn():
+    # a zero is a ring: ink around the middle of the picture, little in its centre; a one is a stroke
+    images, labels = load_digits()
+    zeros = [image for image, label in zip(images, labels) if label == 0]
+    centre = statistics.mean(image[8 * 3 + 3] + image[8 * 3 + 4] + image[8 * 4 + 3] + image[8 * 4 + 4] for image in zeros)
+    ring = statistics.mean(image[8 * 3 + 1] + image[8 * 4 + 1] + image[8 * 3 + 6] + image[8 * 4 + 6] for image in zeros)
+    assert ring > 2 * centre, (ring, centre)

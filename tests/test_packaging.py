@@ -47,3 +47,26 @@ def test_every_package_of_the_course_is_listed_for_installation():
     on_disk = {".".join(path.parent.relative_to(ROOT).parts)
                for path in (ROOT / "autograd").rglob("__init__.py")}
     assert listed == on_disk
+
+
+def test_a_built_wheel_carries_the_digits_and_load_digits_reads_them(tmp_path):
+    # an editable install reads the file from the work tree; a wheel (the browser edition's, a
+    # learner's `pip install`) has it only if pyproject.toml lists it as package data
+    import shutil
+    import zipfile
+
+    source = tmp_path / "src"
+    shutil.copytree(ROOT / "autograd", source / "autograd", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, source / name)
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                           "-q", "-w", str(tmp_path / "wheels"), str(source)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    (wheel,) = (tmp_path / "wheels").glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        assert "autograd/datasets/digits.csv.gz" in archive.namelist()
+        archive.extractall(tmp_path / "installed")
+    code = "from autograd.data import load_digits; images, labels = load_digits(); print(len(images), labels[:3])"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path / "installed")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[0] == "1797"
