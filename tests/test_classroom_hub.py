@@ -1,0 +1,387 @@
+"""A class of ten on one machine: classroom/jupyterhub_config.py, run for real.
+
+The test starts a real JupyterHub on 127.0.0.1 from the instructor's environment (`.venv-class`,
+see tests/class_environment.py) with the proxy classroom/package.json pins (`npm ci`), loading
+classroom/jupyterhub_config.py as an instructor would and changing only what a test machine
+needs: a password-only authenticator instead of the system's accounts, a spawner that runs
+every server as the test's own user with a home folder under the test's temporary folder
+(neither is for a real class), free ports, and an admin token for the test.
+
+Ten students from a list log in through the hub's REST API with their password, start their
+servers at once, and each runs chapter 00, every code cell, in a kernel of their own server
+through the server's REST API and its kernel websocket: no cell may fail. The test prints the
+seconds until all ten servers answered and each student's memory (the resident memory, from
+/proc, of their server process and everything it started: the kernel). Everything the hub
+started (proxy, servers, kernels) is stopped at the end, whether the tests passed or not, and
+the test fails if any of it is still running.
+
+It installs the proxy and, the first time, the instructor's environment, and starts ten
+JupyterLab servers, so it runs in CI (`CI=true`) and, on your own computer, only when you ask:
+`COURSE_CLASS_HUB=1 .venv/bin/python -m pytest tests/test_classroom_hub.py -s`.
+"""
+
+import concurrent.futures
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import class_environment
+import nbformat
+import pytest
+import requests
+import websocket
+from conftest import IN_CI, skip_or_fail
+
+ROOT = Path(__file__).resolve().parent.parent
+CLASSROOM = ROOT / "classroom"
+CHAPTER_00 = "autograd-from-scratch/notebooks/00_start_here.ipynb"  # in each student's home
+STUDENTS = [f"student{n:02d}" for n in range(1, 11)]
+INSTRUCTOR = "teacher"
+PASSWORD = "a-test-password"  # the one password the test's authenticator accepts
+
+ASKED_FOR = IN_CI or os.environ.get("COURSE_CLASS_HUB") == "1"
+ALL_RUNNING_WITHIN = 240  # seconds for ten servers to start on a loaded 2-core machine
+CELL_TIMEOUT = 120  # seconds for one cell of chapter 00 while ten kernels share the machine
+
+pytestmark = pytest.mark.skipif(
+    not ASKED_FOR,
+    reason="starts a JupyterHub with ten JupyterLab servers, which takes a minute or two: "
+    "set COURSE_CLASS_HUB=1 to run it (CI always does)",
+)
+
+
+def before_the_tests():
+    """Called by conftest once the tests are collected: start making .venv-class then."""
+    if ASKED_FOR:
+        class_environment.start_building()
+
+
+# ------------------------------------------------------------------ processes, from /proc
+
+
+def children_by_parent():
+    """{parent pid: [child pids]} for every process this user can see."""
+    children = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                stat = (entry / "stat").read_text()
+                parent = int(stat[stat.rindex(")") + 2:].split()[1])
+                children.setdefault(parent, []).append(int(entry.name))
+    return children
+
+
+def with_descendants(pid):
+    """`pid` and every process it started, and they started, still running."""
+    children, found, todo = children_by_parent(), [], [pid]
+    while todo:
+        found.append(todo.pop())
+        todo.extend(children.get(found[-1], []))
+    return found
+
+
+def start_time(pid):
+    """When `pid` started (clock ticks since boot), or None if it is gone: a pid is reused."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat[stat.rindex(")") + 2:].split()[19])
+
+
+def memory_mb(pid, field):
+    """A memory figure of a process, in MB: from /proc/<pid>/status, VmRSS (resident now) or
+    VmHWM (its peak); from /proc/<pid>/smaps_rollup, Pss (resident, each page shared with other
+    processes counted as its share)."""
+    source = "smaps_rollup" if field == "Pss" else "status"
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/{source}").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024  # kB
+    return 0.0
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ------------------------------------------------------------------ the hub
+
+
+class Hub:
+    """A JupyterHub started from classroom/jupyterhub_config.py in `folder`."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.admin_token = uuid.uuid4().hex
+        self.process = None
+        self.started = {}  # pid: start time, of every process the hub started
+        self.log = folder / "jupyterhub.log"
+
+    def api(self, method, path, token=None, **kwargs):
+        headers = {"Authorization": f"token {token or self.admin_token}"}
+        return requests.request(method, f"{self.url}/hub/api{path}", headers=headers,
+                                timeout=60, **kwargs)
+
+    def write_configuration(self):
+        (self.folder / "students.txt").write_text(
+            "# the test's class\n" + "\n".join(STUDENTS) + "\n\n", encoding="utf-8")
+        config = self.folder / "jupyterhub_config.py"
+        allow_root = ["--allow-root"] if os.geteuid() == 0 else []  # CI runs as root
+        config.write_text(f"""\
+c = get_config()
+load_subconfig({str(CLASSROOM / "jupyterhub_config.py")!r})
+# For the test only: any listed user with the one password, no system accounts.
+c.DummyAuthenticator.password = {PASSWORD!r}
+c.JupyterHub.spawner_class = "simple"
+c.SimpleLocalProcessSpawner.home_dir_template = {str(self.folder / "home" / "{username}")!r}
+c.Spawner.args = {allow_root!r}
+c.JupyterHub.hub_ip = "127.0.0.1"
+c.JupyterHub.hub_port = {free_port()}
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{free_port()}"
+c.JupyterHub.services = [{{"name": "course-test", "api_token": {self.admin_token!r}}}]
+c.JupyterHub.load_roles = [{{"name": "admin", "services": ["course-test"]}}]
+""", encoding="utf-8")
+        return config
+
+    def start(self, python):
+        config = self.write_configuration()
+        env = {**os.environ,
+               "COURSE_STUDENTS": str(self.folder / "students.txt"),
+               "COURSE_INSTRUCTOR": INSTRUCTOR,
+               "COURSE_HUB_DATA": str(self.folder / "data"),
+               "COURSE_HUB_BIND_URL": self.url,
+               "COURSE_HUB_AUTHENTICATOR": "dummy"}
+        env.pop("JUPYTER_CONFIG_PATH", None)
+        with open(self.log, "w") as log:
+            self.process = subprocess.Popen(
+                [str(python.parent / "jupyterhub"), "-f", str(config)], cwd=self.folder,
+                env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            self.remember_processes()
+            if self.process.poll() is not None:
+                raise AssertionError(f"the hub stopped (exit {self.process.returncode}):\n"
+                                     f"{self.log_tail()}")
+            with contextlib.suppress(requests.ConnectionError):
+                if self.api("GET", "/").status_code == 200:
+                    return
+            time.sleep(0.5)
+        raise AssertionError(f"the hub did not answer within 90 s:\n{self.log_tail()}")
+
+    def log_tail(self, characters=6000):
+        return self.log.read_text(errors="replace")[-characters:]
+
+    def remember_processes(self):
+        """Note every process the hub has started so far, to stop it at the end if need be."""
+        if self.process is not None:
+            for pid in with_descendants(self.process.pid):
+                self.started.setdefault(pid, start_time(pid))
+
+    def still_running(self):
+        return [pid for pid, started in self.started.items()
+                if started is not None and start_time(pid) == started]
+
+    def stop(self):
+        """Stop the hub as an instructor does (it stops every server and the proxy), then end
+        whatever is left of what it started. Returns the pids that had to be killed."""
+        if self.process is None:
+            return []
+        self.remember_processes()
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=60)
+        deadline = time.monotonic() + 10
+        while self.still_running() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        killed = self.still_running()
+        for pid in killed:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        return killed
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    """A running hub for the class of the test; stopped at the end of the module."""
+    if shutil.which("npm") is None:
+        skip_or_fail("no `npm` on PATH, which installs the proxy (Debian: apt-get install npm)")
+    python = class_environment.python()
+    installed = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=CLASSROOM,
+                               capture_output=True, text=True, timeout=300)
+    assert installed.returncode == 0, f"npm ci in classroom/ failed:\n{installed.stderr[-3000:]}"
+    running = Hub(tmp_path_factory.mktemp("hub"))
+    try:
+        running.start(python)
+        yield running
+    finally:
+        killed = running.stop()
+        assert not killed, (f"processes the hub started were still running after it stopped "
+                            f"and had to be killed: {killed}\n{running.log_tail()}")
+
+
+# ------------------------------------------------------------------ a student's server
+
+
+class Server:
+    """One student's JupyterLab, reached through the hub's proxy with the student's token."""
+
+    def __init__(self, hub, name, token):
+        self.hub, self.name, self.token = hub, name, token
+        self.base = f"{hub.url}/user/{name}"
+
+    def api(self, method, path, **kwargs):
+        return requests.request(method, f"{self.base}{path}", timeout=60,
+                                headers={"Authorization": f"token {self.token}"}, **kwargs)
+
+    def run_notebook(self, path):
+        """Run every code cell of the notebook at `path` (in the server's folder) in a new
+        kernel started in its folder, as Run All does. Returns [(cell index, error)] and the
+        session, which keeps the kernel running until `end(session)`."""
+        saved = self.api("GET", f"/api/contents/{path}")
+        assert saved.status_code == 200, f"{self.name} has no {path}: {saved.status_code}"
+        notebook = nbformat.from_dict(saved.json()["content"])
+        session = self.api("POST", "/api/sessions", json={
+            "path": path, "type": "notebook", "name": Path(path).name,
+            "kernel": {"name": "python3"}})
+        assert session.status_code == 201, session.text
+        kernel = session.json()["kernel"]["id"]
+        errors = []
+        socket_url = self.base.replace("http://", "ws://") + f"/api/kernels/{kernel}/channels"
+        connection = websocket.create_connection(
+            socket_url, header=[f"Authorization: token {self.token}"], timeout=CELL_TIMEOUT)
+        try:
+            for index, cell in enumerate(notebook.cells):
+                if cell.cell_type != "code":
+                    continue
+                error = execute(connection, cell.source)
+                if error and "raises-exception" not in cell.metadata.get("tags", []):
+                    errors.append((index, error))
+        finally:
+            connection.close()
+        return errors, session.json()["id"]
+
+    def end(self, session):
+        assert self.api("DELETE", f"/api/sessions/{session}").status_code == 204
+
+
+def execute(connection, code):
+    """Run `code` in the kernel behind the websocket `connection`, wait until the kernel is
+    idle again, and return its error ("Name: message"), or None."""
+    msg_id = uuid.uuid4().hex
+    connection.send(json.dumps({
+        "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "",
+                   "session": uuid.uuid4().hex, "version": "5.3", "date": ""},
+        "parent_header": {}, "metadata": {}, "buffers": [], "channel": "shell",
+        "content": {"code": code, "silent": False, "store_history": True,
+                    "user_expressions": {}, "allow_stdin": False, "stop_on_error": True}}))
+    error, replied, idle = None, False, False
+    while not (replied and idle):
+        message = json.loads(connection.recv())
+        if message.get("parent_header", {}).get("msg_id") != msg_id:
+            continue
+        kind = message["msg_type"]
+        if kind == "error":
+            error = f"{message['content']['ename']}: {message['content']['evalue']}"
+        elif kind == "execute_reply":
+            replied = True
+            if message["content"]["status"] == "error" and error is None:
+                error = f"{message['content'].get('ename')}: {message['content'].get('evalue')}"
+        elif kind == "status" and message["content"]["execution_state"] == "idle":
+            idle = True
+    return error
+
+
+def log_in(hub, name, password=PASSWORD):
+    """Log `name` in through the hub's REST API with a password; the token it gives back."""
+    answer = requests.post(f"{hub.url}/hub/api/users/{name}/tokens", timeout=60,
+                           json={"auth": {"username": name, "password": password},
+                                 "note": "the class test"})
+    return answer.status_code, (answer.json().get("token") if answer.ok else None)
+
+
+def wait_until_running(hub, name, token, deadline):
+    while time.monotonic() < deadline:
+        server = hub.api("GET", f"/users/{name}", token=token).json()["servers"].get("")
+        if server and server["ready"]:
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"{name}'s server did not start in time:\n{hub.log_tail()}")
+
+
+# ------------------------------------------------------------------ the tests
+
+
+def test_only_the_listed_students_with_the_password_log_in(hub):
+    assert log_in(hub, "student01", "a-wrong-password")[0] == 403
+    assert log_in(hub, "somebody-not-on-the-list")[0] == 403
+
+
+def test_ten_students_start_their_servers_at_once_and_each_runs_chapter_00(hub):
+    tokens = {}
+    for name in STUDENTS:
+        status, tokens[name] = log_in(hub, name)
+        assert status == 201 and tokens[name], f"{name} could not log in ({status})"
+
+    # All ten ask at once (the hub answers a request when the server is up, or after 10 s).
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(len(STUDENTS)) as pool:
+        answers = pool.map(lambda name: hub.api("POST", f"/users/{name}/server",
+                                                token=tokens[name]), STUDENTS)
+        for name, answer in zip(STUDENTS, answers):
+            assert answer.status_code in (201, 202), f"{name}: {answer.status_code} {answer.text}"
+    deadline = started + ALL_RUNNING_WITHIN
+    for name in STUDENTS:
+        wait_until_running(hub, name, tokens[name], deadline)
+    servers = [Server(hub, name, tokens[name]) for name in STUDENTS]
+    for server in servers:
+        assert server.api("GET", "/api/status").status_code == 200, f"{server.name} does not answer"
+    seconds_to_all_running = time.monotonic() - started
+    hub.remember_processes()
+
+    with concurrent.futures.ThreadPoolExecutor(len(servers)) as pool:
+        runs = dict(zip(STUDENTS, pool.map(lambda s: s.run_notebook(CHAPTER_00), servers)))
+    seconds_to_all_run = time.monotonic() - started
+    failed = {name: errors for name, (errors, _) in runs.items() if errors}
+    assert not failed, f"chapter 00 failed in some students' kernels: {failed}"
+
+    # Each student's memory: their server process and everything it started (the kernel).
+    rows = []
+    for name in STUDENTS:
+        pid = hub.api("GET", f"/users/{name}").json()["servers"][""]["state"]["pid"]
+        started_by_server = with_descendants(pid)[1:]
+        assert started_by_server, f"{name}'s kernel is not running under their server"
+        server_mb = memory_mb(pid, "VmRSS")
+        kernel_mb = sum(memory_mb(p, "VmRSS") for p in started_by_server)
+        peak_mb = sum(memory_mb(p, "VmHWM") for p in [pid, *started_by_server])
+        shared_mb = sum(memory_mb(p, "Pss") for p in [pid, *started_by_server])
+        rows.append((name, server_mb, kernel_mb, server_mb + kernel_mb, peak_mb, shared_mb))
+    for server in servers:
+        server.end(runs[server.name][1])
+    print(f"\n{len(STUDENTS)} students logged in; all servers running after "
+          f"{seconds_to_all_running:.1f} s; chapter 00 run in each after {seconds_to_all_run:.1f} s")
+    print("Resident memory (RSS) in MB. peak: each process's own peak, added up; "
+          "pss: both, with the pages the servers share counted as each one's share")
+    columns = ("student", "server", "kernel", "both", "peak", "pss")
+    print("".join(f"{title:>10}" for title in columns))
+    for row in rows:
+        print(f"{row[0]:>10}" + "".join(f"{mb:>10.0f}" for mb in row[1:]))
+    for label, combine in (("mean", lambda xs: sum(xs) / len(xs)), ("largest", max)):
+        print(f"{label:>10}" + "".join(f"{combine([row[i] for row in rows]):>10.0f}"
+                                        for i in range(1, 6)))
