@@ -128,6 +128,11 @@ if not EXCHANGE.exists():
     EXCHANGE.chmod(0o777)
 
 
+# A kernel nobody has used for 30 minutes is shut down, so that a student who opens chapter
+# after chapter keeps a few kernels running, not thirteen (its notebook stays as it was).
+KERNEL_CULLING = {"MappingKernelManager": {"cull_idle_timeout": 1800, "cull_interval": 300}}
+
+
 def write_configuration(folder, nbgrader_lines, page_config=None, server_config=None):
     """A folder of Jupyter configuration the servers read first (JUPYTER_CONFIG_PATH)."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -137,8 +142,8 @@ def write_configuration(folder, nbgrader_lines, page_config=None, server_config=
              f"c.Exchange.root = {str(EXCHANGE)!r}",
              *nbgrader_lines]
     (folder / "nbgrader_config.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    if server_config is not None:
-        (folder / "jupyter_server_config.json").write_text(json.dumps(server_config, indent=1))
+    server_config = {**KERNEL_CULLING, **(server_config or {})}
+    (folder / "jupyter_server_config.json").write_text(json.dumps(server_config, indent=1))
     if page_config is not None:
         (folder / "labconfig").mkdir(exist_ok=True)
         (folder / "labconfig" / "page_config.json").write_text(json.dumps(page_config, indent=1))

@@ -38,6 +38,7 @@ import pytest
 import requests
 import websocket
 from conftest import IN_CI, skip_or_fail
+from test_classroom_helm import guaranteed_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 CLASSROOM = ROOT / "classroom"
@@ -96,15 +97,15 @@ def start_time(pid):
     return int(stat[stat.rindex(")") + 2:].split()[19])
 
 
-def memory_mb(pid, field):
-    """A memory figure of a process, in MB: from /proc/<pid>/status, VmRSS (resident now) or
+def memory_mib(pid, field):
+    """A memory figure of a process, in MiB: from /proc/<pid>/status, VmRSS (resident now) or
     VmHWM (its peak); from /proc/<pid>/smaps_rollup, Pss (resident, each page shared with other
     processes counted as its share)."""
     source = "smaps_rollup" if field == "Pss" else "status"
     with contextlib.suppress(OSError):
         for line in Path(f"/proc/{pid}/{source}").read_text().splitlines():
             if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024  # kB
+                return int(line.split()[1]) / 1024  # /proc's kB are KiB
     return 0.0
 
 
@@ -367,16 +368,16 @@ def test_ten_students_start_their_servers_at_once_and_each_runs_chapter_00(hub):
         pid = hub.api("GET", f"/users/{name}").json()["servers"][""]["state"]["pid"]
         started_by_server = with_descendants(pid)[1:]
         assert started_by_server, f"{name}'s kernel is not running under their server"
-        server_mb = memory_mb(pid, "VmRSS")
-        kernel_mb = sum(memory_mb(p, "VmRSS") for p in started_by_server)
-        peak_mb = sum(memory_mb(p, "VmHWM") for p in [pid, *started_by_server])
-        shared_mb = sum(memory_mb(p, "Pss") for p in [pid, *started_by_server])
-        rows.append((name, server_mb, kernel_mb, server_mb + kernel_mb, peak_mb, shared_mb))
+        server_mib = memory_mib(pid, "VmRSS")
+        kernel_mib = sum(memory_mib(p, "VmRSS") for p in started_by_server)
+        peak_mib = sum(memory_mib(p, "VmHWM") for p in [pid, *started_by_server])
+        shared_mib = sum(memory_mib(p, "Pss") for p in [pid, *started_by_server])
+        rows.append((name, server_mib, kernel_mib, server_mib + kernel_mib, peak_mib, shared_mib))
     for server in servers:
         server.end(runs[server.name][1])
     print(f"\n{len(STUDENTS)} students logged in; all servers running after "
           f"{seconds_to_all_running:.1f} s; chapter 00 run in each after {seconds_to_all_run:.1f} s")
-    print("Resident memory (RSS) in MB. peak: each process's own peak, added up; "
+    print("Resident memory (RSS) in MiB. peak: each process's own peak, added up; "
           "pss: both, with the pages the servers share counted as each one's share")
     columns = ("student", "server", "kernel", "both", "peak", "pss")
     print("".join(f"{title:>10}" for title in columns))
@@ -385,3 +386,7 @@ def test_ten_students_start_their_servers_at_once_and_each_runs_chapter_00(hub):
     for label, combine in (("mean", lambda xs: sum(xs) / len(xs)), ("largest", max)):
         print(f"{label:>10}" + "".join(f"{combine([row[i] for row in rows]):>10.0f}"
                                         for i in range(1, 6)))
+    # What Kubernetes guarantees each student (classroom/zero-to-jupyterhub.yaml) covers this.
+    guarantee = guaranteed_bytes() / 2**20
+    over = [row[0] for row in rows if row[3] > guarantee]
+    assert not over, f"{over} used more than the {guarantee:.0f} MiB the Helm values guarantee"
