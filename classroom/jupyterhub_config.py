@@ -173,4 +173,7 @@ INSTRUCTOR_CONFIG = write_configuration(
 c.Spawner.environment = {
     "JUPYTER_CONFIG_PATH":
         lambda spawner: INSTRUCTOR_CONFIG if spawner.user.name == INSTRUCTOR else STUDENT_CONFIG,
+    # `python`, `jupyter` and `nbgrader` in a terminal, and the tools nbgrader runs, are the
+    # course environment's.
+    "PATH": os.pathsep.join([str(ENVIRONMENT / "bin"), os.environ.get("PATH", os.defpath)]),
 }

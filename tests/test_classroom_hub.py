@@ -126,6 +126,7 @@ class Hub:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.admin_token = uuid.uuid4().hex
+        self.tokens = {}  # user name: the token they got by logging in
         self.process = None
         self.started = {}  # pid: start time, of every process the hub started
         self.log = folder / "jupyterhub.log"
@@ -251,6 +252,12 @@ class Server:
         return requests.request(method, f"{self.base}{path}", timeout=60,
                                 headers={"Authorization": f"token {self.token}"}, **kwargs)
 
+    def connect(self, kernel):
+        """A websocket to the kernel's channels, as JupyterLab opens one."""
+        url = self.base.replace("http://", "ws://") + f"/api/kernels/{kernel}/channels"
+        return websocket.create_connection(url, header=[f"Authorization: token {self.token}"],
+                                           timeout=CELL_TIMEOUT)
+
     def run_notebook(self, path):
         """Run every code cell of the notebook at `path` (in the server's folder) in a new
         kernel started in its folder, as Run All does. Returns [(cell index, error)] and the
@@ -262,16 +269,13 @@ class Server:
             "path": path, "type": "notebook", "name": Path(path).name,
             "kernel": {"name": "python3"}})
         assert session.status_code == 201, session.text
-        kernel = session.json()["kernel"]["id"]
         errors = []
-        socket_url = self.base.replace("http://", "ws://") + f"/api/kernels/{kernel}/channels"
-        connection = websocket.create_connection(
-            socket_url, header=[f"Authorization: token {self.token}"], timeout=CELL_TIMEOUT)
+        connection = self.connect(session.json()["kernel"]["id"])
         try:
             for index, cell in enumerate(notebook.cells):
                 if cell.cell_type != "code":
                     continue
-                error = execute(connection, cell.source)
+                error, _ = execute(connection, cell.source)
                 if error and "raises-exception" not in cell.metadata.get("tags", []):
                     errors.append((index, error))
         finally:
@@ -281,10 +285,24 @@ class Server:
     def end(self, session):
         assert self.api("DELETE", f"/api/sessions/{session}").status_code == 204
 
+    def run_code(self, code):
+        """Run `code` in a new kernel of this server (its environment, its home folder); the
+        text it printed. Fails with the error it raised, if it did."""
+        kernel = self.api("POST", "/api/kernels", json={"name": "python3"})
+        assert kernel.status_code == 201, kernel.text
+        connection = self.connect(kernel.json()["id"])
+        try:
+            error, printed = execute(connection, code)
+        finally:
+            connection.close()
+            self.api("DELETE", f"/api/kernels/{kernel.json()['id']}")
+        assert error is None, f"in {self.name}'s kernel: {error}\n{printed}"
+        return printed
+
 
 def execute(connection, code):
     """Run `code` in the kernel behind the websocket `connection`, wait until the kernel is
-    idle again, and return its error ("Name: message"), or None."""
+    idle again, and return its error ("Name: message") or None, and the text it printed."""
     msg_id = uuid.uuid4().hex
     connection.send(json.dumps({
         "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "",
@@ -292,13 +310,15 @@ def execute(connection, code):
         "parent_header": {}, "metadata": {}, "buffers": [], "channel": "shell",
         "content": {"code": code, "silent": False, "store_history": True,
                     "user_expressions": {}, "allow_stdin": False, "stop_on_error": True}}))
-    error, replied, idle = None, False, False
+    error, printed, replied, idle = None, [], False, False
     while not (replied and idle):
         message = json.loads(connection.recv())
         if message.get("parent_header", {}).get("msg_id") != msg_id:
             continue
         kind = message["msg_type"]
-        if kind == "error":
+        if kind == "stream":
+            printed.append(message["content"]["text"])
+        elif kind == "error":
             error = f"{message['content']['ename']}: {message['content']['evalue']}"
         elif kind == "execute_reply":
             replied = True
@@ -306,7 +326,7 @@ def execute(connection, code):
                 error = f"{message['content'].get('ename')}: {message['content'].get('evalue')}"
         elif kind == "status" and message["content"]["execution_state"] == "idle":
             idle = True
-    return error
+    return error, "".join(printed)
 
 
 def log_in(hub, name, password=PASSWORD):
@@ -315,6 +335,27 @@ def log_in(hub, name, password=PASSWORD):
                            json={"auth": {"username": name, "password": password},
                                  "note": "the class test"})
     return answer.status_code, (answer.json().get("token") if answer.ok else None)
+
+
+def running_servers(hub, names):
+    """The servers of `names`, each logged in and started first if need be, all at once."""
+    for name in names:
+        if name not in hub.tokens:
+            status, hub.tokens[name] = log_in(hub, name)
+            assert status == 201, f"{name} could not log in ({status})"
+
+    def start(name):
+        token = hub.tokens[name]
+        if not (hub.api("GET", f"/users/{name}", token=token).json()["servers"].get("") or {}).get("ready"):
+            answer = hub.api("POST", f"/users/{name}/server", token=token)
+            assert answer.status_code in (201, 202), f"{name}: {answer.status_code} {answer.text}"
+            wait_until_running(hub, name, token, time.monotonic() + ALL_RUNNING_WITHIN)
+        return Server(hub, name, token)
+
+    with concurrent.futures.ThreadPoolExecutor(len(names)) as pool:
+        servers = list(pool.map(start, names))
+    hub.remember_processes()
+    return servers
 
 
 def wait_until_running(hub, name, token, deadline):
@@ -335,7 +376,7 @@ def test_only_the_listed_students_with_the_password_log_in(hub):
 
 
 def test_ten_students_start_their_servers_at_once_and_each_runs_chapter_00(hub):
-    tokens = {}
+    tokens = hub.tokens
     for name in STUDENTS:
         status, tokens[name] = log_in(hub, name)
         assert status == 201 and tokens[name], f"{name} could not log in ({status})"
@@ -390,3 +431,105 @@ def test_ten_students_start_their_servers_at_once_and_each_runs_chapter_00(hub):
     guarantee = guaranteed_bytes() / 2**20
     over = [row[0] for row in rows if row[3] > guarantee]
     assert not over, f"{over} used more than the {guarantee:.0f} MiB the Helm values guarantee"
+
+
+# ------------------------------------------------------------------ nbgrader through the hub
+
+ASSIGNMENT = "04_activations"
+COURSE_ID = "autograd-from-scratch"  # classroom/jupyterhub_config.py's and build.py's default
+
+# Run by the instructor, in a kernel of their own server (their home, their configuration).
+INSTRUCTOR_RUNS = """
+import json, subprocess, sys
+from pathlib import Path
+
+course = Path.home() / "class"
+nbgrader = str(Path(sys.executable).parent / "nbgrader")
+
+def run(*command, cwd=course):
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600)
+    print("$", *command[1:], "-> exit", done.returncode)
+    if done.returncode != 0:
+        raise RuntimeError(done.stdout[-3000:] + done.stderr[-3000:])
+"""
+RELEASE = """
+run(sys.executable, {build!r}, str(course), cwd=Path.home())
+run(nbgrader, "generate_assignment", {assignment!r})
+run(nbgrader, "release_assignment", {assignment!r})
+"""
+COLLECT_AND_GRADE = """
+run(nbgrader, "collect", {assignment!r})
+run(nbgrader, "autograde", {assignment!r})
+from nbgrader.api import Gradebook
+with Gradebook("sqlite:///" + str(course / "gradebook.db")) as gradebook:
+    assignment = gradebook.find_assignment({assignment!r})
+    scores = {{s.student.id: s.score for s in assignment.submissions}}
+    print("GRADEBOOK", json.dumps({{"max": assignment.max_score, "scores": scores}}))
+"""
+
+
+def without_solution_markers(text):
+    return "\n".join(line for line in text.splitlines()
+                     if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION"))
+
+
+def assignment_action(server, action):
+    """What the Assignments tab of a student's JupyterLab does: list, fetch or submit."""
+    arguments = {"course_id": COURSE_ID, "assignment_id": ASSIGNMENT}
+    if action == "list":
+        answer = server.api("GET", "/assignments", params={"course_id": COURSE_ID})
+    else:
+        answer = server.api("POST", f"/assignments/{action}", params=arguments)
+    assert answer.status_code == 200, f"{server.name} {action}: {answer.status_code} {answer.text}"
+    listing = answer.json()
+    assert listing.get("success"), f"{server.name} {action}: {listing}"
+    return {(item["assignment_id"], item["status"]) for item in listing["value"]}
+
+
+def test_the_instructor_releases_chapter_04_three_students_submit_and_it_is_graded(hub):
+    if not (CLASSROOM / "build.py").is_file():
+        skip_or_fail("classroom/build.py, which writes the course directory, is missing")
+    teacher, *students = running_servers(hub, [INSTRUCTOR, *STUDENTS[:3]])
+    # Only the instructor has the formgrader; students have the assignment list.
+    assert teacher.api("GET", "/formgrader").status_code == 200
+    assert students[0].api("GET", "/formgrader").status_code == 404
+
+    printed = teacher.run_code(INSTRUCTOR_RUNS + RELEASE.format(
+        build=str(CLASSROOM / "build.py"), assignment=ASSIGNMENT))
+    source = teacher.api("GET", f"/api/contents/class/source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb")
+    assert source.status_code == 200, f"the build wrote no {ASSIGNMENT}:\n{printed}"
+    solutions = {cell["metadata"]["nbgrader"]["grade_id"]: cell["source"]
+                 for cell in source.json()["content"]["cells"]
+                 if cell["metadata"].get("nbgrader", {}).get("solution")}
+    assert solutions, f"{ASSIGNMENT} has no answer cells"
+
+    # student01 answers every exercise, student02 none, student03 all but the first.
+    answered = {students[0].name: list(solutions), students[1].name: [],
+                students[2].name: list(solutions)[1:]}
+    for student in students:
+        assert (ASSIGNMENT, "released") in assignment_action(student, "list")
+        assert (ASSIGNMENT, "fetched") in assignment_action(student, "fetch")
+        path = f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb"  # where nbgrader puts it, in their home
+        fetched = student.api("GET", f"/api/contents/{path}")
+        assert fetched.status_code == 200, f"{student.name} has no {path} after fetching"
+        notebook = fetched.json()["content"]
+        assert "BEGIN SOLUTION" not in json.dumps(notebook), "a solution reached a student"
+        for cell in notebook["cells"]:
+            grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
+            if grade_id in answered[student.name]:
+                cell["source"] = without_solution_markers(solutions[grade_id])
+        saved = student.api("PUT", f"/api/contents/{path}",
+                            json={"type": "notebook", "format": "json", "content": notebook})
+        assert saved.status_code == 200, saved.text
+        assert (ASSIGNMENT, "submitted") in assignment_action(student, "submit")
+
+    printed = teacher.run_code(INSTRUCTOR_RUNS + COLLECT_AND_GRADE.format(assignment=ASSIGNMENT))
+    gradebook = json.loads(printed.split("GRADEBOOK ", 1)[1])
+    scores, total = gradebook["scores"], gradebook["max"]
+    print(f"\n{ASSIGNMENT} released by {INSTRUCTOR}, submitted by three students, autograded:")
+    for name in answered:
+        print(f"{name:>10}  {len(answered[name])} of {len(solutions)} answers  "
+              f"{scores.get(name)} of {total} points")
+    assert sorted(scores) == sorted(answered), f"the gradebook has {sorted(scores)}"
+    assert scores[students[0].name] == total > 0, "every answer right is full marks"
+    assert scores[students[1].name] < scores[students[2].name] < total
