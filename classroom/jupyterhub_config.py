@@ -79,9 +79,12 @@ c.JupyterHub.bind_url = os.environ.get("COURSE_HUB_BIND_URL", "http://:8000")
 c.JupyterHub.authenticator_class = os.environ.get("COURSE_HUB_AUTHENTICATOR", "pam")
 c.Authenticator.allowed_users = set(STUDENTS) | {INSTRUCTOR}
 c.Authenticator.admin_users = {INSTRUCTOR}
-DATA.mkdir(parents=True, exist_ok=True)
-c.JupyterHub.db_url = f"sqlite:///{DATA / 'jupyterhub.sqlite'}"
-c.JupyterHub.cookie_secret_file = str(DATA / "jupyterhub_cookie_secret")
+# The hub's database and cookie secret in a folder only the hub's user can read.
+_PRIVATE = DATA / "hub"
+_PRIVATE.mkdir(parents=True, exist_ok=True)
+_PRIVATE.chmod(0o700)
+c.JupyterHub.db_url = f"sqlite:///{_PRIVATE / 'jupyterhub.sqlite'}"
+c.JupyterHub.cookie_secret_file = str(_PRIVATE / "jupyterhub_cookie_secret")
 
 # The proxy is the one `npm ci --prefix classroom` installs (classroom/package.json pins it).
 _PROXY = CLASSROOM / "node_modules" / ".bin" / "configurable-http-proxy"

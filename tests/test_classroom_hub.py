@@ -11,9 +11,18 @@ Ten students from a list log in through the hub's REST API with their password, 
 servers at once, and each runs chapter 00, every code cell, in a kernel of their own server
 through the server's REST API and its kernel websocket: no cell may fail. The test prints the
 seconds until all ten servers answered and each student's memory (the resident memory, from
-/proc, of their server process and everything it started: the kernel). Everything the hub
-started (proxy, servers, kernels) is stopped at the end, whether the tests passed or not, and
-the test fails if any of it is still running.
+/proc, of their server process and everything it started: the kernel), and checks that it fits
+in the memory classroom/zero-to-jupyterhub.yaml guarantees a student.
+
+Then the instructor, in a kernel of their own server, builds the course directory
+(classroom/build.py), generates chapter 04 and releases it to nbgrader's exchange; three
+students list, fetch and submit it through their servers' Assignments API (what JupyterLab's
+Assignments tab calls), one with every answer, one with none and one with all but the first;
+the instructor collects and autogrades, and the gradebook gives full marks to the first only
+and more to the third than to the second. Only the instructor's server offers the formgrader.
+
+Everything the hub started (proxy, servers, kernels) is stopped at the end, whether the tests
+passed or not, and the tests fail if any of it is still running then.
 
 It installs the proxy and, the first time, the instructor's environment, and starts ten
 JupyterLab servers, so it runs in CI (`CI=true`) and, on your own computer, only when you ask:
