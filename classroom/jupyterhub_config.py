@@ -168,9 +168,9 @@ STUDENT_CONFIG = write_configuration(
 )
 INSTRUCTOR_CONFIG = write_configuration(
     DATA / "instructor-config",
-    # The course directory `python3 classroom/build.py ~/class` writes in the instructor's home.
+    # The course directory `python3 classroom/build.py ~/course` writes in the instructor's home.
     ["import os",
-     "c.CourseDirectory.root = os.path.expanduser('~/class')"],
+     "c.CourseDirectory.root = os.path.expanduser('~/course')"],
 )
 
 c.Spawner.environment = {

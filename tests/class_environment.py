@@ -41,9 +41,13 @@ def _build(folder):
     return ["bash", "-c", script], {"cwd": ROOT}
 
 
+_started = []  # whether start_building() has started it: several test modules ask
+
+
 def start_building():
-    """Start making the environment in the background, unless it is up to date."""
-    if not is_ready():
+    """Start making the environment in the background, unless it is up to date or started."""
+    if not is_ready() and not _started:
+        _started.append(True)
         start_early(_NAME, _build)
 
 

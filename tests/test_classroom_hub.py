@@ -452,7 +452,7 @@ INSTRUCTOR_RUNS = """
 import json, subprocess, sys
 from pathlib import Path
 
-course = Path.home() / "class"
+course = Path.home() / "course"
 nbgrader = str(Path(sys.executable).parent / "nbgrader")
 
 def run(*command, cwd=course):
@@ -505,7 +505,7 @@ def test_the_instructor_releases_chapter_04_three_students_submit_and_it_is_grad
 
     printed = teacher.run_code(INSTRUCTOR_RUNS + RELEASE.format(
         build=str(CLASSROOM / "build.py"), assignment=ASSIGNMENT))
-    source = teacher.api("GET", f"/api/contents/class/source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb")
+    source = teacher.api("GET", f"/api/contents/course/source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb")
     assert source.status_code == 200, f"the build wrote no {ASSIGNMENT}:\n{printed}"
     solutions = {cell["metadata"]["nbgrader"]["grade_id"]: cell["source"]
                  for cell in source.json()["content"]["cells"]
