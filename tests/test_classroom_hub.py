@@ -59,6 +59,7 @@ PASSWORD = "a-test-password"  # the one password the test's authenticator accept
 ASKED_FOR = IN_CI or os.environ.get("COURSE_CLASS_HUB") == "1"
 ALL_RUNNING_WITHIN = 240  # seconds for ten servers to start on a loaded 2-core machine
 CELL_TIMEOUT = 120  # seconds for one cell of chapter 00 while ten kernels share the machine
+COMMANDS_TIMEOUT = 600  # seconds for the instructor's nbgrader commands (autograde runs chapter 04)
 
 pytestmark = pytest.mark.skipif(
     not ASKED_FOR,
@@ -261,11 +262,12 @@ class Server:
         return requests.request(method, f"{self.base}{path}", timeout=60,
                                 headers={"Authorization": f"token {self.token}"}, **kwargs)
 
-    def connect(self, kernel):
-        """A websocket to the kernel's channels, as JupyterLab opens one."""
+    def connect(self, kernel, timeout=CELL_TIMEOUT):
+        """A websocket to the kernel's channels, as JupyterLab opens one; `timeout` seconds
+        without a message from the kernel fail the test."""
         url = self.base.replace("http://", "ws://") + f"/api/kernels/{kernel}/channels"
         return websocket.create_connection(url, header=[f"Authorization: token {self.token}"],
-                                           timeout=CELL_TIMEOUT)
+                                           timeout=timeout)
 
     def run_notebook(self, path):
         """Run every code cell of the notebook at `path` (in the server's folder) in a new
@@ -299,7 +301,7 @@ class Server:
         text it printed. Fails with the error it raised, if it did."""
         kernel = self.api("POST", "/api/kernels", json={"name": "python3"})
         assert kernel.status_code == 201, kernel.text
-        connection = self.connect(kernel.json()["id"])
+        connection = self.connect(kernel.json()["id"], timeout=COMMANDS_TIMEOUT)
         try:
             error, printed = execute(connection, code)
         finally:
