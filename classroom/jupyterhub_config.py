@@ -37,7 +37,9 @@ The students of the list and the instructor are the only people the hub lets in.
 import json
 import os
 import pwd
+import random
 import shutil
+import socket
 from pathlib import Path
 
 c = get_config()  # noqa: F821  (JupyterHub defines get_config in the files it loads)
@@ -122,7 +124,34 @@ def copy_the_course(spawner):
             os.chown(path, account.pw_uid, account.pw_gid)
 
 
-c.Spawner.pre_spawn_hook = copy_the_course
+# Each server gets a port of its own. When a whole class starts at once, the system's "any free
+# port" can give the same port to two servers before either is listening, and the second then
+# fails to start; so the hub hands out ports itself, below the range the system gives out, never
+# one it gave another user's server.
+_PORTS = {}  # user name: the port their server was last given
+
+
+def give_a_port(spawner):
+    taken = {port for name, port in _PORTS.items() if name != spawner.user.name}
+    while True:
+        port = random.randrange(20000, 32768)
+        if port in taken:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:  # something else listens there
+                continue
+        _PORTS[spawner.user.name] = spawner.port = port
+        return
+
+
+def before_each_start(spawner):
+    copy_the_course(spawner)
+    give_a_port(spawner)
+
+
+c.Spawner.pre_spawn_hook = before_each_start
 
 # ------------------------------------------------------------------------------ nbgrader
 # The exchange: every user writes into it (nbgrader keeps submissions apart by user name).
