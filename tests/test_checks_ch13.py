@@ -182,7 +182,7 @@ def test_other_wrong_unbroadcasts_are_told_what_they_did(body, words):
     ("self.grad += unbroadcast(self.data * out.grad, self.shape)",
      "other.grad += unbroadcast(other.data * out.grad, other.shape)", "*other* factor"),
     ("self.grad += unbroadcast(other.data * out.grad, self.shape)",
-     "other.grad = other.grad + self.data * out.grad", "forgetting to unbroadcast"),
+     "other.grad = other.grad + self.data * out.grad", "Forgetting to unbroadcast"),
 ])
 def test_other_wrong_products_are_told_what_they_did(first, second, words):
     report = ch13.check_mul(notebook(_method("__mul__", "*", first, second))["Tensor"])

@@ -92,6 +92,10 @@ def _diagnose_unbroadcast(grad, shape, got):
         return ("it gave the gradient back unchanged, with out's shape "
                 f"{_shape(grad.shape)}: the operand was broadcast, so sum the gradient back to "
                 f"{_shape(shape)}")
+    if np.size(got) == expected.size and _same(np.reshape(got, expected.shape), expected):
+        return (f"the numbers are right but the shape is {_shape(np.shape(got))}, not "
+                f"{_shape(shape)}: sum the axes where `shape` has a 1 with `keepdims=True`, so "
+                "that the 1 stays")
     for axis in range(grad.ndim):
         for keep in (False, True):
             wrong = grad.sum(axis=axis, keepdims=keep)
@@ -99,16 +103,12 @@ def _diagnose_unbroadcast(grad, shape, got):
                 return f"it looks like `grad.sum(axis={axis})`: {_WRONG_AXIS}"
     if _same(got, grad.sum()):
         return "it summed every element into one number: sum only the axes that were broadcast"
-    if _same(got, expected.reshape(-1)) or _same(np.reshape(got, expected.shape) if np.size(got)
-                                                  == expected.size else None, expected):
-        return (f"the numbers are right but the shape is {_shape(np.shape(got))}, not "
-                f"{_shape(shape)}: sum the axes where `shape` has a 1 with `keepdims=True`, so "
-                "that the 1 stays")
     got_shape = np.shape(got)
     if got_shape != tuple(shape):
         return (f"its shape is {_shape(got_shape)}, not the operand's {_shape(shape)}: "
                 f"{_WRONG_AXIS}")
-    return "the shape is right but the numbers are not: each element should be the sum of the gradients of every place it reached"
+    return ("the shape is right but the numbers are not: each element should be the sum of the "
+            "gradients of every place it was stretched to")
 
 
 def _unbroadcast_case(unbroadcast, what, grad_shape, shape):
@@ -117,9 +117,9 @@ def _unbroadcast_case(unbroadcast, what, grad_shape, shape):
     got = call(unbroadcast, grad, shape,
                none="`unbroadcast` gave None: did you forget `return grad`?")
     if not _same(got, reference_unbroadcast(given, shape)):
-        fail(f"for {what}, `unbroadcast(grad, {_shape(shape)})` should be the gradient summed "
-             f"back to {_shape(shape)} but was {show(got)}: "
-             f"{_diagnose_unbroadcast(given, shape, got)}")
+        why = _diagnose_unbroadcast(given, shape, got)
+        fail(f"{why[0].upper()}{why[1:]}. Seen with {what}: `unbroadcast(grad, {_shape(shape)})` "
+             f"should be the gradient summed back to {_shape(shape)} but was {show(got)}")
 
 
 @check("a gradient whose shape is already the operand's comes back with the same numbers")
@@ -158,7 +158,7 @@ def check_unbroadcast(unbroadcast):
 # --------------------------------------------------------------------- driving a closure
 
 _NO_UNBROADCAST = (
-    "forgetting to unbroadcast: {name} was broadcast from {small} to {big}, so its gradient "
+    "Forgetting to unbroadcast: {name} was broadcast from {small} to {big}, so its gradient "
     "must be summed back to {small} with `unbroadcast(..., {name}.shape)` before it is added")
 
 
@@ -187,24 +187,25 @@ def _run_closure(out, upstream, leaves, what, *, product=False):
         if not product and ("broadcast" in text or "operand" in text):
             for name, leaf in leaves.items():
                 if leaf.data.shape != out.data.shape:
-                    fail(f"in {what}, the backward pass raised ValueError ({text}): "
-                         + _NO_UNBROADCAST.format(name=name, small=_shape(leaf.data.shape),
-                                                  big=_shape(out.data.shape)))
+                    fail(_NO_UNBROADCAST.format(name=name, small=_shape(leaf.data.shape),
+                                                big=_shape(out.data.shape))
+                         + f". Seen in {what}: the backward pass raised ValueError ({text})")
         if product:
-            fail(f"in {what}, the backward pass raised ValueError ({text}): one of its products "
-                 "does not fit. A product that leaves out a transpose, or takes the factors in "
-                 "the wrong order, fits only square matrices; dA = dC @ B.T has A's shape, and "
-                 "dB = A.T @ dC has B's")
+            fail("One of the backward pass's products does not fit: a product that leaves out "
+                 "a transpose, or takes the factors in the wrong order, fits only square "
+                 "matrices; dA = dC @ B.T has A's shape, and dB = A.T @ dC has B's. Seen in "
+                 f"{what}: the backward pass raised ValueError ({text})")
         raise
     added = {}
     for name, leaf in leaves.items():
         grad = np.asarray(leaf.grad, dtype=float)
         if grad.shape != leaf.data.shape:
-            fail(f"in {what}, `{name}.grad` has shape {_shape(grad.shape)}, but {name} has shape "
-                 f"{_shape(leaf.data.shape)}: a gradient always has its tensor's shape. "
-                 + (_NO_UNBROADCAST.format(name=name, small=_shape(leaf.data.shape),
+            hint = (_NO_UNBROADCAST.format(name=name, small=_shape(leaf.data.shape),
                                            big=_shape(out.data.shape))
-                    if leaf.data.shape != out.data.shape and not product else ""))
+                    if leaf.data.shape != out.data.shape and not product
+                    else "A gradient always has its tensor's shape")
+            fail(f"{hint}. Seen in {what}: `{name}.grad` came out with shape "
+                 f"{_shape(grad.shape)}, but {name} has shape {_shape(leaf.data.shape)}")
         added[name] = grad - held[name]
     return added, held
 
@@ -214,18 +215,22 @@ def _expect_added(name, added, held, expected, what, mistakes):
     the mistake from `mistakes`, [(the array that mistake adds, its words)]."""
     if _same(added, expected):
         return
-    said = (f"in {what}, with an upstream gradient that is not all ones and a gradient "
-            f"{name} already held from another use, the closure should add {show(expected)} "
+    said = (f"Seen in {what}, with an upstream gradient that is not all ones and a gradient "
+            f"{name} already held from another use: the closure should add {show(expected)} "
             f"to `{name}.grad` but added {show(added)}")
+
+    def say(words):
+        fail(f"{words[0].upper()}{words[1:]}. {said}")
+
     if _same(added + held, expected):  # the grad came out as `expected` alone
-        fail(f"{said}: it lost the gradient {name} already had from its other use. The closure "
-             "assigned with `=` instead of adding with `+=`, which breaks a tensor used twice")
+        say(f"it lost the gradient {name} already had from its other use: the closure "
+            "assigned with `=` instead of adding with `+=`, which breaks a tensor used twice")
     for wrong, words in mistakes:
         if wrong is not None and _same(added, wrong) and not _same(wrong, expected):
-            fail(f"{said}: {words}")
+            say(words)
         if wrong is not None and _same(added + held, wrong) and not _same(wrong, expected):
-            fail(f"{said}: {words}; and it assigned with `=` instead of adding with `+=`")
-    fail(f"{said}: check the line that adds to `{name}.grad`")
+            say(f"{words}; and it assigned with `=` instead of adding with `+=`")
+    say(f"check the line that adds to `{name}.grad`")
 
 
 # --------------------------------------------------------------------- exercise: __mul__
@@ -330,7 +335,7 @@ def _matmul_mistakes(a, b, g):
                                        name="A")),
         (lambda: b.T @ g, _SWAPPED.format(wrong="B.T @ dC", right="dC @ B.T",
                                           element=_ELEMENT_A)),
-        (lambda: (g @ b.T).T, _SQUARE.format(wrong="the transpose of dA, `(dC @ B.T).T`",
+        (lambda: (g @ b.T).T, _SQUARE.format(wrong="`B @ dC.T`, the transpose of dA,",
                                              right="`dC @ B.T`", name="A")),
         (lambda: g, "the closure passed `out.grad` on unchanged: a matrix product passes "
                     "dC @ B.T to A"),
@@ -341,7 +346,7 @@ def _matmul_mistakes(a, b, g):
                                        name="B")),
         (lambda: g @ a.T, _SWAPPED.format(wrong="dC @ A.T", right="A.T @ dC",
                                           element=_ELEMENT_B)),
-        (lambda: (a.T @ g).T, _SQUARE.format(wrong="the transpose of dB, `dC.T @ A`",
+        (lambda: (a.T @ g).T, _SQUARE.format(wrong="`dC.T @ A`, the transpose of dB,",
                                              right="`A.T @ dC`", name="B")),
         (lambda: g, "the closure passed `out.grad` on unchanged: a matrix product passes "
                     "A.T @ dC to B"),

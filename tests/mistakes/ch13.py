@@ -58,7 +58,7 @@ MISTAKES = [
     Mistake("ch13.check_mul", "forgetting to unbroadcast",
             _mul("self.grad += other.data * out.grad",
                  "other.grad += self.data * out.grad"),
-            ("forgetting to unbroadcast", "summed back to (3,)")),
+            ("Forgetting to unbroadcast", "summed back to (3,)")),
     Mistake("ch13.check_mul", "= for += on a tensor used twice",
             _mul("self.grad = unbroadcast(other.data * out.grad, self.shape)",
                  "other.grad = unbroadcast(self.data * out.grad, other.shape)"),
