@@ -277,24 +277,31 @@ def mul_broadcast_both(Tensor):
     _mul_case(Tensor, (4, 1), (1, 3), "a * b with a of shape (4, 1) and b of shape (1, 3)", seed=5)
 
 
-@check("x * x, one tensor as both factors: the two contributions add up to 2·x·out.grad")
-def mul_square(Tensor):
-    x = _array((2, 3), 9)
+def _used_twice(Tensor, operation, slope, what, kept_one):
+    """`out = operation(X, X)`, one tensor as both operands: seed `out.grad`, run the closure,
+    and expect `slope(x, g)`, the sum of both contributions; `kept_one(x, g)` lists what one
+    contribution alone gives (the second `=` erasing the first)."""
+    x = _array((3, 3), 17)
     X = _leaf(Tensor, x, "x")
-    out = X * X
-    g = _array((2, 3), 10)
+    out = operation(X, X)
+    g = _array((3, 3), 18)
     X.grad = np.zeros_like(x)
     out.grad = g.copy()
     out._backward()
-    expected = 2 * x * g
+    expected = slope(x, g)
     if _same(X.grad, expected):
         return
-    said = (f"for y = x * x, `x.grad` should be 2·x·out.grad = {show(expected)} but was "
-            f"{show(X.grad)}")
-    if _same(X.grad, x * g):
-        fail(f"{said}: the closure's two lines both write `x.grad`, and with `=` the second "
-             "erases the first: a tensor used twice needs `+=`")
-    fail(said)
+    said = f"for {what}, `x.grad` should be {show(expected)} but was {show(X.grad)}"
+    if any(_same(X.grad, one) for one in kept_one(x, g)):
+        fail(f"It kept only one of the two contributions: the closure assigned with `=` instead "
+             f"of adding with `+=`, which breaks a tensor used twice. Seen {said}")
+    fail(f"Check the lines that add to the gradients. Seen {said}")
+
+
+@check("x * x, one tensor as both factors: the two contributions add up to 2·x·out.grad")
+def mul_square(Tensor):
+    _used_twice(Tensor, lambda a, b: a * b, lambda x, g: 2 * x * g, "y = x * x",
+                lambda x, g: [x * g])
 
 
 MUL = Exercise(13, "a * b with broadcasting", [mul_same_shapes, mul_broadcast_row,
@@ -381,22 +388,8 @@ def matmul_rectangular(Tensor):
 
 @check("A @ A, one tensor as both factors: both contributions add up, dC @ A.T + A.T @ dC")
 def matmul_square_of_one(Tensor):
-    a = _array((3, 3), 17)
-    A = _leaf(Tensor, a, "A")
-    out = A @ A
-    g = _array((3, 3), 18)
-    A.grad = np.zeros_like(a)
-    out.grad = g.copy()
-    out._backward()
-    expected = g @ a.T + a.T @ g
-    if _same(A.grad, expected):
-        return
-    said = (f"for C = A @ A, `A.grad` should be dC @ A.T + A.T @ dC = {show(expected)} but was "
-            f"{show(A.grad)}")
-    if _same(A.grad, a.T @ g) or _same(A.grad, g @ a.T):
-        fail(f"{said}: it kept only one of the two contributions. The closure assigned with `=` "
-             "instead of adding with `+=`, which breaks a tensor used twice")
-    fail(said)
+    _used_twice(Tensor, lambda a, b: a @ b, lambda x, g: g @ x.T + x.T @ g, "C = x @ x",
+                lambda x, g: [x.T @ g, g @ x.T])
 
 
 MATMUL = Exercise(13, "the backward pass of A @ B", [matmul_square, matmul_rectangular,
