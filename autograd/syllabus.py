@@ -14,7 +14,7 @@ both), the stages and the checks modules.
     >>> chapter(4).heading
     '04 · Non-linear activations'
     >>> [c.number for c in with_checkpoint()]
-    [1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12]
+    [1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13]
 
 Standard library only, and nothing from the rest of the package, so that any part of it (and
 any script) can import the list.
@@ -80,6 +80,8 @@ CHAPTERS = (
             checkpoint=True, assumes=(7, 10)),
     Chapter(12, "12_gradients_of_gradients.ipynb", "Gradients of gradients",
             checkpoint=True, assumes=(5, 9)),
+    Chapter(13, "13_from_scalars_to_tensors.ipynb", "From scalars to tensors",
+            checkpoint=True, assumes=(7, 11)),
 )
 
 LAST = CHAPTERS[-1].number
