@@ -137,4 +137,5 @@ POINTS = {
     11: (10, {"ch11.check_mul_backward": 3, "ch11.check_branch_free": 2}),
     12: (10, {"ch12.check_second_derivative_prediction": 1, "ch12.check_hvp": 3,
               "ch12.check_my_grad": 3}),
+    13: (10, {"ch13.check_unbroadcast": 2, "ch13.check_mul": 2, "ch13.check_matmul": 3}),
 }
