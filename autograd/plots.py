@@ -13,11 +13,23 @@ that says why and returns a stand-in for pyplot: every plotting call on it does 
 `show()` prints one line where the plot would be, so that the chapter goes on. The import stays
 written in the cell because the browser's kernel fetches the packages a cell imports before it
 runs the cell. Standard library only.
+
+A chapter built on numpy itself (chapter 13) cannot go on without it. Its first code cell is
+
+    try:
+        import numpy as np
+    except ImportError:
+        np = without_numpy()
+
+Where numpy cannot be imported, `without_numpy()` prints one line that says why and makes every
+cell run after it in this kernel print one line instead of running (`CELL_SKIPPED`, or
+`PLOT_SKIPPED` for a cell that shows a plot): one line a cell, never a cascade of errors.
 """
 
 from ._platform import IN_BROWSER
 
-__all__ = ["WHY_NO_PLOTS", "PLOT_SKIPPED", "NoFigure", "no_plots", "why_no_plots"]
+__all__ = ["WHY_NO_PLOTS", "PLOT_SKIPPED", "NEEDS_NUMPY", "CELL_SKIPPED", "NoFigure", "no_plots",
+           "why_no_plots", "without_numpy"]
 
 WHY_NO_PLOTS = {
     True: ("plots need numpy and matplotlib, which load from Pyodide's package site: this "
@@ -27,6 +39,15 @@ WHY_NO_PLOTS = {
             "kernel); the rest of the chapter works"),
 }
 PLOT_SKIPPED = "plot skipped: numpy and matplotlib could not load (see the set-up cell's note)"
+NEEDS_NUMPY = {
+    True: ("this chapter is built on numpy, which loads from Pyodide's package site: this "
+           "browser could not reach it, so each cell below says in one line that it is skipped; "
+           "open the chapter again when the network is back"),
+    False: ("this chapter is built on numpy, which this Python cannot import (install it with "
+            "`pip install -r requirements.txt` in the course's folder, then restart the "
+            "kernel); until then, each cell below says in one line that it is skipped"),
+}
+CELL_SKIPPED = "cell skipped: numpy could not load (see the set-up cell's note)"
 
 
 def why_no_plots():
@@ -86,3 +107,23 @@ def no_plots():
     """Print why there are no plots (one line) and return a stand-in for matplotlib.pyplot."""
     print(why_no_plots())
     return _NoPyplot()
+
+
+def _skipped(lines):
+    """An IPython input transformer: any cell becomes one line that says it is skipped."""
+    note = PLOT_SKIPPED if any("plt.show()" in line for line in lines) else CELL_SKIPPED
+    return [f"print({note!r})\n"]
+
+
+def without_numpy():
+    """Print why a chapter built on numpy cannot run here (one line); in IPython, make every
+    cell run after this one print one line that says it is skipped. Returns None, for `np`."""
+    print(NEEDS_NUMPY[IN_BROWSER])
+    try:
+        from IPython import get_ipython
+    except ImportError:  # plain Python: nothing runs cells
+        return None
+    shell = get_ipython()
+    if shell is not None and _skipped not in shell.input_transformers_post:
+        shell.input_transformers_post.append(_skipped)
+    return None

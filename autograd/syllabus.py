@@ -14,7 +14,7 @@ both), the stages and the checks modules.
     >>> chapter(4).heading
     '04 · Non-linear activations'
     >>> [c.number for c in with_checkpoint()]
-    [1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12]
+    [1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13]
 
 Standard library only, and nothing from the rest of the package, so that any part of it (and
 any script) can import the list.
@@ -80,6 +80,8 @@ CHAPTERS = (
             checkpoint=True, assumes=(7, 10)),
     Chapter(12, "12_gradients_of_gradients.ipynb", "Gradients of gradients",
             checkpoint=True, assumes=(5, 9)),
+    Chapter(13, "13_from_scalars_to_tensors.ipynb", "From scalars to tensors",
+            checkpoint=True, assumes=(7, 11)),
 )
 
 LAST = CHAPTERS[-1].number
@@ -106,3 +108,34 @@ def with_checkpoint():
 def next_chapter(number):
     """The chapter after chapter `number`, or None after the last one."""
     return CHAPTERS[number + 1] if chapter(number).number < LAST else None
+
+
+# The class edition's points (classroom/build.py): for each chapter with exercises, its total,
+# and what each exercise is worth, named by its check as the chapter calls it. A chapter's
+# checkpoint is worth what its exercises leave; a chapter without one gives them everything.
+POINTS = {
+    0: (1, {"ch01.check_warm_up_slope": 1}),
+    1: (10, {"ch01.check_numerical_derivative": 3, "ch01.check_best_step_guess": 1,
+             "ch01.check_evaluation_count": 1}),
+    2: (10, {"ch02.check_rejects_non_numbers": 2, "ch02.check_count_nodes": 2,
+             "ch02.check_value_used_twice": 1}),
+    3: (10, {"ch03.check_mul": 3, "ch03.check_diamond_prediction": 1, "ch03.check_sub": 2,
+             "ch03.check_pow": 2}),
+    4: (10, {"ch04.check_tanh": 3, "ch04.check_tanh_slope_prediction": 1,
+             "ch04.check_sigmoid": 3}),
+    5: (10, {"ch05.check_recursive_sort": 3, "ch05.check_order_prediction": 1,
+             "ch05.check_backward": 2, "ch05.check_topological_sort": 2}),
+    6: (10, {"ch06.check_dx1_by_hand": 1, "ch06.check_reached_target": 2,
+             "ch06.check_skipped_zero_grad": 2}),
+    7: (10, {"ch07.check_layer_parameters": 2, "ch07.check_zero_grad": 2,
+             "ch07.check_circles": 3}),
+    8: (10, {"ch08.check_mysteries": 2, "ch08.check_gradient_checker": 3}),
+    9: (6, {"ch09.check_neuron_node_count": 1, "ch09.check_dual_tanh": 3,
+            "ch09.check_pass_counts": 2}),
+    10: (10, {"ch10.check_cycle_path": 2, "ch10.check_object_predictions": 1,
+              "ch10.check_flat_exp": 3}),
+    11: (10, {"ch11.check_mul_backward": 3, "ch11.check_branch_free": 2}),
+    12: (10, {"ch12.check_second_derivative_prediction": 1, "ch12.check_hvp": 3,
+              "ch12.check_my_grad": 3}),
+    13: (10, {"ch13.check_unbroadcast": 2, "ch13.check_mul": 2, "ch13.check_matmul": 3}),
+}

@@ -125,14 +125,14 @@ def test_expect_close_says_what_was_expected_and_what_happened():
 @pytest.mark.parametrize("chapter", [0, 9])
 def test_checkpoint_refuses_a_chapter_without_one_and_names_those_with_one(chapter):
     with pytest.raises(ValueError, match=f"^chapter {chapter} has no checkpoint: "
-                                         "chapters 1 to 8 and 10 to 12 have one$"):
+                                         "chapters 1 to 8 and 10 to 13 have one$"):
         checkpoint(chapter, stage(5))
 
 
-@pytest.mark.parametrize("chapter", [-1, 13])
+@pytest.mark.parametrize("chapter", [-1, 14])
 def test_checkpoint_refuses_a_number_that_is_no_chapter(chapter):
     with pytest.raises(ValueError, match=f"^there is no chapter {chapter}: the course has "
-                                         "chapters 0 to 12, and chapters 1 to 8 and 10 to 12 "
+                                         "chapters 0 to 13, and chapters 1 to 8 and 10 to 13 "
                                          "have one$"):
         checkpoint(chapter, stage(5))
 

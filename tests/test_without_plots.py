@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import cell_text, require_module
 
-from autograd.plots import PLOT_SKIPPED, WHY_NO_PLOTS
+from autograd.plots import CELL_SKIPPED, NEEDS_NUMPY, PLOT_SKIPPED, WHY_NO_PLOTS
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -40,7 +40,7 @@ for _name in [n for n in sys.modules if n.partition(".")[0] in ("numpy", "matplo
 sys.meta_path.insert(0, _NoPlotPackages())
 '''
 
-NOTES = (WHY_NO_PLOTS[False], PLOT_SKIPPED)
+NOTES = (WHY_NO_PLOTS[False], PLOT_SKIPPED, NEEDS_NUMPY[False], CELL_SKIPPED)
 
 
 def classify(cell):
@@ -107,8 +107,9 @@ def test_a_chapter_runs_without_numpy_and_matplotlib(path, chapters_run):
         text = cell_text(cells[i])
         if "plt.show()" in cells[i]["source"] or kinds[i] == "note":
             assert text.count(PLOT_SKIPPED) >= 1, f"cell {i} showed no note: {text[:300]!r}"
-    if plotting:  # the set-up cell says once why
-        assert any(cell_text(cell).count(WHY_NO_PLOTS[False]) == 1 for _, cell in code[:3]), \
+    if plotting:  # the set-up cell says once why (a chapter built on numpy: why it cannot run)
+        assert any(cell_text(cell).count(WHY_NO_PLOTS[False]) == 1
+                   or cell_text(cell).count(NEEDS_NUMPY[False]) == 1 for _, cell in code[:3]), \
             "no set-up cell says why there are no plots"
 
 
@@ -134,3 +135,17 @@ def test_the_stand_in_for_pyplot_takes_a_chapters_plotting_calls_and_says_so_onc
     left, right = figure.subplots(1, 2)
     figure.add_subplot().loglog([1], [1])
     assert repr(figure) == plots.PLOT_SKIPPED
+
+
+def test_a_chapter_built_on_numpy_says_why_once_and_then_each_cell_says_it_is_skipped(capsys):
+    """`without_numpy()`, where numpy cannot load: one line that says why, then every later
+    cell of the kernel becomes one line (the plot's note for a cell that shows a plot)."""
+    from autograd import plots
+
+    assert plots.without_numpy() is None  # no IPython here: it says why, and runs nothing
+    assert capsys.readouterr().out == plots.NEEDS_NUMPY[False] + "\n"
+    namespace = {}
+    for lines, note in ((["x = np.zeros(3)\n", "print(x)\n"], plots.CELL_SKIPPED),
+                        (["plt.plot([1, 2])\n", "plt.show()\n"], plots.PLOT_SKIPPED)):
+        exec("".join(plots._skipped(lines)), namespace)  # np and plt are never looked up
+        assert capsys.readouterr().out == note + "\n"

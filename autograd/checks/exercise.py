@@ -27,12 +27,12 @@ import textwrap
 
 from .. import syllabus
 from .core import (  # noqa: F401  (answers_for, forget_answers: their home is core)
-    _EXERCISES, _OUTCOMES, CheckFailed, Report, SolutionFailed, answers_for, fail,
-    forget_answers, is_close, is_number, run_checks, show, solution_failed,
+    _EXERCISES, _OUTCOMES, CheckFailed, ChecksFailed, Report, SolutionFailed, _show,
+    answers_for, fail, forget_answers, is_close, is_number, run_checks, show, solution_failed,
 )
 
 __all__ = ["Exercise", "Prediction", "NotAnswered", "SolutionFailed", "answers_for",
-           "forget_answers", "solution", "is_unwritten", "untouched_stub", "SameArguments"]
+           "forget_answers", "solution", "is_unwritten", "untouched_stub", "SameArguments", "graded"]
 
 
 class NotAnswered(CheckFailed):
@@ -235,7 +235,7 @@ def solution(check_expression, body, namespace, *, out=None):
     `namespace`; if the learner's answer passed, leave it alone; otherwise run `body` (the
     solution's code) in `namespace`, make sure the solution passes, and remember that the
     chapter goes on with the solution. Prints one line that says which happened."""
-    global _quiet, _solution_running
+    global _quiet
     __tracebackhide__ = True  # a traceback shows the notebook's cell and the error, no more
 
     def write(text):  # plain text: backticks would show as they are
@@ -259,6 +259,24 @@ def solution(check_expression, body, namespace, *, out=None):
         write(f"This solution already replaced {exercise.what}, and the chapter goes on with "
               "it. To use yours, run your answer's cell and its check, then this cell again.")
         return report
+    checked = _put_in_place(exercise, check_expression, body, namespace)
+    if outcome.status == UNANSWERED:
+        write(f"Not answered yet, so this solution ran and the chapter goes on with it. Your "
+              f"turn is still open: write {exercise.what}, run it and its check, then this "
+              "cell again.")
+    else:
+        checkpoint = "; the checkpoint will say so" if _has_checkpoint(exercise.chapter) else ""
+        write(f"✗ {_capital(exercise.what)} did not pass its check (see above), so this "
+              f"solution ran instead and the chapter goes on with it{checkpoint}. Fix yours, "
+              "run it and its check, then this cell again.")
+    return checked
+
+
+def _put_in_place(exercise, check_expression, body, namespace):
+    """Run the solution's code `body` in `namespace`, make sure it passes its check, and
+    remember that the chapter goes on with it; return the check's report."""
+    global _solution_running
+    __tracebackhide__ = True
     filename = f"<solution of {exercise.title}>"
     linecache.cache[filename] = (len(body), None, body.splitlines(True), filename)
     exec(compile(body, filename, "exec"), namespace)
@@ -270,17 +288,9 @@ def solution(check_expression, body, namespace, *, out=None):
     if not checked.passed:
         solution_failed(_solution_failed(exercise, checked, check_expression, body, namespace,
                                          filename))
+    outcome = _OUTCOMES[exercise]
     outcome.by_solution = True
     outcome.solution_answer = exercise.answer_of(*checked.args)
-    if outcome.status == UNANSWERED:
-        write(f"Not answered yet, so this solution ran and the chapter goes on with it. Your "
-              f"turn is still open: write {exercise.what}, run it and its check, then this "
-              "cell again.")
-    else:
-        checkpoint = "; the checkpoint will say so" if _has_checkpoint(exercise.chapter) else ""
-        write(f"✗ {_capital(exercise.what)} did not pass its check (see above), so this "
-              f"solution ran instead and the chapter goes on with it{checkpoint}. Fix yours, "
-              "run it and its check, then this cell again.")
     return checked
 
 
@@ -432,3 +442,60 @@ class Prediction(Exercise):
                     self.hint)
         fail(f"{said}: {hint} Try again: after a second wrong try this check shows the "
              "answer (or expand the solution below it).")
+
+
+# --------------------------------------------------------------------- the class edition
+
+_stand_in = None  # (check call, solution code, namespace) for the next `graded` exercise
+
+
+def graded(report):
+    """What a test cell of the class edition (classroom/build.py makes it) runs on a report:
+    show it, as the course's cell does, and raise `ChecksFailed` if one of its checks failed,
+    so that nbgrader gives the cell no points. An exercise not answered yet fails.
+
+    A checkpoint's report passes when its checks pass and every exercise of the chapter has an
+    answer of the student's: each answer was graded in its own cell, so one that failed there
+    costs no points here again.
+
+    In the grader's copy of an exercise's cell, `graded.stand_in(...)` runs first and hands
+    over the exercise's solution. Where the answer fails, the solution then stands in for it
+    for the rest of the notebook, as the course's solution cell does, so that a later exercise
+    (or the checkpoint) that builds on this one is graded on its own merits.
+    """
+    global _stand_in
+    __tracebackhide__ = True
+    stand_in, _stand_in = _stand_in, None
+    if not isinstance(report, Report):
+        raise TypeError(f"graded() takes the report a check returns, not {show(report)}")
+    missing = [e.title for e, o in report.answers if o is None or o.status == UNANSWERED]
+    if report.answers:
+        report.note = ("Graded on these checks, once every exercise has an answer of yours: "
+                       "each answer was graded in its own cell above.")
+    _show(report)
+    exercise = getattr(report, "exercise", None)
+    if not report.failures and not report.interrupted:
+        if missing:
+            raise ChecksFailed(f"{report.title}: no points yet, because not every exercise "
+                               f"has an answer of yours: {', '.join(missing)}")
+        return
+    if stand_in is not None and exercise is not None:
+        check_expression, body, namespace = stand_in
+        _put_in_place(exercise, check_expression, body, namespace)
+        status = _OUTCOMES[exercise].status
+        why = ("Not answered yet" if status == UNANSWERED else
+               f"{_capital(exercise.what)} did not pass its check")
+        print(f"{why}, so the rest of this notebook ran with the course's solution in its "
+              "place: this cell gives no points, and the cells after it are graded on their "
+              "own.".replace("`", ""))
+    report.raise_if_failed()
+
+
+def _stand_in_for_grading(check_expression, body, namespace):
+    """`graded.stand_in(check call, solution code, namespace)`: the solution that the next
+    `graded` exercise puts in place if its answer fails (see `graded`)."""
+    global _stand_in
+    _stand_in = (check_expression, body, namespace)
+
+
+graded.stand_in = _stand_in_for_grading
