@@ -161,7 +161,7 @@ if not EXCHANGE.exists():
 
 
 # A kernel nobody has used for 30 minutes is shut down, so that a student who opens chapter
-# after chapter keeps a few kernels running, not thirteen (its notebook stays as it was).
+# after chapter keeps a few kernels running, not one a chapter (its notebook stays as it was).
 KERNEL_CULLING = {"MappingKernelManager": {"cull_idle_timeout": 1800, "cull_interval": 300}}
 
 
