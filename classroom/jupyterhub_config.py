@@ -126,7 +126,7 @@ def copy_the_course(spawner):
 
 # Each server gets a port of its own. When a whole class starts at once, the system's "any free
 # port" can give the same port to two servers before either is listening, and the second then
-# fails to start; so the hub hands out ports itself, below the range the system gives out, never
+# fails to start; so the hub hands out ports itself, below the range Linux gives out, never
 # one it gave another user's server.
 _PORTS = {}  # user name: the port their server was last given
 
@@ -184,9 +184,10 @@ def write_configuration(folder, nbgrader_lines, page_config=None, server_config=
 
 STUDENT_CONFIG = write_configuration(
     DATA / "student-config",
-    # A submission is filed under the hub's user name, whatever the system calls the process.
+    # A submission is filed under the hub's user name, whatever the system calls the process
+    # (outside a server, `*` leaves it to nbgrader: the system's user name).
     ["import os",
-     "c.CourseDirectory.student_id = os.environ['JUPYTERHUB_USER']"],
+     "c.CourseDirectory.student_id = os.environ.get('JUPYTERHUB_USER', '*')"],
     # Students fetch and submit; making and grading assignments is the instructor's.
     page_config={"disabledExtensions": {"@jupyter/nbgrader:formgrader": True,
                                         "@jupyter/nbgrader:create-assignment": True,
