@@ -1,9 +1,10 @@
 """classroom/zero-to-jupyterhub.yaml: values Zero to JupyterHub accepts, that open the course.
 
 What this checks, and what it cannot: the chart (`jupyterhub`, version 4.4.0) validates its
-values against a JSON schema it ships inside the chart, and no package on PyPI or npm carries
-that schema, so the test holds the file to a list of the keys it uses, pinned here by hand from
-the chart's `values.schema.yaml` at version 4.4.0, each with the types that schema allows it.
+values against a JSON schema it ships inside the chart, which no package this project installs
+from PyPI or npm carries; so the test holds the file to a list of the keys it uses, pinned here
+by hand from the chart's `values.schema.yaml` at version 4.4.0, each with the types that schema
+allows it.
 A key the list lacks, a value of the wrong type, or a chart version other than the one the list
 was read from fails. What Kubernetes would make of the objects the chart passes through as they
 are (the postStart hook, the volumes) is not checked, and nothing is installed on a cluster.
