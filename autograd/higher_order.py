@@ -26,8 +26,11 @@ bit for bit, and run on Values gives Values that hold the same numbers; the oper
 knows are the table's.
 """
 
+import contextlib
+import gc
 import math
 import operator
+import re
 import types
 
 from . import _floats, engine, fast, ops
@@ -89,6 +92,39 @@ def grad(output, inputs, *, create_graph=False, allow_unused=False):
         if type(flag) is not bool:
             raise TypeError(f"{name} must be True or False, but was given {flag!r}")
 
+    if create_graph:
+        with _collector_paused():
+            return _carefully(output, wanted, single, value_class, True, allow_unused)
+    quick = _quickly(output, wanted, value_class)
+    if quick is not None:
+        totals, nodes = quick
+        if allow_unused or all(x in nodes for x in wanted):
+            results = [value_class(totals.get(x, 0.0)) for x in wanted]
+            return results[0] if single else results
+    # A graph the quick way does not vouch for, or an input it does not reach: the careful
+    # way finds the error to raise (or, where there is none, the same numbers).
+    return _carefully(output, wanted, single, value_class, False, allow_unused)
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """Python's cyclic garbage collector switched off while grad builds a gradient's graph,
+    and back to what it was afterwards, even on an error. Building many nodes that live on
+    would otherwise start a collection every few hundred objects, and each of the rarer full
+    ones walks every object alive, the graph grad reads and the one it builds included. What
+    grad makes and drops is freed by the first collection after."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _carefully(output, wanted, single, value_class, create_graph, allow_unused):
+    """grad's careful way: walk the graph, check every node, then run each needed node's
+    rule from the table, in backward()'s order."""
     order = topological_order(output)
     for node in order:
         if not isinstance(node, value_class):
@@ -157,6 +193,161 @@ def _chain_rule(output, order, needed, value_class, create_graph):
                 f"for numbers and raises"
             ) from error
     return totals
+
+
+# ------------------------------------------------------------------------- the quick way
+# Without create_graph a gradient is a number, and grad need build nothing: it runs what
+# backward() runs, operation by operation in backward()'s order, but adds each part into a
+# dictionary of its own, {node: gradient}, instead of into `.grad`. It visits every operation
+# of the graph, not only those that lead to an input (the others change no input's gradient),
+# and checks as it goes that each is what grad knows: where one is not (a node made by hand, a
+# `_backward` replaced, an operation not in the table, a fast node whose inputs' data changed,
+# a class of another engine, a cycle), or anything raises, it gives up, and grad takes the
+# careful way above, which finds the error (or the number) the way it always has.
+
+
+def _quickly(output, wanted, value_class):
+    """({node: d(output)/d(node)}, every node of the output's graph), as backward() computes
+    them, bit for bit; or None, and grad takes the careful way."""
+    exact = (output, *wanted)
+    if any(type(node) is not value_class for node in exact):  # a subclass may hash otherwise
+        return None
+    try:
+        if value_class is fast.Value:
+            return _quickly_fast(output)
+        return _quickly_reference(output)
+    except Exception:  # the careful way raises it again, or finds that it should not
+        return None
+
+
+def _quickly_reference(output):
+    """The quick way on the reference engine: each operation's row of the table, written out
+    as a function that adds its parts into the dictionary (`_accumulator`), on the nodes whose
+    `_backward` is the engine's closure for their operation."""
+    sorted_ = _sorted_reference(output)
+    if sorted_ is None:
+        return None
+    order, placed = sorted_
+    if set(map(type, placed)) != {engine.Value}:
+        return None
+    totals = {output: 1.0}
+    get = totals.get
+    known = {}  # op label -> (the closure's code, the accumulator): each label looked up once
+    for node in reversed(order):
+        op = node._op
+        entry = known.get(op)
+        if entry is None:
+            entry = known[op] = _reference_entry(op)
+        code, accumulate = entry
+        if node._backward.__code__ is not code:  # made by hand, replaced, or not in the table
+            return None
+        accumulate(node, get(node, 0.0), totals, get)
+    return totals, placed
+
+
+def _sorted_reference(output):
+    """The reference engine's nodes with inputs that `output` depends on, inputs first, as
+    backward() sorts them (a depth-first post-order, inputs in `_prev` order), and the set of
+    every node met, leaves too; None on a cycle. An explicit stack: no recursion."""
+    order, placed = [], set()
+    stack = [(output, iter(output._prev))]
+    deepest = 4096
+    while stack:
+        node, children = stack[-1]
+        for child in children:
+            if child not in placed:
+                if child._prev:
+                    stack.append((child, iter(child._prev)))
+                    if len(stack) > deepest:  # a cycle would push the same nodes for ever
+                        deepest = 8 * len(stack)
+                        if len({id(value) for value, _ in stack}) < len(stack):
+                            return None
+                    break
+                placed.add(child)  # a leaf
+        else:  # every input is placed, so the node itself can be
+            stack.pop()
+            placed.add(node)
+            if node._prev:
+                order.append(node)
+    return order, placed
+
+
+def _quickly_fast(output):
+    """The quick way on the fast engine: backward()'s own products, the recorded local
+    derivative times the gradient, each recorded derivative first checked against its
+    inputs' data as `_as_recorded` checks it (at a glance for the common operations)."""
+    order = _sorted_fast(output)
+    if order is None:
+        return None
+    totals = {output: 1.0}
+    get = totals.get
+    quick_slopes = _QUICK_SLOPES
+    stop = ops._Stop
+    for node in reversed(order):
+        g = totals[node]  # every operation but the output is an input of one placed before
+        a, b, da = node._a, node._b, node._da
+        op = node._op
+        if op == "*":  # a * c keeps c as its slope: nothing to check
+            fits = b is None or (da == b.data and node._db == a.data)
+        elif op == "+":
+            fits = da == 1.0 and (b is None or node._db == 1.0)
+        elif op == "relu":
+            fits = da == 1.0 if node.data > 0 else type(da) is stop
+        else:
+            slope = quick_slopes.get(op)
+            fits = slope is not None and b is None and da == slope(a.data, node.data)
+        if not fits and not _fits_as_recorded(node, g):
+            return None
+        totals[a] = get(a, 0.0) + da * g
+        if b is not None:
+            totals[b] = get(b, 0.0) + node._db * g
+    if set(map(type, totals)) != {fast.Value}:
+        return None
+    return totals, totals  # every node of the graph has received a part, if only 0
+
+
+def _sorted_fast(output):
+    """The fast engine's nodes with inputs that `output` depends on, in backward()'s order,
+    found as its sort finds them, but marked in a set of its own rather than in `.grad`; None
+    on a cycle."""
+    order = []
+    if output._a is None:
+        return order
+    placed = set()
+    stack, node, deepest = [], output, 4096
+    while True:
+        a = node._a
+        if a._a is not None and a not in placed:
+            stack.append(node)
+            node = a
+        else:
+            b = node._b
+            if b is not None and b._a is not None and b not in placed:
+                stack.append(node)
+                node = b
+            else:  # both inputs are placed (or are leaves)
+                placed.add(node)
+                order.append(node)
+                if not stack:
+                    return order
+                node = stack.pop()
+                continue
+        if len(stack) > deepest:  # a cycle would push the same nodes for ever
+            deepest = 8 * len(stack)
+            if len(set(stack)) < len(stack):
+                return None
+
+
+def _fits_as_recorded(node, g):
+    """Whether the careful way would take this fast node's recorded derivatives, as they are:
+    its rule runs on the numbers, and `_as_recorded` compares."""
+    try:
+        needs = (True,) * len(node._prev)
+        rule = _rule_for(node, fast.Value, RULES[fast.Value])
+        _as_recorded(node, g, rule(node, g, _number, needs), needs, False)
+    except Exception:
+        return False
+    return True
 
 
 def _number(node):
@@ -385,6 +576,79 @@ def _backward_code(method):
 # runs other code would get other gradients from backward() than from grad.
 _REFERENCE_BACKWARD = {name: _backward_code(getattr(engine.Value, op.method))
                        for name, op in ops.OPS.items()}
+
+
+def _accumulator(op):
+    """The row `op` of the table as `accumulate(node, g, totals, get)`, which adds what a
+    reference-engine node that has received the gradient `g` passes back to each input into
+    `totals` (`get` is `totals.get`): the rule's float operations in the rule's order, which
+    are the closure's (tests/test_ops.py holds each closure to its row), written out once as
+    Python by the table (`ops.TEXT`). The function's `source` shows it; for `*`:
+
+        def accumulate_product(node, g, totals, get):
+            node_a, node_b = node._prev
+            a, b = node_a.data, node_b.data
+            totals[node_a] = get(node_a, 0.0) + b * g
+            totals[node_b] = get(node_b, 0.0) + a * g
+    """
+    names = ops.argument_names(op)
+    leaves = [ops.Expr.leaf(name) for name in names] + [ops.Expr.leaf("out"), ops.Expr.leaf("g")]
+    spell = "_{}".format
+    inputs = [f"node_{name}" for name in names[:op.arity]]
+    body = []
+    for node, rule in zip(inputs, op.backward):
+        part = rule(ops.TEXT, *leaves)
+        if part is None:
+            continue
+        condition = None
+        if part.op == "if":  # k.when: where the condition fails, nothing passes back
+            condition, part, _ = part.parts
+            body.append(f"    if {condition.text(spell)}:")
+        total = ops.Expr("+", (ops.Expr.leaf(f"get({node}, 0.0)"), part))
+        body.append(("        " if condition else "    ") + f"totals[{node}] = {total.text(spell)}")
+    used = set(re.findall(r"\w+", "\n".join(body)))
+    numbers = {**{name: f"{node}.data" for name, node in zip(names, inputs)},
+               "n": "_exponent(node._op)", "out": "node.data"}  # n: as the op label holds it
+    read = [name for name in (*names, "out") if name in used]
+    name = f"accumulate_{_ACCUMULATOR_WORDS.get(op.name, op.name)}"
+    lines = [f"def {name}(node, g, totals, get):",
+             f"    {', '.join(inputs)}{',' if len(inputs) == 1 else ''} = node._prev"]
+    if read:
+        lines.append(f"    {', '.join(read)} = {', '.join(numbers[name] for name in read)}")
+    return ops.python_function("\n".join(lines + body) + "\n", name,
+                               {**ops.NAMESPACE, "_exponent": ops.exponent})
+
+
+_ACCUMULATOR_WORDS = {"+": "sum", "*": "product", "/": "quotient", "**n": "power",
+                      "**": "power_of_values"}
+_ACCUMULATORS = {name: _accumulator(op) for name, op in ops.OPS.items()}
+
+
+def _reference_entry(label):
+    """(the code of the closure the reference engine gives the op `label`, its accumulator),
+    or (None, None) for a label that is no row of the table."""
+    row = ops.find(label)
+    if row is None:
+        return None, None
+    return _REFERENCE_BACKWARD[row.name], _ACCUMULATORS[row.name]
+
+
+def _recorded_slope_times_g(op):
+    """Whether the one-input row `op`'s rule is `slope * g`, with the very slope the fast
+    engine records (`ops.slope_text`): then a recorded slope equal to the one the input's data
+    gives now passes back what the rule does, and `_as_recorded` would take it."""
+    if op.arity != 1 or op.parameters or op.fast:
+        return False
+    g = ops.Expr.leaf("g")
+    leaves = [ops.Expr.leaf(name) for name in ops.argument_names(op)] + [ops.Expr.leaf("out")]
+    part = op.backward[0](ops.TEXT, *leaves, g)
+    return (part is not None and part.op == "*" and part.parts[1] is g
+            and part.parts[0].text("_{}".format) == ops.slope_text(op, 0))
+
+
+# The fast engine's one-input operations whose recorded slope the quick way checks by taking it
+# again from the input's data (tanh, exp, sigmoid; relu it checks by hand).
+_QUICK_SLOPES = {name: op.slopes[0] for name, op in ops.OPS.items() if _recorded_slope_times_g(op)}
 
 
 def _known_operations():
