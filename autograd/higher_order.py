@@ -94,7 +94,7 @@ def grad(output, inputs, *, create_graph=False, allow_unused=False):
 
     if create_graph:
         with _collector_paused():
-            return _carefully(output, wanted, single, value_class, True, allow_unused)
+            return _as_values(output, wanted, single, value_class, allow_unused)
     quick = _quickly(output, wanted, value_class)
     if quick is not None:
         totals, nodes = quick
@@ -120,6 +120,62 @@ def _collector_paused():
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _as_values(output, wanted, single, value_class, allow_unused):
+    """grad with create_graph: the careful way's rules (`_chain_rule`), on the quick way's
+    sort, with what each node's gradient reaches found once for all the results; the careful
+    way itself where the quick sort does not vouch for the graph or an input is not in it."""
+    found = _inputs_reached(output, wanted, value_class)
+    if found is None or not (allow_unused or all(id(x) in found[1] for x in wanted)):
+        return _carefully(output, wanted, single, value_class, True, allow_unused)
+    order, masks, bits = found
+    needed = {key for key, mask in masks.items() if mask}
+    totals = _chain_rule(output, order, needed, value_class, True)
+    zero = value_class(0.0)
+    results = _tied([totals.get(id(x), zero) for x in wanted], wanted, (masks, bits))
+    return results[0] if single else results
+
+
+def _inputs_reached(output, wanted, value_class):
+    """(the operations in backward()'s order, {id(node): which wanted nodes it reaches, as the
+    bits of a number}, {id(x): the bit of each wanted x}) for the output's graph, or None where
+    the quick sort does not vouch for it (then the careful way walks it)."""
+    if any(type(node) is not value_class for node in (output, *wanted)):
+        return None
+    try:
+        if value_class is fast.Value:
+            order, inputs = _sorted_fast(output), _fast_inputs
+        else:
+            order, inputs = _sorted_reference(output), operator.attrgetter("_prev")
+            order = order and order[0]  # the operations, without the set of every node
+        if order is None:
+            return None
+        bits = {}
+        for x in wanted:
+            bits.setdefault(id(x), 1 << len(bits))
+        masks = {id(output): bits.get(id(output), 0)}  # the output may be a leaf
+        kinds = {value_class}
+        for node in order:  # inputs first: each input's mask is known before it is needed
+            mask = bits.get(id(node), 0)
+            for child in inputs(node):
+                key = id(child)
+                if key not in masks:  # a leaf, met for the first time
+                    masks[key] = bits.get(key, 0)
+                    kinds.add(type(child))
+                mask |= masks[key]
+            masks[id(node)] = mask
+        if len(kinds) > 1 or len(set(map(type, order))) > 1:
+            return None
+    except Exception:  # the careful way raises it again, or finds that it should not
+        return None
+    return order, masks, bits
+
+
+def _fast_inputs(node):
+    """A fast node's inputs, `_prev` without the property's call."""
+    b = node._b
+    return (node._a,) if b is None else (node._a, b)
 
 
 def _carefully(output, wanted, single, value_class, create_graph, allow_unused):
@@ -164,13 +220,21 @@ def _chain_rule(output, order, needed, value_class, create_graph):
     v = _node if create_graph else _number
     zero = value_class(0.0) if create_graph else 0.0
     totals = {id(output): value_class(1.0) if create_graph else 1.0}
+    known = {}  # op label -> (its rule, the reference engine's closure code for it)
     for node in reversed(order):
         inputs = node._prev
         if not inputs or id(node) not in needed:
             continue  # a leaf passes nothing back; a node that leads to no input need not
-        rule = _rule_for(node, value_class, rules)
+        rule, code = known.get(node._op, (None, None))
+        if rule is None or (code is not None
+                            and getattr(node._backward, "__code__", None) is not code):
+            rule = _rule_for(node, value_class, rules)  # the first of its kind, or an error
+            known[node._op] = rule, _closure_code(node._op, value_class)
         g = totals.get(id(node), zero)
-        needs = tuple(id(child) in needed for child in inputs)
+        if len(inputs) == 2:
+            needs = (id(inputs[0]) in needed, id(inputs[1]) in needed)
+        else:
+            needs = (id(inputs[0]) in needed,)
         try:
             parts = rule(node, g, v, needs)
             if value_class is fast.Value:
@@ -193,6 +257,12 @@ def _chain_rule(output, order, needed, value_class, create_graph):
                 f"for numbers and raises"
             ) from error
     return totals
+
+
+def _closure_code(label, value_class):
+    """The code of the closure the reference engine gives the operation `label` (a node that
+    has it needs no other check), or None on the fast engine, which has no closures."""
+    return _reference_entry(label)[0] if value_class is engine.Value else None
 
 
 # ------------------------------------------------------------------------- the quick way
@@ -737,14 +807,19 @@ def _leading_to(order, wanted_ids):
     return needed
 
 
-def _tied(results, inputs):
+def _tied(results, inputs, known=None):
     """Each result, or, where its graph misses an input, `result * x**0 * y**0 ...`: the same
-    number (times 1.0), with a graph that reaches every input, whose slope there is 0."""
+    number (times 1.0), with a graph that reaches every input, whose slope there is 0.
+    `known`, if given, is `_inputs_reached`'s masks and bits for the graph grad walked."""
     distinct = list({id(x): x for x in inputs}.values())
+    if known is None or len(distinct) == 1:
+        reach = [_reaches_all(result, distinct) for result in results]
+    else:
+        reach = _all_reached(results, *known)
     anchor = None
     tied = []
-    for result in results:
-        if not _reaches_all(result, distinct):
+    for result, reaches in zip(results, reach):
+        if not reaches:
             if anchor is None:
                 anchor = distinct[0] ** 0
                 for x in distinct[1:]:
@@ -752,6 +827,57 @@ def _tied(results, inputs):
             result = result * anchor
         tied.append(result)
     return tied
+
+
+def _all_reached(results, masks, bits):
+    """Whether each result's graph holds every wanted node. `masks` holds, for each node of
+    the graph grad walked, the wanted nodes it reaches (as bits); a walk from a result stops
+    at those. First a short breadth-first look from each result, which usually settles one
+    that reaches them all; then, for the others, one depth-first walk over the new nodes of
+    all their graphs together, each node's mask the union of its inputs' (walking each
+    result's graph to its end on its own would walk their shared parts again and again)."""
+    everything = (1 << len(bits)) - 1
+    reach = [_reaches_all_soon(result, masks, everything) for result in results]
+    for result in (result for result, known in zip(results, reach) if known is None):
+        if id(result) in masks:  # a result met before
+            continue
+        stack = [(result, iter(result._prev))]
+        while stack:
+            node, children = stack[-1]
+            for child in children:
+                if id(child) not in masks:
+                    stack.append((child, iter(child._prev)))
+                    break
+            else:
+                stack.pop()
+                mask = bits.get(id(node), 0)
+                for child in node._prev:
+                    mask |= masks[id(child)]
+                masks[id(node)] = mask
+    return [masks[id(result)] == everything if known is None else known
+            for result, known in zip(results, reach)]
+
+
+def _reaches_all_soon(root, masks, everything, budget=32):
+    """True if a breadth-first look at no more than `budget` new nodes from `root` finds every
+    wanted node (stopping at the nodes of `masks`, whose masks it takes); None if it cannot
+    tell so soon."""
+    if id(root) in masks:
+        return masks[id(root)] == everything
+    found, seen, queue = 0, {id(root)}, [root]
+    for node in queue:  # the list grows as the search goes: it is its own queue
+        for child in node._prev:
+            key = id(child)
+            if key in masks:
+                found |= masks[key]
+                if found == everything:
+                    return True
+            elif key not in seen:
+                seen.add(key)
+                queue.append(child)
+        if len(queue) > budget:
+            return None
+    return False  # its every new node looked at, and what they reach taken
 
 
 def _reaches_all(root, nodes):

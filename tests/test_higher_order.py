@@ -442,6 +442,29 @@ def test_the_quick_way_takes_every_program_and_gives_the_careful_ways_numbers(Va
     assert quick_numbers(total, pool, Value) == careful_numbers(total, pool, Value)
 
 
+def graph_shape(value):
+    """A gradient's graph as data: each node's op, the bytes of its number, and the positions
+    of its inputs, in topological order."""
+    nodes = graph.topological_order(value)
+    position = {id(node): i for i, node in enumerate(nodes)}
+    return [(node._op, bits(node.data), [position[id(c)] for c in node._prev]) for node in nodes]
+
+
+@both_engines
+@settings(max_examples=60)
+@given(program=programs(**SMALL))
+def test_gradients_as_values_are_the_careful_ways_node_for_node(Value, program):
+    # with create_graph grad sorts the graph, finds what each result reaches and ties the
+    # others its own way; the gradients' graphs are the careful way's, node for node
+    assume((made := built(program, Value)) is not None)
+    pool, total = made
+    leaves = pool[: len(program[0])]
+    for nodes in (leaves, pool):
+        ours = grad(total, nodes, create_graph=True, allow_unused=True)
+        theirs = higher_order._carefully(total, nodes, False, Value, True, True)
+        assert [graph_shape(g) for g in ours] == [graph_shape(g) for g in theirs]
+
+
 @both_engines
 def test_at_the_edges_of_floating_point_the_quick_way_gives_the_careful_ways_numbers(Value):
     compared = 0
