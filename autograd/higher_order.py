@@ -131,7 +131,7 @@ def _as_values(output, wanted, single, value_class, allow_unused):
         return _carefully(output, wanted, single, value_class, True, allow_unused)
     order, masks, bits = found
     needed = {key for key, mask in masks.items() if mask}
-    totals = _chain_rule(output, order, needed, value_class, True)
+    totals = _chain_rule(output, order, needed, value_class, True, at_a_glance=True)
     zero = value_class(0.0)
     results = _tied([totals.get(id(x), zero) for x in wanted], wanted, (masks, bits))
     return results[0] if single else results
@@ -209,18 +209,20 @@ def _carefully(output, wanted, single, value_class, create_graph, allow_unused):
     return results[0] if single else results
 
 
-def _chain_rule(output, order, needed, value_class, create_graph):
+def _chain_rule(output, order, needed, value_class, create_graph, at_a_glance=False):
     """{id(node): d(output)/d(node)} for the nodes in `needed`: backward(), without `.grad`.
 
     Every node that leads to an input runs its rule, in reverse topological order, with the
     gradient it has received (0 if none, as backward() does, since 0 times an infinite slope
     is NaN there too), and each part it passes back is added to what its input holds.
+    `at_a_glance`: build the parts of `+`, `*` and relu straight away (`_parts_at_a_glance`).
     """
     rules = RULES[value_class]
     v = _node if create_graph else _number
     zero = value_class(0.0) if create_graph else 0.0
     totals = {id(output): value_class(1.0) if create_graph else 1.0}
     known = {}  # op label -> (its rule, the reference engine's closure code for it)
+    fast_engine = value_class is fast.Value
     for node in reversed(order):
         inputs = node._prev
         if not inputs or id(node) not in needed:
@@ -236,9 +238,11 @@ def _chain_rule(output, order, needed, value_class, create_graph):
         else:
             needs = (id(inputs[0]) in needed,)
         try:
-            parts = rule(node, g, v, needs)
-            if value_class is fast.Value:
-                parts = _as_recorded(node, g, parts, needs, create_graph)
+            parts = _parts_at_a_glance(node, inputs, g, needs, fast_engine) if at_a_glance else None
+            if parts is None:
+                parts = rule(node, g, v, needs)
+                if fast_engine:
+                    parts = _as_recorded(node, g, parts, needs, create_graph)
             for child, part, need in zip(inputs, parts, needs):
                 if part is None or not need:
                     continue
@@ -257,6 +261,34 @@ def _chain_rule(output, order, needed, value_class, create_graph):
                 f"for numbers and raises"
             ) from error
     return totals
+
+
+def _parts_at_a_glance(node, inputs, g, needs, fast_engine):
+    """With create_graph, the parts a `+`, `*` or relu node passes back, built as the table's
+    rules build them (`b * g` and `a * g` for a product, of the nodes themselves), where a fast
+    node's recorded slopes are the ones `_as_recorded` would take, at a glance; None for any
+    other node, or slope, which its rule and `_as_recorded` then see to."""
+    op = node._op
+    if op == "*":
+        if len(inputs) == 1:  # the fast engine's a * c: the part is c * g, c the recorded slope
+            return (node._da * g if needs[0] else None,)
+        a, b = inputs
+        if fast_engine and not ((not needs[0] or node._da == b.data)
+                                and (not needs[1] or node._db == a.data)):
+            return None
+        return (b * g if needs[0] else None, a * g if needs[1] else None)
+    if op == "+":
+        if fast_engine and not ((not needs[0] or node._da == 1.0)
+                                and (len(inputs) == 1 or not needs[1] or node._db == 1.0)):
+            return None
+        return tuple(g if need else None for need in needs)
+    if op == "relu":
+        passes = node.data > 0
+        if fast_engine and needs[0] and not (
+                node._da == 1.0 if passes else isinstance(node._da, ops._Stop)):
+            return None
+        return (g if passes and needs[0] else None,)
+    return None
 
 
 def _closure_code(label, value_class):
