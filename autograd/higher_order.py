@@ -54,7 +54,8 @@ def grad(output, inputs, *, create_graph=False, allow_unused=False):
 
     - `create_graph=False` (the default): each gradient is a new leaf Value (no inputs, no
       history) holding exactly the number `output.backward()` would put into the input's `.grad`
-      on a graph whose gradients start at 0, bit for bit.
+      on a graph whose gradients start at 0, bit for bit. It costs the same order as
+      backward(): grad runs backward()'s own arithmetic, adding into a dictionary of its own.
     - `create_graph=True`: each gradient is a Value computed from the graph's own nodes by the
       engine's operations (the slope of `exp` is the exp node, that of `x ** n` is
       `n * x ** (n - 1)`, that of relu the constant 0 or 1), so grad can be applied to it again,
@@ -62,6 +63,8 @@ def grad(output, inputs, *, create_graph=False, allow_unused=False):
       sign). Its graph reaches every input of the call: where the derivative does not depend on
       an input (d(3x)/dx = 3), grad ties it to the input through `x ** 0`, whose value is 1 and
       whose slope is 0, so the next derivative is 0 rather than an error.
+      While it builds, grad pauses Python's cyclic garbage collector, and then leaves it as it
+      found it.
     - `allow_unused`: an input that is not in the output's graph has no gradient. By default
       grad raises ValueError and names it (as PyTorch does); with `allow_unused=True` its
       gradient is a Value of 0 (not None: every gradient here is a number).
@@ -236,7 +239,7 @@ def _chain_rule(output, order, needed, value_class, create_graph, at_a_glance=Fa
         if len(inputs) == 2:
             needs = (id(inputs[0]) in needed, id(inputs[1]) in needed)
         else:
-            needs = (id(inputs[0]) in needed,)
+            needs = tuple(id(child) in needed for child in inputs)
         try:
             parts = _parts_at_a_glance(node, inputs, g, needs, fast_engine) if at_a_glance else None
             if parts is None:
@@ -268,9 +271,11 @@ def _parts_at_a_glance(node, inputs, g, needs, fast_engine):
     rules build them (`b * g` and `a * g` for a product, of the nodes themselves), where a fast
     node's recorded slopes are the ones `_as_recorded` would take, at a glance; None for any
     other node, or slope, which its rule and `_as_recorded` then see to."""
-    op = node._op
+    op, n = node._op, len(inputs)
+    if n != 2 and not (n == 1 and (fast_engine or op == "relu")):
+        return None  # a `_prev` edited to hold other inputs: the rule sees to it
     if op == "*":
-        if len(inputs) == 1:  # the fast engine's a * c: the part is c * g, c the recorded slope
+        if n == 1:  # the fast engine's a * c: the part is c * g, c the recorded slope
             return (node._da * g if needs[0] else None,)
         a, b = inputs
         if fast_engine and not ((not needs[0] or node._da == b.data)
@@ -279,10 +284,10 @@ def _parts_at_a_glance(node, inputs, g, needs, fast_engine):
         return (b * g if needs[0] else None, a * g if needs[1] else None)
     if op == "+":
         if fast_engine and not ((not needs[0] or node._da == 1.0)
-                                and (len(inputs) == 1 or not needs[1] or node._db == 1.0)):
+                                and (n == 1 or not needs[1] or node._db == 1.0)):
             return None
         return tuple(g if need else None for need in needs)
-    if op == "relu":
+    if op == "relu" and n == 1:
         passes = node.data > 0
         if fast_engine and needs[0] and not (
                 node._da == 1.0 if passes else isinstance(node._da, ops._Stop)):
