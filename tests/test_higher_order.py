@@ -67,6 +67,20 @@ def built(program, Value):
     return None if error else (pool, total)
 
 
+def edge_graphs(Value, count):
+    """(i, program, every node) for each of the first `count` edge programs that builds
+    without an error, the program's inputs first, then one node per step."""
+    for i in range(count):
+        program = edge_program(i)
+        nodes = [Value(x) for x in program.inputs]
+        try:
+            for step in program.steps:
+                nodes.append(apply_edge_step(step.op, [nodes[j] for j in step.args], step.n))
+        except (ArithmeticError, ValueError):
+            continue
+        yield i, program, nodes
+
+
 def single_op_program(name):
     """Steps that apply operation `name` to two inputs, then to its own result and an input
     again, with products in between: reuse, and compositions of the operation with itself."""
@@ -387,14 +401,7 @@ def test_at_the_edges_of_floating_point_gradients_are_backwards(Value):
     # gradient, bit for bit without create_graph; the same number, or an OverflowError where
     # backward() has an infinite gradient, with it.
     ran = overflowed = 0
-    for i in range(500):
-        program = edge_program(i)
-        nodes = [Value(x) for x in program.inputs]
-        try:
-            for step in program.steps:
-                nodes.append(apply_edge_step(step.op, [nodes[j] for j in step.args], step.n))
-        except (ArithmeticError, ValueError):
-            continue
+    for i, program, nodes in edge_graphs(Value, 500):
         output = nodes[-1]
         plain = grad(output, nodes, allow_unused=True)
         try:
@@ -468,14 +475,7 @@ def test_gradients_as_values_are_the_careful_ways_node_for_node(Value, program):
 @both_engines
 def test_at_the_edges_of_floating_point_the_quick_way_gives_the_careful_ways_numbers(Value):
     compared = 0
-    for i in range(300):
-        program = edge_program(i)
-        nodes = [Value(x) for x in program.inputs]
-        try:
-            for step in program.steps:
-                nodes.append(apply_edge_step(step.op, [nodes[j] for j in step.args], step.n))
-        except (ArithmeticError, ValueError):
-            continue
+    for i, program, nodes in edge_graphs(Value, 300):
         output = nodes[-1]
         expected = careful_numbers(output, nodes, Value)
         assert quick_numbers(output, nodes, Value) == expected, (i, str(program))
