@@ -26,8 +26,11 @@ bit for bit, and run on Values gives Values that hold the same numbers; the oper
 knows are the table's.
 """
 
+import contextlib
+import gc
 import math
 import operator
+import re
 import types
 
 from . import _floats, engine, fast, ops
@@ -51,7 +54,8 @@ def grad(output, inputs, *, create_graph=False, allow_unused=False):
 
     - `create_graph=False` (the default): each gradient is a new leaf Value (no inputs, no
       history) holding exactly the number `output.backward()` would put into the input's `.grad`
-      on a graph whose gradients start at 0, bit for bit.
+      on a graph whose gradients start at 0, bit for bit. It costs the same order as
+      backward(): grad runs backward()'s own arithmetic, adding into a dictionary of its own.
     - `create_graph=True`: each gradient is a Value computed from the graph's own nodes by the
       engine's operations (the slope of `exp` is the exp node, that of `x ** n` is
       `n * x ** (n - 1)`, that of relu the constant 0 or 1), so grad can be applied to it again,
@@ -59,6 +63,8 @@ def grad(output, inputs, *, create_graph=False, allow_unused=False):
       sign). Its graph reaches every input of the call: where the derivative does not depend on
       an input (d(3x)/dx = 3), grad ties it to the input through `x ** 0`, whose value is 1 and
       whose slope is 0, so the next derivative is 0 rather than an error.
+      While it builds, grad pauses Python's cyclic garbage collector, and then leaves it as it
+      found it.
     - `allow_unused`: an input that is not in the output's graph has no gradient. By default
       grad raises ValueError and names it (as PyTorch does); with `allow_unused=True` its
       gradient is a Value of 0 (not None: every gradient here is a number).
@@ -89,6 +95,95 @@ def grad(output, inputs, *, create_graph=False, allow_unused=False):
         if type(flag) is not bool:
             raise TypeError(f"{name} must be True or False, but was given {flag!r}")
 
+    if create_graph:
+        with _collector_paused():
+            return _as_values(output, wanted, single, value_class, allow_unused)
+    quick = _quickly(output, wanted, value_class)
+    if quick is not None:
+        totals, nodes = quick
+        if allow_unused or all(x in nodes for x in wanted):
+            results = [value_class(totals.get(x, 0.0)) for x in wanted]
+            return results[0] if single else results
+    # A graph the quick way does not vouch for, or an input it does not reach: the careful
+    # way finds the error to raise (or, where there is none, the same numbers).
+    return _carefully(output, wanted, single, value_class, False, allow_unused)
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """Python's cyclic garbage collector switched off while grad builds a gradient's graph,
+    and back to what it was afterwards, even on an error. Building many nodes that live on
+    would otherwise start a collection every few hundred objects, and each of the rarer full
+    ones walks every object alive, the graph grad reads and the one it builds included. What
+    grad makes and drops is freed by the first collection after."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _as_values(output, wanted, single, value_class, allow_unused):
+    """grad with create_graph: the careful way's rules (`_chain_rule`), on the quick way's
+    sort, with what each node's gradient reaches found once for all the results; the careful
+    way itself where the quick sort does not vouch for the graph or an input is not in it."""
+    found = _inputs_reached(output, wanted, value_class)
+    if found is None or not (allow_unused or all(id(x) in found[1] for x in wanted)):
+        return _carefully(output, wanted, single, value_class, True, allow_unused)
+    order, masks, bits = found
+    needed = {key for key, mask in masks.items() if mask}
+    totals = _chain_rule(output, order, needed, value_class, True, at_a_glance=True)
+    zero = value_class(0.0)
+    results = _tied([totals.get(id(x), zero) for x in wanted], wanted, (masks, bits))
+    return results[0] if single else results
+
+
+def _inputs_reached(output, wanted, value_class):
+    """(the operations in backward()'s order, {id(node): which wanted nodes it reaches, as the
+    bits of a number}, {id(x): the bit of each wanted x}) for the output's graph, or None where
+    the quick sort does not vouch for it (then the careful way walks it)."""
+    if any(type(node) is not value_class for node in (output, *wanted)):
+        return None
+    try:
+        if value_class is fast.Value:
+            order, inputs = _sorted_fast(output), _fast_inputs
+        else:
+            order, inputs = _sorted_reference(output), operator.attrgetter("_prev")
+            order = order and order[0]  # the operations, without the set of every node
+        if order is None:
+            return None
+        bits = {}
+        for x in wanted:
+            bits.setdefault(id(x), 1 << len(bits))
+        masks = {id(output): bits.get(id(output), 0)}  # the output may be a leaf
+        kinds = {value_class}
+        for node in order:  # inputs first: each input's mask is known before it is needed
+            mask = bits.get(id(node), 0)
+            for child in inputs(node):
+                key = id(child)
+                if key not in masks:  # a leaf, met for the first time
+                    masks[key] = bits.get(key, 0)
+                    kinds.add(type(child))
+                mask |= masks[key]
+            masks[id(node)] = mask
+        if len(kinds) > 1 or len(set(map(type, order))) > 1:
+            return None
+    except Exception:  # the careful way raises it again, or finds that it should not
+        return None
+    return order, masks, bits
+
+
+def _fast_inputs(node):
+    """A fast node's inputs, `_prev` without the property's call."""
+    b = node._b
+    return (node._a,) if b is None else (node._a, b)
+
+
+def _carefully(output, wanted, single, value_class, create_graph, allow_unused):
+    """grad's careful way: walk the graph, check every node, then run each needed node's
+    rule from the table, in backward()'s order."""
     order = topological_order(output)
     for node in order:
         if not isinstance(node, value_class):
@@ -117,28 +212,40 @@ def grad(output, inputs, *, create_graph=False, allow_unused=False):
     return results[0] if single else results
 
 
-def _chain_rule(output, order, needed, value_class, create_graph):
+def _chain_rule(output, order, needed, value_class, create_graph, at_a_glance=False):
     """{id(node): d(output)/d(node)} for the nodes in `needed`: backward(), without `.grad`.
 
     Every node that leads to an input runs its rule, in reverse topological order, with the
     gradient it has received (0 if none, as backward() does, since 0 times an infinite slope
     is NaN there too), and each part it passes back is added to what its input holds.
+    `at_a_glance`: build the parts of `+`, `*` and relu straight away (`_parts_at_a_glance`).
     """
     rules = RULES[value_class]
     v = _node if create_graph else _number
     zero = value_class(0.0) if create_graph else 0.0
     totals = {id(output): value_class(1.0) if create_graph else 1.0}
+    known = {}  # op label -> (its rule, the reference engine's closure code for it)
+    fast_engine = value_class is fast.Value
     for node in reversed(order):
         inputs = node._prev
         if not inputs or id(node) not in needed:
             continue  # a leaf passes nothing back; a node that leads to no input need not
-        rule = _rule_for(node, value_class, rules)
+        rule, code = known.get(node._op, (None, None))
+        if rule is None or (code is not None
+                            and getattr(node._backward, "__code__", None) is not code):
+            rule = _rule_for(node, value_class, rules)  # the first of its kind, or an error
+            known[node._op] = rule, _closure_code(node._op, value_class)
         g = totals.get(id(node), zero)
-        needs = tuple(id(child) in needed for child in inputs)
+        if len(inputs) == 2:
+            needs = (id(inputs[0]) in needed, id(inputs[1]) in needed)
+        else:
+            needs = tuple(id(child) in needed for child in inputs)
         try:
-            parts = rule(node, g, v, needs)
-            if value_class is fast.Value:
-                parts = _as_recorded(node, g, parts, needs, create_graph)
+            parts = _parts_at_a_glance(node, inputs, g, needs, fast_engine) if at_a_glance else None
+            if parts is None:
+                parts = rule(node, g, v, needs)
+                if fast_engine:
+                    parts = _as_recorded(node, g, parts, needs, create_graph)
             for child, part, need in zip(inputs, parts, needs):
                 if part is None or not need:
                     continue
@@ -157,6 +264,197 @@ def _chain_rule(output, order, needed, value_class, create_graph):
                 f"for numbers and raises"
             ) from error
     return totals
+
+
+def _parts_at_a_glance(node, inputs, g, needs, fast_engine):
+    """With create_graph, the parts a `+`, `*` or relu node passes back, built as the table's
+    rules build them (`b * g` and `a * g` for a product, of the nodes themselves), where a fast
+    node's recorded slopes are the ones `_as_recorded` would take, at a glance; None for any
+    other node, or slope, which its rule and `_as_recorded` then see to."""
+    op, n = node._op, len(inputs)
+    if n != 2 and not (n == 1 and (fast_engine or op == "relu")):
+        return None  # a `_prev` edited to hold other inputs: the rule sees to it
+    if op == "*":
+        if n == 1:  # the fast engine's a * c: the part is c * g, c the recorded slope
+            return (node._da * g if needs[0] else None,)
+        a, b = inputs
+        if fast_engine and not ((not needs[0] or node._da == b.data)
+                                and (not needs[1] or node._db == a.data)):
+            return None
+        return (b * g if needs[0] else None, a * g if needs[1] else None)
+    if op == "+":
+        if fast_engine and not ((not needs[0] or node._da == 1.0)
+                                and (n == 1 or not needs[1] or node._db == 1.0)):
+            return None
+        return tuple(g if need else None for need in needs)
+    if op == "relu" and n == 1:
+        passes = node.data > 0
+        if fast_engine and needs[0] and not (
+                node._da == 1.0 if passes else isinstance(node._da, ops._Stop)):
+            return None
+        return (g if passes and needs[0] else None,)
+    return None
+
+
+def _closure_code(label, value_class):
+    """The code of the closure the reference engine gives the operation `label` (a node that
+    has it needs no other check), or None on the fast engine, which has no closures."""
+    return _reference_entry(label)[0] if value_class is engine.Value else None
+
+
+# ------------------------------------------------------------------------- the quick way
+# Without create_graph a gradient is a number, and grad need build nothing: it runs what
+# backward() runs, operation by operation in backward()'s order, but adds each part into a
+# dictionary of its own, {node: gradient}, instead of into `.grad`. It visits every operation
+# of the graph, not only those that lead to an input (the others change no input's gradient),
+# and checks as it goes that each is what grad knows: where one is not (a node made by hand, a
+# `_backward` replaced, an operation not in the table, a fast node whose inputs' data changed,
+# a class of another engine, a cycle), or anything raises, it gives up, and grad takes the
+# careful way above, which finds the error (or the number) the way it always has.
+
+
+def _quickly(output, wanted, value_class):
+    """({node: d(output)/d(node)}, every node of the output's graph), as backward() computes
+    them, bit for bit; or None, and grad takes the careful way."""
+    exact = (output, *wanted)
+    if any(type(node) is not value_class for node in exact):  # a subclass may hash otherwise
+        return None
+    try:
+        if value_class is fast.Value:
+            return _quickly_fast(output)
+        return _quickly_reference(output)
+    except Exception:  # the careful way raises it again, or finds that it should not
+        return None
+
+
+def _quickly_reference(output):
+    """The quick way on the reference engine: each operation's row of the table, written out
+    as a function that adds its parts into the dictionary (`_accumulator`), on the nodes whose
+    `_backward` is the engine's closure for their operation."""
+    sorted_ = _sorted_reference(output)
+    if sorted_ is None:
+        return None
+    order, placed = sorted_
+    if set(map(type, placed)) != {engine.Value}:
+        return None
+    totals = {output: 1.0}
+    get = totals.get
+    known = {}  # op label -> (the closure's code, the accumulator): each label looked up once
+    for node in reversed(order):
+        op = node._op
+        entry = known.get(op)
+        if entry is None:
+            entry = known[op] = _reference_entry(op)
+        code, accumulate = entry
+        if node._backward.__code__ is not code:  # made by hand, replaced, or not in the table
+            return None
+        accumulate(node, get(node, 0.0), totals, get)
+    return totals, placed
+
+
+def _sorted_reference(output):
+    """The reference engine's nodes with inputs that `output` depends on, inputs first, as
+    backward() sorts them (a depth-first post-order, inputs in `_prev` order), and the set of
+    every node met, leaves too; None on a cycle. An explicit stack: no recursion."""
+    order, placed = [], set()
+    stack = [(output, iter(output._prev))]
+    deepest = 4096
+    while stack:
+        node, children = stack[-1]
+        for child in children:
+            if child not in placed:
+                if child._prev:
+                    stack.append((child, iter(child._prev)))
+                    if len(stack) > deepest:  # a cycle would push the same nodes for ever
+                        deepest = 8 * len(stack)
+                        if len({id(value) for value, _ in stack}) < len(stack):
+                            return None
+                    break
+                placed.add(child)  # a leaf
+        else:  # every input is placed, so the node itself can be
+            stack.pop()
+            placed.add(node)
+            if node._prev:
+                order.append(node)
+    return order, placed
+
+
+def _quickly_fast(output):
+    """The quick way on the fast engine: backward()'s own products, the recorded local
+    derivative times the gradient, each recorded derivative first checked against its
+    inputs' data as `_as_recorded` checks it (at a glance for the common operations)."""
+    order = _sorted_fast(output)
+    if order is None:
+        return None
+    totals = {output: 1.0}
+    get = totals.get
+    quick_slopes = _QUICK_SLOPES
+    stop = ops._Stop
+    for node in reversed(order):
+        g = totals[node]  # every operation but the output is an input of one placed before
+        a, b, da = node._a, node._b, node._da
+        op = node._op
+        if op == "*":  # a * c keeps c as its slope: nothing to check
+            fits = b is None or (da == b.data and node._db == a.data)
+        elif op == "+":
+            fits = da == 1.0 and (b is None or node._db == 1.0)
+        elif op == "relu":
+            fits = da == 1.0 if node.data > 0 else type(da) is stop
+        else:
+            slope = quick_slopes.get(op)
+            fits = slope is not None and b is None and da == slope(a.data, node.data)
+        if not fits and not _fits_as_recorded(node, g):
+            return None
+        totals[a] = get(a, 0.0) + da * g
+        if b is not None:
+            totals[b] = get(b, 0.0) + node._db * g
+    if set(map(type, totals)) != {fast.Value}:
+        return None
+    return totals, totals  # every node of the graph has received a part, if only 0
+
+
+def _sorted_fast(output):
+    """The fast engine's nodes with inputs that `output` depends on, in backward()'s order,
+    found as its sort finds them, but marked in a set of its own rather than in `.grad`; None
+    on a cycle."""
+    order = []
+    if output._a is None:
+        return order
+    placed = set()
+    stack, node, deepest = [], output, 4096
+    while True:
+        a = node._a
+        if a._a is not None and a not in placed:
+            stack.append(node)
+            node = a
+        else:
+            b = node._b
+            if b is not None and b._a is not None and b not in placed:
+                stack.append(node)
+                node = b
+            else:  # both inputs are placed (or are leaves)
+                placed.add(node)
+                order.append(node)
+                if not stack:
+                    return order
+                node = stack.pop()
+                continue
+        if len(stack) > deepest:  # a cycle would push the same nodes for ever
+            deepest = 8 * len(stack)
+            if len(set(stack)) < len(stack):
+                return None
+
+
+def _fits_as_recorded(node, g):
+    """Whether the careful way would take this fast node's recorded derivatives, as they are:
+    its rule runs on the numbers, and `_as_recorded` compares."""
+    try:
+        needs = (True,) * len(node._prev)
+        rule = _rule_for(node, fast.Value, RULES[fast.Value])
+        _as_recorded(node, g, rule(node, g, _number, needs), needs, False)
+    except Exception:
+        return False
+    return True
 
 
 def _number(node):
@@ -387,6 +685,79 @@ _REFERENCE_BACKWARD = {name: _backward_code(getattr(engine.Value, op.method))
                        for name, op in ops.OPS.items()}
 
 
+def _accumulator(op):
+    """The row `op` of the table as `accumulate(node, g, totals, get)`, which adds what a
+    reference-engine node that has received the gradient `g` passes back to each input into
+    `totals` (`get` is `totals.get`): the rule's float operations in the rule's order, which
+    are the closure's (tests/test_ops.py holds each closure to its row), written out once as
+    Python by the table (`ops.TEXT`). The function's `source` shows it; for `*`:
+
+        def accumulate_product(node, g, totals, get):
+            node_a, node_b = node._prev
+            a, b = node_a.data, node_b.data
+            totals[node_a] = get(node_a, 0.0) + b * g
+            totals[node_b] = get(node_b, 0.0) + a * g
+    """
+    names = ops.argument_names(op)
+    leaves = [ops.Expr.leaf(name) for name in names] + [ops.Expr.leaf("out"), ops.Expr.leaf("g")]
+    spell = "_{}".format
+    inputs = [f"node_{name}" for name in names[:op.arity]]
+    body = []
+    for node, rule in zip(inputs, op.backward):
+        part = rule(ops.TEXT, *leaves)
+        if part is None:
+            continue
+        condition = None
+        if part.op == "if":  # k.when: where the condition fails, nothing passes back
+            condition, part, _ = part.parts
+            body.append(f"    if {condition.text(spell)}:")
+        total = ops.Expr("+", (ops.Expr.leaf(f"get({node}, 0.0)"), part))
+        body.append(("        " if condition else "    ") + f"totals[{node}] = {total.text(spell)}")
+    used = set(re.findall(r"\w+", "\n".join(body)))
+    numbers = {**{name: f"{node}.data" for name, node in zip(names, inputs)},
+               "n": "_exponent(node._op)", "out": "node.data"}  # n: as the op label holds it
+    read = [name for name in (*names, "out") if name in used]
+    name = f"accumulate_{_ACCUMULATOR_WORDS.get(op.name, op.name)}"
+    lines = [f"def {name}(node, g, totals, get):",
+             f"    {', '.join(inputs)}{',' if len(inputs) == 1 else ''} = node._prev"]
+    if read:
+        lines.append(f"    {', '.join(read)} = {', '.join(numbers[name] for name in read)}")
+    return ops.python_function("\n".join(lines + body) + "\n", name,
+                               {**ops.NAMESPACE, "_exponent": ops.exponent})
+
+
+_ACCUMULATOR_WORDS = {"+": "sum", "*": "product", "/": "quotient", "**n": "power",
+                      "**": "power_of_values"}
+_ACCUMULATORS = {name: _accumulator(op) for name, op in ops.OPS.items()}
+
+
+def _reference_entry(label):
+    """(the code of the closure the reference engine gives the op `label`, its accumulator),
+    or (None, None) for a label that is no row of the table."""
+    row = ops.find(label)
+    if row is None:
+        return None, None
+    return _REFERENCE_BACKWARD[row.name], _ACCUMULATORS[row.name]
+
+
+def _recorded_slope_times_g(op):
+    """Whether the one-input row `op`'s rule is `slope * g`, with the very slope the fast
+    engine records (`ops.slope_text`): then a recorded slope equal to the one the input's data
+    gives now passes back what the rule does, and `_as_recorded` would take it."""
+    if op.arity != 1 or op.parameters or op.fast:
+        return False
+    g = ops.Expr.leaf("g")
+    leaves = [ops.Expr.leaf(name) for name in ops.argument_names(op)] + [ops.Expr.leaf("out")]
+    part = op.backward[0](ops.TEXT, *leaves, g)
+    return (part is not None and part.op == "*" and part.parts[1] is g
+            and part.parts[0].text("_{}".format) == ops.slope_text(op, 0))
+
+
+# The fast engine's one-input operations whose recorded slope the quick way checks by taking it
+# again from the input's data (tanh, exp, sigmoid; relu it checks by hand).
+_QUICK_SLOPES = {name: op.slopes[0] for name, op in ops.OPS.items() if _recorded_slope_times_g(op)}
+
+
 def _known_operations():
     """The table's operations, in words: '+, *, /, ** (a number or a Value exponent), ...'."""
     names = [("** (a number or a Value exponent)" if name == "**" else name)
@@ -473,14 +844,19 @@ def _leading_to(order, wanted_ids):
     return needed
 
 
-def _tied(results, inputs):
+def _tied(results, inputs, known=None):
     """Each result, or, where its graph misses an input, `result * x**0 * y**0 ...`: the same
-    number (times 1.0), with a graph that reaches every input, whose slope there is 0."""
+    number (times 1.0), with a graph that reaches every input, whose slope there is 0.
+    `known`, if given, is `_inputs_reached`'s masks and bits for the graph grad walked."""
     distinct = list({id(x): x for x in inputs}.values())
+    if known is None or len(distinct) == 1:
+        reach = [_reaches_all(result, distinct) for result in results]
+    else:
+        reach = _all_reached(results, *known)
     anchor = None
     tied = []
-    for result in results:
-        if not _reaches_all(result, distinct):
+    for result, reaches in zip(results, reach):
+        if not reaches:
             if anchor is None:
                 anchor = distinct[0] ** 0
                 for x in distinct[1:]:
@@ -488,6 +864,57 @@ def _tied(results, inputs):
             result = result * anchor
         tied.append(result)
     return tied
+
+
+def _all_reached(results, masks, bits):
+    """Whether each result's graph holds every wanted node. `masks` holds, for each node of
+    the graph grad walked, the wanted nodes it reaches (as bits); a walk from a result stops
+    at those. First a short breadth-first look from each result, which usually settles one
+    that reaches them all; then, for the others, one depth-first walk over the new nodes of
+    all their graphs together, each node's mask the union of its inputs' (walking each
+    result's graph to its end on its own would walk their shared parts again and again)."""
+    everything = (1 << len(bits)) - 1
+    reach = [_reaches_all_soon(result, masks, everything) for result in results]
+    for result in (result for result, known in zip(results, reach) if known is None):
+        if id(result) in masks:  # a result met before
+            continue
+        stack = [(result, iter(result._prev))]
+        while stack:
+            node, children = stack[-1]
+            for child in children:
+                if id(child) not in masks:
+                    stack.append((child, iter(child._prev)))
+                    break
+            else:
+                stack.pop()
+                mask = bits.get(id(node), 0)
+                for child in node._prev:
+                    mask |= masks[id(child)]
+                masks[id(node)] = mask
+    return [masks[id(result)] == everything if known is None else known
+            for result, known in zip(results, reach)]
+
+
+def _reaches_all_soon(root, masks, everything, budget=32):
+    """True if a breadth-first look at no more than `budget` new nodes from `root` finds every
+    wanted node (stopping at the nodes of `masks`, whose masks it takes); None if it cannot
+    tell so soon."""
+    if id(root) in masks:
+        return masks[id(root)] == everything
+    found, seen, queue = 0, {id(root)}, [root]
+    for node in queue:  # the list grows as the search goes: it is its own queue
+        for child in node._prev:
+            key = id(child)
+            if key in masks:
+                found |= masks[key]
+                if found == everything:
+                    return True
+            elif key not in seen:
+                seen.add(key)
+                queue.append(child)
+        if len(queue) > budget:
+            return None
+    return False  # its every new node looked at, and what they reach taken
 
 
 def _reaches_all(root, nodes):

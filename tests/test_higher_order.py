@@ -8,6 +8,7 @@ happens to draw it. The last tests plant wrong rules and check that these compar
 """
 
 import doctest
+import gc
 import math
 import pickle
 import struct
@@ -64,6 +65,20 @@ def built(program, Value):
     """(pool of every value, their sum) for `program`, or None where building it overflows."""
     pool, total, error = run_or_error(program, Value)
     return None if error else (pool, total)
+
+
+def edge_graphs(Value, count):
+    """(i, program, every node) for each of the first `count` edge programs that builds
+    without an error, the program's inputs first, then one node per step."""
+    for i in range(count):
+        program = edge_program(i)
+        nodes = [Value(x) for x in program.inputs]
+        try:
+            for step in program.steps:
+                nodes.append(apply_edge_step(step.op, [nodes[j] for j in step.args], step.n))
+        except (ArithmeticError, ValueError):
+            continue
+        yield i, program, nodes
 
 
 def single_op_program(name):
@@ -386,14 +401,7 @@ def test_at_the_edges_of_floating_point_gradients_are_backwards(Value):
     # gradient, bit for bit without create_graph; the same number, or an OverflowError where
     # backward() has an infinite gradient, with it.
     ran = overflowed = 0
-    for i in range(500):
-        program = edge_program(i)
-        nodes = [Value(x) for x in program.inputs]
-        try:
-            for step in program.steps:
-                nodes.append(apply_edge_step(step.op, [nodes[j] for j in step.args], step.n))
-        except (ArithmeticError, ValueError):
-            continue
+    for i, program, nodes in edge_graphs(Value, 500):
         output = nodes[-1]
         plain = grad(output, nodes, allow_unused=True)
         try:
@@ -411,6 +419,132 @@ def test_at_the_edges_of_floating_point_gradients_are_backwards(Value):
                 assert g.data == e or (math.isnan(g.data) and math.isnan(e)), (i, str(program))
         ran += 1
     assert ran > 250 and overflowed < ran / 10  # most programs ran: the test did compare
+
+
+# Without create_graph, grad takes a quick way (`_quickly`): backward()'s own parts, added into
+# a dictionary of its own. On a graph it does not vouch for it takes the careful way
+# (`_carefully`), which runs each operation's rule from the table, as grad always has. The two
+# must agree bit for bit, and the quick way must take every graph the engines build.
+
+
+def quick_numbers(total, nodes, Value):
+    """The quick way's gradient of every node of `nodes`, as bytes (0 for one it never meets)."""
+    quick = higher_order._quickly(total, nodes, Value)
+    assert quick is not None, "the quick way refused a graph the engine built"
+    return [bits(quick[0].get(node, 0.0)) for node in nodes]
+
+
+def careful_numbers(total, nodes, Value, create_graph=False):
+    """The careful way's gradient of every node of `nodes`, as bytes."""
+    found = higher_order._carefully(total, nodes, False, Value, create_graph, True)
+    return [bits(g.data) for g in found]
+
+
+@both_engines
+@settings(max_examples=150)
+@given(program=programs())
+def test_the_quick_way_takes_every_program_and_gives_the_careful_ways_numbers(Value, program):
+    assume((made := built(program, Value)) is not None)
+    pool, total = made
+    assert quick_numbers(total, pool, Value) == careful_numbers(total, pool, Value)
+
+
+def graph_shape(value):
+    """A gradient's graph as data: each node's op, the bytes of its number, and the positions
+    of its inputs, in topological order."""
+    nodes = graph.topological_order(value)
+    position = {id(node): i for i, node in enumerate(nodes)}
+    return [(node._op, bits(node.data), [position[id(c)] for c in node._prev]) for node in nodes]
+
+
+@both_engines
+@settings(max_examples=60)
+@given(program=programs(**SMALL))
+def test_gradients_as_values_are_the_careful_ways_node_for_node(Value, program):
+    # with create_graph grad sorts the graph, finds what each result reaches and ties the
+    # others its own way; the gradients' graphs are the careful way's, node for node
+    assume((made := built(program, Value)) is not None)
+    pool, total = made
+    leaves = pool[: len(program[0])]
+    for nodes in (leaves, pool):
+        ours = grad(total, nodes, create_graph=True, allow_unused=True)
+        theirs = higher_order._carefully(total, nodes, False, Value, True, True)
+        assert [graph_shape(g) for g in ours] == [graph_shape(g) for g in theirs]
+
+
+@both_engines
+def test_at_the_edges_of_floating_point_the_quick_way_gives_the_careful_ways_numbers(Value):
+    compared = 0
+    for i, program, nodes in edge_graphs(Value, 300):
+        output = nodes[-1]
+        expected = careful_numbers(output, nodes, Value)
+        assert quick_numbers(output, nodes, Value) == expected, (i, str(program))
+        assert [bits(g.data) for g in grad(output, nodes, allow_unused=True)] == expected
+        compared += 1
+    assert compared > 150
+
+
+@both_engines
+def test_the_benchmarks_step_has_the_same_gradients_every_way(Value):
+    # a network's loss, as the benchmark builds it: grad in both modes, the careful way and
+    # backward() give each weight the same number
+    from autograd.nn import MLP
+
+    model = MLP(2, [8, 8, 1], seed=3, value_class=Value)
+    points = [(0.5 * i - 2.0, 1.0 - 0.25 * i) for i in range(12)]
+    loss = sum(((1 + -(-1) ** i * model(p)).relu() for i, p in enumerate(points)), Value(0.0))
+    weights = model.parameters()
+    quick = [bits(g.data) for g in grad(loss, weights)]
+    as_values = [bits(g.data) for g in grad(loss, weights, create_graph=True)]
+    loss.backward()
+    assert quick == as_values == careful_numbers(loss, weights, Value) == [
+        bits(w.grad) for w in weights]
+    assert careful_numbers(loss, weights, Value, create_graph=True) == as_values
+
+
+def test_a_fast_node_whose_slope_does_not_fit_is_refused_without_create_graph_too():
+    # The quick way checks each recorded slope at a glance; where it does not fit, it leaves
+    # the graph to the careful way, which says why.
+    a, b = fast.Value(0.5), fast.Value(3.0)
+    made_by_hand = [fast._node(0.25, op, a, wrong) for op, wrong in
+                    (("tanh", 1.0), ("relu", 0.0), ("exp", 2.0), ("sigmoid", 0.5))]
+    made_by_hand += [fast._node(1.5, "*", a, 7.0, b, 0.5), fast._node(3.5, "+", a, 1.0, b, 0.0)]
+    for node in made_by_hand:
+        for create_graph in (False, True):
+            with pytest.raises(ValueError, match=r"recorded a local derivative"):
+                grad(node, [a, b], create_graph=create_graph, allow_unused=True)
+    product = a * b
+    a.data = -1.0  # d(product)/d(b) was 0.5 when the engine made the node
+    with pytest.raises(ValueError, match=r"an input's data changed after it was computed"):
+        grad(product, [a, b])
+
+
+@both_engines
+def test_grad_pauses_the_garbage_collector_while_it_builds_a_graph(monkeypatch, Value):
+    # With create_graph, building a gradient's many nodes would start collection after
+    # collection, each walking every node alive: grad switches the collector off meanwhile,
+    # and gives it back as it found it, after an error too.
+    states = []
+    chain_rule = higher_order._chain_rule
+
+    def spy(*args, **options):
+        states.append(gc.isenabled())
+        return chain_rule(*args, **options)
+
+    monkeypatch.setattr(higher_order, "_chain_rule", spy)
+    x = Value(0.5)
+    tiny = Value(1e-310)  # the slope of log there, 1/x, is too large for a float
+    try:
+        for enabled in (True, False):
+            gc.enable() if enabled else gc.disable()
+            grad((x * x).tanh(), x, create_graph=True)
+            assert gc.isenabled() is enabled
+            with pytest.raises(OverflowError):
+                grad(tiny.log(), tiny, create_graph=True)
+            assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
+    assert states == [False] * 4
 
 
 @both_engines
