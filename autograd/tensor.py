@@ -42,6 +42,7 @@ This is the only module of the package that imports NumPy; `import autograd` doe
 NumPy is not listed on its own in requirements.txt: matplotlib, which is, requires it.
 """
 
+import math
 import numbers
 
 import numpy as np
@@ -49,6 +50,9 @@ import numpy as np
 from .graph import topological_order
 
 __all__ = ["Tensor", "unbroadcast", "cross_entropy"]
+
+
+_FLOAT64 = np.dtype(np.float64)  # the dtype of every array NumPy makes of float64 numbers
 
 
 def _leaf_backward():
@@ -65,6 +69,10 @@ def _is_real(x):
 
 def _as_array(data, what="Tensor"):
     """`data` as a new float64 array, or a TypeError/ValueError that says what was wrong."""
+    if type(data) is float or (type(data) is np.ndarray and data.dtype is _FLOAT64):
+        return np.array(data)  # the common cases, told by their type alone: only the copy
+    if type(data) is int and -2**63 <= data < 2**63:  # as NumPy's int64, then float64
+        return np.array(float(data))
     if isinstance(data, Tensor):
         raise TypeError(f"{what} needs numbers, not a Tensor: use its .data ({data!r})")
     if data is None or isinstance(data, (str, bytes, bool, np.bool_)):
@@ -124,20 +132,80 @@ def _overflow(out, shown, *inputs):
         )
 
 
+def _finite(data):
+    """Whether every element of `data` is finite, in one pass: their sum is finite if they
+    are, and infinite or NaN if one is (or, rarely, if finite numbers sum past the largest
+    float; the callers then look element by element). Called where NumPy's floating-point
+    warnings are off."""
+    return math.isfinite(np.add.reduce(data, axis=None))
+
+
+def _shown(a, op, b):
+    """`a op b` with both shapes, as a message shows it: `(3, 2) @ (3, 2)`."""
+    return f"{_shape(a.shape)} {op} {_shape(b.shape)}"
+
+
+_quietly = np.errstate(all="ignore")  # a decorator: no floating-point warnings in its call
+
+
+@_quietly
 def _combine(a, op, b, function):
     """`function(a.data, b.data)`, the data of `a op b` broadcast, or the error that names
     the operation and both shapes: shapes that do not fit, a division by zero, an overflow."""
-    _broadcast(op, a, b)
-    shown = f"{_shape(a.shape)} {op} {_shape(b.shape)}"
     if op == "/" and (b.data == 0).any():
+        _broadcast(op, a, b)  # shapes that do not fit are said first
         raise ZeroDivisionError(
-            f"division by zero: {shown}, the divisor is 0 at index {_where(b.data == 0)}"
+            f"division by zero: {_shown(a, op, b)}, the divisor is 0 at index "
+            f"{_where(b.data == 0)}"
         )
-    with np.errstate(all="ignore"):
+    try:
         data = function(a.data, b.data)
-    if not np.isfinite(data).all():
-        _overflow(data, shown, a.data, b.data)
+    except ValueError:  # the shapes do not broadcast: say so with both of them
+        _broadcast(op, a, b)
+        raise
+    if not _finite(data):
+        _overflow(data, _shown(a, op, b), a.data, b.data)
     return data
+
+
+class _Shown:
+    """`a op b` with both shapes, as an error message shows it, written only if one does."""
+
+    __slots__ = ("a", "op", "b")
+
+    def __init__(self, a, op, b):
+        self.a, self.op, self.b = a, op, b
+
+    def __str__(self):
+        return _shown(self.a, self.op, self.b)
+
+
+@_quietly
+def _matmul(a, b, shown):
+    """`a @ b`, or OverflowError where finite matrices give a product too large for a float."""
+    data = np.matmul(a, b)
+    if not _finite(data) and not np.isfinite(data).all() and np.isfinite(a).all() \
+            and np.isfinite(b).all():
+        raise OverflowError(f"{shown} is too large for a float at index {_where(~np.isfinite(data))}")
+    return np.asarray(data, dtype=np.float64)
+
+
+@_quietly
+def _sum(x, axes, keepdims, count, axis, op):
+    """The sum of `x` over `axes` (divided by `count`, for a mean) as a float64 array, or
+    OverflowError where finite numbers sum past the largest float."""
+    data = np.add.reduce(x, axis=axes, keepdims=keepdims)  # x.sum(...), without its wrapper
+    if count is not None:
+        data = data / count
+    data = np.asarray(data, dtype=np.float64)
+    if not _finite(data) and not np.isfinite(data).all() and np.isfinite(x).all():
+        raise OverflowError(
+            f"{op} over axis {axis!r} of a {_shape(x.shape)} tensor is too large for a float"
+        )
+    return data
+
+
+_ALL_AXES = [tuple(range(n)) for n in range(8)]  # axis=None, for tensors of up to 7 dimensions
 
 
 def unbroadcast(grad, shape):
@@ -146,6 +214,8 @@ def unbroadcast(grad, shape):
     Broadcasting adds leading dimensions and stretches dimensions of size 1; an operand so
     stretched was used in every place it reached, so its gradient is the sum over them.
     """
+    if grad.shape == shape:  # not broadcast (the usual case): nothing to sum
+        return grad
     shape = tuple(shape)
     extra = grad.ndim - len(shape)
     if extra < 0 or any(n != 1 and n != m for n, m in zip(shape, grad.shape[extra:])):
@@ -161,6 +231,15 @@ def unbroadcast(grad, shape):
     return grad
 
 
+def _constant(array):
+    """A leaf around `array`, a float64 array made for it by `_as_array`: what `Tensor(array)`
+    gives, without checking and copying it a second time."""
+    out = object.__new__(Tensor)
+    out.data, out.grad, out._backward = array, np.zeros(array.shape), _leaf_backward
+    out._prev, out._op, out.label = (), "", ""
+    return out
+
+
 class Tensor:
     """An array of numbers that remembers how it was computed, so gradients flow back through it.
 
@@ -174,11 +253,11 @@ class Tensor:
     __array_ufunc__ = None  # `array + tensor` calls Tensor.__radd__, not NumPy's loop
 
     def __init__(self, data, _children=(), _op="", label=""):
-        self.data = data if type(data) is np.ndarray and data.dtype == np.float64 and _children \
+        self.data = data if type(data) is np.ndarray and data.dtype is _FLOAT64 and _children \
             else _as_array(data)
-        self.grad = np.zeros_like(self.data)
+        self.grad = np.zeros(self.data.shape)
         self._backward = _leaf_backward
-        self._prev = tuple(_children)
+        self._prev = _children if type(_children) is tuple else tuple(_children)
         self._op = _op
         self.label = label
 
@@ -210,7 +289,7 @@ class Tensor:
         if isinstance(other, Tensor):
             return other
         if _is_real(other) or isinstance(other, (list, tuple, np.ndarray)):
-            return Tensor(_as_array(other, f"the right operand of {op}"))
+            return _constant(_as_array(other, f"the right operand of {op}"))
         raise TypeError(
             f"unsupported operand for {op}: a Tensor of shape {_shape(self.shape)} and {other!r} "
             f"of type {type(other).__name__} (use a Tensor, a real number, a list or an array)"
@@ -307,7 +386,7 @@ class Tensor:
         """
         other = self._operand(other, "@")
         a, b = self.data, other.data
-        shown = f"{_shape(a.shape)} @ {_shape(b.shape)}"
+        shown = _Shown(a, "@", b)
         if a.ndim == 0 or b.ndim == 0:
             raise ValueError(f"@ needs tensors of at least one dimension: {shown}")
         left = a.shape[-1]
@@ -318,20 +397,19 @@ class Tensor:
                 f"left ({left}) must equal the {'first' if b.ndim == 1 else 'second-to-last'} "
                 f"dimension of the right ({right})"
             )
-        try:
-            np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        except ValueError:
-            raise ValueError(f"the batch dimensions do not broadcast: {shown}") from None
-        with np.errstate(all="ignore"):
-            data = np.matmul(a, b)
-        if not np.isfinite(data).all() and np.isfinite(a).all() and np.isfinite(b).all():
-            raise OverflowError(
-                f"{shown} is too large for a float at index {_where(~np.isfinite(data))}"
-            )
-        out = Tensor(np.asarray(data, dtype=np.float64), (self, other), "@")
+        if a.ndim > 2 or b.ndim > 2:
+            try:
+                np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+            except ValueError:
+                raise ValueError(f"the batch dimensions do not broadcast: {shown}") from None
+        out = Tensor(_matmul(a, b, shown), (self, other), "@")
 
         def _backward():
             x, y = out._prev
+            if x.ndim == 2 and y.ndim == 2:  # the rule itself, for two matrices
+                x.grad += out.grad @ y.data.T
+                y.grad += x.data.T @ out.grad
+                return
             a2 = x.data if x.ndim > 1 else x.data[None, :]  # a row
             b2 = y.data if y.ndim > 1 else y.data[:, None]  # a column
             g = out.grad.reshape(np.matmul(a2[..., :1, :], b2[..., :, :1]).shape[:-2]
@@ -345,7 +423,7 @@ class Tensor:
     def _axes(self, axis, op):
         """`axis` (None, an int or a tuple of ints) as a tuple of axes counted from 0."""
         if axis is None:
-            return tuple(range(self.ndim))
+            return _ALL_AXES[self.ndim] if self.ndim < len(_ALL_AXES) else tuple(range(self.ndim))
         axes = axis if isinstance(axis, tuple) else (axis,)
         found = []
         for k in axes:
@@ -366,25 +444,17 @@ class Tensor:
 
     def _reduce(self, axis, keepdims, op):
         axes = self._axes(axis, op)
-        count = int(np.prod([self.shape[k] for k in axes]))
-        with np.errstate(all="ignore"):
-            data = self.data.sum(axis=axes, keepdims=keepdims)
-            if op == "mean":
-                data = data / count
-        data = np.asarray(data, dtype=np.float64)
-        if not np.isfinite(data).all() and np.isfinite(self.data).all():
-            raise OverflowError(
-                f"{op} over axis {axis!r} of a {_shape(self.shape)} tensor is too large for a "
-                "float"
-            )
-        out = Tensor(data, (self,), op)
+        count = math.prod([self.shape[k] for k in axes])
+        out = Tensor(_sum(self.data, axes, keepdims, count if op == "mean" else None, axis, op),
+                     (self,), op)
+        kept = tuple(1 if k in axes else n for k, n in enumerate(self.shape))  # keepdims' shape
 
         def _backward():
             a = out._prev[0]
-            g = out.grad if keepdims else np.expand_dims(out.grad, axes)
+            g = out.grad.reshape(kept)
             if op == "mean":
                 g = g / count
-            a.grad += np.broadcast_to(g, a.shape)
+            a.grad += g  # broadcast over the axes summed: each element's slope is 1 (or 1/count)
 
         out._backward = _backward
         return out
@@ -540,8 +610,8 @@ class Tensor:
         topo = topological_order(self)
         for node in topo:
             if node._prev:  # an intermediate node: its grad is scratch space for this pass
-                node.grad = np.zeros_like(node.data)
-        self.grad = np.ones_like(self.data)
+                node.grad = np.zeros(node.data.shape)
+        self.grad = np.ones(self.data.shape)
         with np.errstate(all="ignore"):  # gradients are plain floats: they may be infinite
             for node in reversed(topo):
                 node._backward()
@@ -553,7 +623,8 @@ class Tensor:
 
     def __sub__(self, other):  # a - b
         other = self._operand(other, "-")
-        _broadcast("-", self, other)  # so that a shape error names the operation written
+        if self.shape != other.shape:
+            _broadcast("-", self, other)  # so that a shape error names the operation written
         return self + (-other)
 
     def __radd__(self, other):  # n + a
@@ -564,7 +635,8 @@ class Tensor:
 
     def __rsub__(self, other):  # n - a
         other = self._operand(other, "-")
-        _broadcast("-", other, self)
+        if self.shape != other.shape:
+            _broadcast("-", other, self)
         return other + (-self)
 
     def __rtruediv__(self, other):  # n / a
