@@ -69,8 +69,8 @@ def _is_real(x):
 
 def _as_array(data, what="Tensor"):
     """`data` as a new float64 array, or a TypeError/ValueError that says what was wrong."""
-    if type(data) is float or (type(data) is np.ndarray and data.dtype is _FLOAT64):
-        return np.array(data)  # the common cases, told by their type alone: only the copy
+    if isinstance(data, float) or (type(data) is np.ndarray and data.dtype is _FLOAT64):
+        return np.array(data)  # the common cases (NumPy's float64 is a float): only the copy
     if type(data) is int and -2**63 <= data < 2**63:  # as NumPy's int64, then float64
         return np.array(float(data))
     if isinstance(data, Tensor):
@@ -137,7 +137,7 @@ def _finite(data):
     are, and infinite or NaN if one is (or, rarely, if finite numbers sum past the largest
     float; the callers then look element by element). Called where NumPy's floating-point
     warnings are off."""
-    return math.isfinite(np.add.reduce(data, axis=None))
+    return math.isfinite(data if data.ndim == 0 else np.add.reduce(data, axis=None))
 
 
 def _shown(a, op, b):
