@@ -38,12 +38,20 @@ already infinite or NaN give what NumPy gives. A shape that does not fit names t
 and both shapes, `(3, 2) @ (3, 2)`. An operation that raises builds nothing, and `backward()`
 on a tensor of more than one element raises before it touches any gradient.
 
+Memory. Each closure holds its output weakly, `out = out_ref()`, where the scalar engine's
+holds `out` itself. The output holds its closure, so holding it back would make a cycle, and a
+graph nobody needs any more would wait for Python's cycle collector instead of being freed as
+soon as the last name for its output goes; with arrays in every node, that wait costs memory
+and time. A closure runs only while its output is alive (`backward()` holds every node of the
+graph), so the weak reference always finds it.
+
 This is the only module of the package that imports NumPy; `import autograd` does not import it.
 NumPy is not listed on its own in requirements.txt: matplotlib, which is, requires it.
 """
 
 import math
 import numbers
+import weakref
 
 import numpy as np
 
@@ -249,7 +257,7 @@ class Tensor:
     array([2., 4., 6.])
     """
 
-    __slots__ = ("data", "grad", "_backward", "_prev", "_op", "label")
+    __slots__ = ("data", "grad", "_backward", "_prev", "_op", "label", "__weakref__")
     __array_ufunc__ = None  # `array + tensor` calls Tensor.__radd__, not NumPy's loop
 
     def __init__(self, data, _children=(), _op="", label=""):
@@ -300,8 +308,10 @@ class Tensor:
     def __add__(self, other):
         other = self._operand(other, "+")
         out = Tensor(_combine(self, "+", other, np.add), (self, other), "+")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a, b = out._prev
             a.grad += unbroadcast(out.grad, a.shape)
             b.grad += unbroadcast(out.grad, b.shape)
@@ -312,8 +322,10 @@ class Tensor:
     def __mul__(self, other):
         other = self._operand(other, "*")
         out = Tensor(_combine(self, "*", other, np.multiply), (self, other), "*")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a, b = out._prev
             a.grad += unbroadcast(b.data * out.grad, a.shape)
             b.grad += unbroadcast(a.data * out.grad, b.shape)
@@ -326,8 +338,10 @@ class Tensor:
         the slope in b computed as -(out/b), finite wherever the answer is."""
         other = self._operand(other, "/")
         out = Tensor(_combine(self, "/", other, np.true_divide), (self, other), "/")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a, b = out._prev
             a.grad += unbroadcast(out.grad / b.data, a.shape)
             b.grad += unbroadcast(-out.grad * (out.data / b.data), b.shape)
@@ -361,8 +375,10 @@ class Tensor:
             _overflow(data, shown, x)
         label = int(n) if float(n).is_integer() else n
         out = Tensor(data, (self,), f"**{label}")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             if n == 0:  # x**0 = 1 has slope 0, which passes back nothing
                 return
             a = out._prev[0]
@@ -403,8 +419,10 @@ class Tensor:
             except ValueError:
                 raise ValueError(f"the batch dimensions do not broadcast: {shown}") from None
         out = Tensor(_matmul(a, b, shown), (self, other), "@")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             x, y = out._prev
             if x.ndim == 2 and y.ndim == 2:  # the rule itself, for two matrices
                 x.grad += out.grad @ y.data.T
@@ -448,8 +466,10 @@ class Tensor:
         out = Tensor(_sum(self.data, axes, keepdims, count if op == "mean" else None, axis, op),
                      (self,), op)
         kept = tuple(1 if k in axes else n for k, n in enumerate(self.shape))  # keepdims' shape
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a = out._prev[0]
             g = out.grad.reshape(kept)
             if op == "mean":
@@ -479,8 +499,10 @@ class Tensor:
                 f"into {shape!r}"
             ) from None
         out = Tensor(data.copy(), (self,), "reshape")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a = out._prev[0]
             a.grad += out.grad.reshape(a.shape)
 
@@ -491,8 +513,10 @@ class Tensor:
     def T(self):
         """The transpose: the axes in reverse order (rows and columns swapped for a matrix)."""
         out = Tensor(self.data.T.copy(), (self,), "T")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a = out._prev[0]
             a.grad += out.grad.T
 
@@ -502,8 +526,10 @@ class Tensor:
     def tanh(self):
         """Elementwise tanh; the slope is (1 - t)(1 + t), which keeps its digits near t = ±1."""
         out = Tensor(np.tanh(self.data), (self,), "tanh")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a, t = out._prev[0], out.data
             a.grad += (1.0 - t) * (1.0 + t) * out.grad
 
@@ -523,8 +549,10 @@ class Tensor:
                     "x = 709.78"
                 )
         out = Tensor(data, (self,), "exp")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a = out._prev[0]
             a.grad += out.data * out.grad
 
@@ -540,8 +568,10 @@ class Tensor:
                 f"log({float(self.data[_first(bad)])!r}) needs a positive value"
             )
         out = Tensor(np.log(self.data), (self,), "log")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a = out._prev[0]
             a.grad += out.grad / a.data
 
@@ -551,8 +581,10 @@ class Tensor:
     def relu(self):
         """Elementwise max(0, x); slope 1 above 0, and at and below 0 nothing passes back."""
         out = Tensor(np.where(self.data < 0, 0.0, self.data), (self,), "relu")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a = out._prev[0]
             a.grad += np.where(out.data > 0, out.grad, 0.0)
 
@@ -564,8 +596,10 @@ class Tensor:
         e = np.exp(-np.abs(self.data))  # e**-x above 0, e**x below
         data = np.where(self.data >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
         out = Tensor(data, (self,), "sigmoid")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a = out._prev[0]
             a.grad += out.data * (1.0 - out.data) * out.grad
 
@@ -581,8 +615,10 @@ class Tensor:
         shifted = self.data - self.data.max(axis=axis, keepdims=True)
         data = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
         out = Tensor(data, (self,), "log_softmax")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a = out._prev[0]
             a.grad += out.grad - np.exp(out.data) * out.grad.sum(axis=axis, keepdims=True)
 
