@@ -38,17 +38,29 @@ already infinite or NaN give what NumPy gives. A shape that does not fit names t
 and both shapes, `(3, 2) @ (3, 2)`. An operation that raises builds nothing, and `backward()`
 on a tensor of more than one element raises before it touches any gradient.
 
+Memory. Each closure holds its output weakly, `out = out_ref()`, where the scalar engine's
+holds `out` itself. The output holds its closure, so holding it back would make a cycle, and a
+graph nobody needs any more would wait for Python's cycle collector instead of being freed as
+soon as the last name for its output goes; with arrays in every node, that wait costs memory
+and time. A closure runs only while its output is alive (`backward()` holds every node of the
+graph), so the weak reference always finds it.
+
 This is the only module of the package that imports NumPy; `import autograd` does not import it.
 NumPy is not listed on its own in requirements.txt: matplotlib, which is, requires it.
 """
 
+import math
 import numbers
+import weakref
 
 import numpy as np
 
 from .graph import topological_order
 
 __all__ = ["Tensor", "unbroadcast", "cross_entropy"]
+
+
+_FLOAT64 = np.dtype(np.float64)  # the dtype of every array NumPy makes of float64 numbers
 
 
 def _leaf_backward():
@@ -65,6 +77,10 @@ def _is_real(x):
 
 def _as_array(data, what="Tensor"):
     """`data` as a new float64 array, or a TypeError/ValueError that says what was wrong."""
+    if isinstance(data, float) or (type(data) is np.ndarray and data.dtype is _FLOAT64):
+        return np.array(data)  # the common cases (NumPy's float64 is a float): only the copy
+    if type(data) is int and -2**63 <= data < 2**63:  # as NumPy's int64, then float64
+        return np.array(float(data))
     if isinstance(data, Tensor):
         raise TypeError(f"{what} needs numbers, not a Tensor: use its .data ({data!r})")
     if data is None or isinstance(data, (str, bytes, bool, np.bool_)):
@@ -124,20 +140,80 @@ def _overflow(out, shown, *inputs):
         )
 
 
+def _finite(data):
+    """Whether every element of `data` is finite, in one pass: their sum is finite if they
+    are, and infinite or NaN if one is (or, rarely, if finite numbers sum past the largest
+    float; the callers then look element by element). Called where NumPy's floating-point
+    warnings are off."""
+    return math.isfinite(data if data.ndim == 0 else np.add.reduce(data, axis=None))
+
+
+def _shown(a, op, b):
+    """`a op b` with both shapes, as a message shows it: `(3, 2) @ (3, 2)`."""
+    return f"{_shape(a.shape)} {op} {_shape(b.shape)}"
+
+
+_quietly = np.errstate(all="ignore")  # a decorator: no floating-point warnings in its call
+
+
+@_quietly
 def _combine(a, op, b, function):
     """`function(a.data, b.data)`, the data of `a op b` broadcast, or the error that names
     the operation and both shapes: shapes that do not fit, a division by zero, an overflow."""
-    _broadcast(op, a, b)
-    shown = f"{_shape(a.shape)} {op} {_shape(b.shape)}"
     if op == "/" and (b.data == 0).any():
+        _broadcast(op, a, b)  # shapes that do not fit are said first
         raise ZeroDivisionError(
-            f"division by zero: {shown}, the divisor is 0 at index {_where(b.data == 0)}"
+            f"division by zero: {_shown(a, op, b)}, the divisor is 0 at index "
+            f"{_where(b.data == 0)}"
         )
-    with np.errstate(all="ignore"):
+    try:
         data = function(a.data, b.data)
-    if not np.isfinite(data).all():
-        _overflow(data, shown, a.data, b.data)
+    except ValueError:  # the shapes do not broadcast: say so with both of them
+        _broadcast(op, a, b)
+        raise
+    if not _finite(data):
+        _overflow(data, _shown(a, op, b), a.data, b.data)
     return data
+
+
+class _Shown:
+    """`a op b` with both shapes, as an error message shows it, written only if one does."""
+
+    __slots__ = ("a", "op", "b")
+
+    def __init__(self, a, op, b):
+        self.a, self.op, self.b = a, op, b
+
+    def __str__(self):
+        return _shown(self.a, self.op, self.b)
+
+
+@_quietly
+def _matmul(a, b, shown):
+    """`a @ b`, or OverflowError where finite matrices give a product too large for a float."""
+    data = np.matmul(a, b)
+    if not _finite(data) and not np.isfinite(data).all() and np.isfinite(a).all() \
+            and np.isfinite(b).all():
+        raise OverflowError(f"{shown} is too large for a float at index {_where(~np.isfinite(data))}")
+    return np.asarray(data, dtype=np.float64)
+
+
+@_quietly
+def _sum(x, axes, keepdims, count, axis, op):
+    """The sum of `x` over `axes` (divided by `count`, for a mean) as a float64 array, or
+    OverflowError where finite numbers sum past the largest float."""
+    data = np.add.reduce(x, axis=axes, keepdims=keepdims)  # x.sum(...), without its wrapper
+    if count is not None:
+        data = data / count
+    data = np.asarray(data, dtype=np.float64)
+    if not _finite(data) and not np.isfinite(data).all() and np.isfinite(x).all():
+        raise OverflowError(
+            f"{op} over axis {axis!r} of a {_shape(x.shape)} tensor is too large for a float"
+        )
+    return data
+
+
+_ALL_AXES = [tuple(range(n)) for n in range(8)]  # axis=None, for tensors of up to 7 dimensions
 
 
 def unbroadcast(grad, shape):
@@ -146,6 +222,8 @@ def unbroadcast(grad, shape):
     Broadcasting adds leading dimensions and stretches dimensions of size 1; an operand so
     stretched was used in every place it reached, so its gradient is the sum over them.
     """
+    if grad.shape == shape:  # not broadcast (the usual case): nothing to sum
+        return grad
     shape = tuple(shape)
     extra = grad.ndim - len(shape)
     if extra < 0 or any(n != 1 and n != m for n, m in zip(shape, grad.shape[extra:])):
@@ -161,6 +239,15 @@ def unbroadcast(grad, shape):
     return grad
 
 
+def _constant(array):
+    """A leaf around `array`, a float64 array made for it by `_as_array`: what `Tensor(array)`
+    gives, without checking and copying it a second time."""
+    out = object.__new__(Tensor)
+    out.data, out.grad, out._backward = array, np.zeros(array.shape), _leaf_backward
+    out._prev, out._op, out.label = (), "", ""
+    return out
+
+
 class Tensor:
     """An array of numbers that remembers how it was computed, so gradients flow back through it.
 
@@ -170,15 +257,15 @@ class Tensor:
     array([2., 4., 6.])
     """
 
-    __slots__ = ("data", "grad", "_backward", "_prev", "_op", "label")
+    __slots__ = ("data", "grad", "_backward", "_prev", "_op", "label", "__weakref__")
     __array_ufunc__ = None  # `array + tensor` calls Tensor.__radd__, not NumPy's loop
 
     def __init__(self, data, _children=(), _op="", label=""):
-        self.data = data if type(data) is np.ndarray and data.dtype == np.float64 and _children \
+        self.data = data if type(data) is np.ndarray and data.dtype is _FLOAT64 and _children \
             else _as_array(data)
-        self.grad = np.zeros_like(self.data)
+        self.grad = np.zeros(self.data.shape)
         self._backward = _leaf_backward
-        self._prev = tuple(_children)
+        self._prev = _children if type(_children) is tuple else tuple(_children)
         self._op = _op
         self.label = label
 
@@ -210,7 +297,7 @@ class Tensor:
         if isinstance(other, Tensor):
             return other
         if _is_real(other) or isinstance(other, (list, tuple, np.ndarray)):
-            return Tensor(_as_array(other, f"the right operand of {op}"))
+            return _constant(_as_array(other, f"the right operand of {op}"))
         raise TypeError(
             f"unsupported operand for {op}: a Tensor of shape {_shape(self.shape)} and {other!r} "
             f"of type {type(other).__name__} (use a Tensor, a real number, a list or an array)"
@@ -221,8 +308,10 @@ class Tensor:
     def __add__(self, other):
         other = self._operand(other, "+")
         out = Tensor(_combine(self, "+", other, np.add), (self, other), "+")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a, b = out._prev
             a.grad += unbroadcast(out.grad, a.shape)
             b.grad += unbroadcast(out.grad, b.shape)
@@ -233,8 +322,10 @@ class Tensor:
     def __mul__(self, other):
         other = self._operand(other, "*")
         out = Tensor(_combine(self, "*", other, np.multiply), (self, other), "*")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a, b = out._prev
             a.grad += unbroadcast(b.data * out.grad, a.shape)
             b.grad += unbroadcast(a.data * out.grad, b.shape)
@@ -247,8 +338,10 @@ class Tensor:
         the slope in b computed as -(out/b), finite wherever the answer is."""
         other = self._operand(other, "/")
         out = Tensor(_combine(self, "/", other, np.true_divide), (self, other), "/")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a, b = out._prev
             a.grad += unbroadcast(out.grad / b.data, a.shape)
             b.grad += unbroadcast(-out.grad * (out.data / b.data), b.shape)
@@ -282,8 +375,10 @@ class Tensor:
             _overflow(data, shown, x)
         label = int(n) if float(n).is_integer() else n
         out = Tensor(data, (self,), f"**{label}")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             if n == 0:  # x**0 = 1 has slope 0, which passes back nothing
                 return
             a = out._prev[0]
@@ -307,7 +402,7 @@ class Tensor:
         """
         other = self._operand(other, "@")
         a, b = self.data, other.data
-        shown = f"{_shape(a.shape)} @ {_shape(b.shape)}"
+        shown = _Shown(a, "@", b)
         if a.ndim == 0 or b.ndim == 0:
             raise ValueError(f"@ needs tensors of at least one dimension: {shown}")
         left = a.shape[-1]
@@ -318,20 +413,21 @@ class Tensor:
                 f"left ({left}) must equal the {'first' if b.ndim == 1 else 'second-to-last'} "
                 f"dimension of the right ({right})"
             )
-        try:
-            np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        except ValueError:
-            raise ValueError(f"the batch dimensions do not broadcast: {shown}") from None
-        with np.errstate(all="ignore"):
-            data = np.matmul(a, b)
-        if not np.isfinite(data).all() and np.isfinite(a).all() and np.isfinite(b).all():
-            raise OverflowError(
-                f"{shown} is too large for a float at index {_where(~np.isfinite(data))}"
-            )
-        out = Tensor(np.asarray(data, dtype=np.float64), (self, other), "@")
+        if a.ndim > 2 or b.ndim > 2:
+            try:
+                np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+            except ValueError:
+                raise ValueError(f"the batch dimensions do not broadcast: {shown}") from None
+        out = Tensor(_matmul(a, b, shown), (self, other), "@")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             x, y = out._prev
+            if x.ndim == 2 and y.ndim == 2:  # the rule itself, for two matrices
+                x.grad += out.grad @ y.data.T
+                y.grad += x.data.T @ out.grad
+                return
             a2 = x.data if x.ndim > 1 else x.data[None, :]  # a row
             b2 = y.data if y.ndim > 1 else y.data[:, None]  # a column
             g = out.grad.reshape(np.matmul(a2[..., :1, :], b2[..., :, :1]).shape[:-2]
@@ -345,7 +441,7 @@ class Tensor:
     def _axes(self, axis, op):
         """`axis` (None, an int or a tuple of ints) as a tuple of axes counted from 0."""
         if axis is None:
-            return tuple(range(self.ndim))
+            return _ALL_AXES[self.ndim] if self.ndim < len(_ALL_AXES) else tuple(range(self.ndim))
         axes = axis if isinstance(axis, tuple) else (axis,)
         found = []
         for k in axes:
@@ -366,25 +462,19 @@ class Tensor:
 
     def _reduce(self, axis, keepdims, op):
         axes = self._axes(axis, op)
-        count = int(np.prod([self.shape[k] for k in axes]))
-        with np.errstate(all="ignore"):
-            data = self.data.sum(axis=axes, keepdims=keepdims)
-            if op == "mean":
-                data = data / count
-        data = np.asarray(data, dtype=np.float64)
-        if not np.isfinite(data).all() and np.isfinite(self.data).all():
-            raise OverflowError(
-                f"{op} over axis {axis!r} of a {_shape(self.shape)} tensor is too large for a "
-                "float"
-            )
-        out = Tensor(data, (self,), op)
+        count = math.prod([self.shape[k] for k in axes])
+        out = Tensor(_sum(self.data, axes, keepdims, count if op == "mean" else None, axis, op),
+                     (self,), op)
+        kept = tuple(1 if k in axes else n for k, n in enumerate(self.shape))  # keepdims' shape
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a = out._prev[0]
-            g = out.grad if keepdims else np.expand_dims(out.grad, axes)
+            g = out.grad.reshape(kept)
             if op == "mean":
                 g = g / count
-            a.grad += np.broadcast_to(g, a.shape)
+            a.grad += g  # broadcast over the axes summed: each element's slope is 1 (or 1/count)
 
         out._backward = _backward
         return out
@@ -409,8 +499,10 @@ class Tensor:
                 f"into {shape!r}"
             ) from None
         out = Tensor(data.copy(), (self,), "reshape")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a = out._prev[0]
             a.grad += out.grad.reshape(a.shape)
 
@@ -421,8 +513,10 @@ class Tensor:
     def T(self):
         """The transpose: the axes in reverse order (rows and columns swapped for a matrix)."""
         out = Tensor(self.data.T.copy(), (self,), "T")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a = out._prev[0]
             a.grad += out.grad.T
 
@@ -432,8 +526,10 @@ class Tensor:
     def tanh(self):
         """Elementwise tanh; the slope is (1 - t)(1 + t), which keeps its digits near t = ±1."""
         out = Tensor(np.tanh(self.data), (self,), "tanh")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a, t = out._prev[0], out.data
             a.grad += (1.0 - t) * (1.0 + t) * out.grad
 
@@ -453,8 +549,10 @@ class Tensor:
                     "x = 709.78"
                 )
         out = Tensor(data, (self,), "exp")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a = out._prev[0]
             a.grad += out.data * out.grad
 
@@ -470,8 +568,10 @@ class Tensor:
                 f"log({float(self.data[_first(bad)])!r}) needs a positive value"
             )
         out = Tensor(np.log(self.data), (self,), "log")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a = out._prev[0]
             a.grad += out.grad / a.data
 
@@ -481,8 +581,10 @@ class Tensor:
     def relu(self):
         """Elementwise max(0, x); slope 1 above 0, and at and below 0 nothing passes back."""
         out = Tensor(np.where(self.data < 0, 0.0, self.data), (self,), "relu")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a = out._prev[0]
             a.grad += np.where(out.data > 0, out.grad, 0.0)
 
@@ -494,8 +596,10 @@ class Tensor:
         e = np.exp(-np.abs(self.data))  # e**-x above 0, e**x below
         data = np.where(self.data >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
         out = Tensor(data, (self,), "sigmoid")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a = out._prev[0]
             a.grad += out.data * (1.0 - out.data) * out.grad
 
@@ -511,8 +615,10 @@ class Tensor:
         shifted = self.data - self.data.max(axis=axis, keepdims=True)
         data = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
         out = Tensor(data, (self,), "log_softmax")
+        out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
+            out = out_ref()
             a = out._prev[0]
             a.grad += out.grad - np.exp(out.data) * out.grad.sum(axis=axis, keepdims=True)
 
@@ -540,8 +646,8 @@ class Tensor:
         topo = topological_order(self)
         for node in topo:
             if node._prev:  # an intermediate node: its grad is scratch space for this pass
-                node.grad = np.zeros_like(node.data)
-        self.grad = np.ones_like(self.data)
+                node.grad = np.zeros(node.data.shape)
+        self.grad = np.ones(self.data.shape)
         with np.errstate(all="ignore"):  # gradients are plain floats: they may be infinite
             for node in reversed(topo):
                 node._backward()
@@ -553,7 +659,8 @@ class Tensor:
 
     def __sub__(self, other):  # a - b
         other = self._operand(other, "-")
-        _broadcast("-", self, other)  # so that a shape error names the operation written
+        if self.shape != other.shape:
+            _broadcast("-", self, other)  # so that a shape error names the operation written
         return self + (-other)
 
     def __radd__(self, other):  # n + a
@@ -564,7 +671,8 @@ class Tensor:
 
     def __rsub__(self, other):  # n - a
         other = self._operand(other, "-")
-        _broadcast("-", other, self)
+        if self.shape != other.shape:
+            _broadcast("-", other, self)
         return other + (-self)
 
     def __rtruediv__(self, other):  # n / a

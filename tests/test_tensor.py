@@ -7,8 +7,10 @@ on tensors gives, in every element, the data and the gradients that the same pro
 holds the comparison with PyTorch (broadcasting, reductions, reshapes, the matrix product).
 """
 
+import gc
 import math
 import sys
+import weakref
 
 import numpy as np
 import pytest
@@ -17,6 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from autograd import Value
+from autograd.graph import topological_order
 from autograd.tensor import Tensor, cross_entropy, unbroadcast
 from programs import OPS, evaluate
 
@@ -316,3 +319,29 @@ def test_draw_dot_shows_each_tensors_label_shape_op_and_a_preview_of_its_numbers
             "| grad [5.0000, 7.0000, 9.0000] }") in source
     assert "{ loss | shape () | data 13.5000 | grad 1.0000 }" in source
     assert "label=sum" in source and 'label="*"' in source
+
+
+def test_finite_numbers_whose_sum_overflows_are_not_refused():
+    """Each result is checked in one pass, by the finiteness of its sum; a sum past the largest
+    float from finite numbers only sends the check element by element, which finds them fine."""
+    big = Tensor([[1e308], [1e308]])
+    for result in (big * 1.0, big + 0.0, big.relu(), big.T.reshape(2), big.sum(axis=1),
+                   Tensor([[1e308, 1e308]]) @ Tensor([[1.0, 0.0], [0.0, 1.0]])):
+        assert np.array_equal(result.data.reshape(-1), [1e308, 1e308])
+
+
+def test_a_graph_nobody_holds_is_freed_at_once_without_the_cycle_collector():
+    x = Tensor([[1.0, 2.0]])
+    loss = ((x @ Tensor([[3.0], [4.0]])).relu() * 2.0 + 1.0).mean()
+    loss.backward()
+    made = [weakref.ref(t) for t in topological_order(loss) if t._prev]  # every operation's
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        del loss
+        kept = [t()._op for t in made if t() is not None]
+        assert not kept, f"the closures of {kept} hold their outputs strongly: cycles"
+    finally:
+        if collecting:
+            gc.enable()
+    assert np.array_equal(x.grad, [[6.0, 8.0]])  # d(2(3a + 4b) + 1)/d(a, b)
