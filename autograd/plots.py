@@ -13,11 +13,16 @@ that says why and returns a stand-in for pyplot: every plotting call on it does 
 `show()` prints one line where the plot would be, so that the chapter goes on. The import stays
 written in the cell because the browser's kernel fetches the packages a cell imports before it
 runs the cell. Standard library only.
+
+`time_against_width` and `plot_time_against_width` read the numbers that `benchmarks/bench.py
+--save` stores, for chapter 11's plot: they draw on an axes the chapter makes, so this module
+still imports nothing outside the standard library.
 """
 
 from ._platform import IN_BROWSER
 
-__all__ = ["WHY_NO_PLOTS", "PLOT_SKIPPED", "NoFigure", "no_plots", "why_no_plots"]
+__all__ = ["WHY_NO_PLOTS", "PLOT_SKIPPED", "NoFigure", "no_plots", "why_no_plots",
+           "time_against_width", "plot_time_against_width"]
 
 WHY_NO_PLOTS = {
     True: ("plots need numpy and matplotlib, which load from Pyodide's package site: this "
@@ -86,3 +91,33 @@ def no_plots():
     """Print why there are no plots (one line) and return a stand-in for matplotlib.pyplot."""
     print(why_no_plots())
     return _NoPyplot()
+
+
+def time_against_width(results):
+    """{contender: [(width, points, ms per step), ...]}, narrowest first, from `results`, the
+    numbers `benchmarks/bench.py --save` stores (its JSON, loaded): each step the benchmark
+    timed, by the width of its hidden layers. A contender that did not run on a step (a
+    compiled step whose compiling would have taken too long) has no entry for it."""
+    lines = {}
+    for step in sorted(results["steps"], key=lambda step: step["width"]):
+        for row in step["contenders"].values():
+            lines.setdefault(row["name"], []).append(
+                (step["width"], step["points"], row["median_ms"]))
+    return lines
+
+
+def plot_time_against_width(ax, results):
+    """Draw each contender's time per step against the width, one line each, on `ax`, a
+    matplotlib axes (or `no_plots()`'s stand-in), both scales logarithmic."""
+    widths = {}
+    for name, points in time_against_width(results).items():
+        ax.plot([w for w, _, _ in points], [ms for _, _, ms in points], marker="o", label=name)
+        widths.update({w: n for w, n, _ in points})
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(sorted(widths), [f"{w} wide\n{n} points" for w, n in sorted(widths.items())])
+    ax.minorticks_off()
+    ax.set_xlabel("the step's hidden layers")
+    ax.set_ylabel("milliseconds per step (median)")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1))
+    return ax

@@ -333,6 +333,13 @@ def ratio(times, top, bottom):
     return statistics.median(rs), q1, q3
 
 
+def compile_time(contender, clock):
+    """The seconds `contender` took to compile, by `clock` (cpu: this process's CPU time and
+    the C compiler's); None for a contender that does not compile."""
+    return getattr(contender, "compile_cpu_seconds" if clock == "cpu" else "compile_seconds",
+                   None)
+
+
 def measure(contenders, X, y, args):
     """{key: row}: step time, ratios, nodes, bytes per node, deepest chain (None where n/a)."""
     clock = CLOCKS[args.clock]
@@ -346,7 +353,7 @@ def measure(contenders, X, y, args):
         row["torch-batched"] = ratio(times, "torch-batched", c.key)
         row["floor"] = ratio(times, c.key, "floor")
         row["times"] = times[c.key]
-        row["compile"] = getattr(c, "compile_seconds", None)
+        row["compile"] = compile_time(c, args.clock)
         row["nodes"] = row["bytes"] = row["chain"] = None
         if c.has_nodes:
             row["nodes"], row["bytes"] = graph_memory(c, X, y)
@@ -372,7 +379,7 @@ def measure_wide(contenders, X, y, args, demo_rows):
             "torch-batched": ratio(times, "torch-batched", c.key),
             "floor": ratio(times, c.key, "floor"),
             "demo": None if demo is None else statistics.median(times[c.key]) / demo["step"],
-            "compile": getattr(c, "compile_seconds", None),
+            "compile": compile_time(c, args.clock),
         }
     return rows
 
@@ -497,7 +504,8 @@ def table(rows, reference="autograd"):
         "for a plain-number operand such as the 1 in 1 - y*score); bytes/node: what that graph",
         "holds, by tracemalloc, / its nodes; * by the growth of the resident size (PyTorch).",
         "compile s: seconds to trace the step, generate its code and build it, once, before",
-        "any step is timed (not in step ms); - for the engines that do not compile.",
+        "any step is timed (not in step ms), by the run's clock (cpu: this process's CPU time",
+        "and the C compiler's); - for the engines that do not compile.",
     ]
     lines += pay_off_lines(rows, reference)
     return "\n".join(lines)
@@ -826,8 +834,8 @@ def main(argv=None, registry=CONTENDERS):
     if "demo" in parts:
         X, y = make_moons(args.points, noise=0.1, seed=0)
         contenders, skipped = make_contenders(makers, SIZES, X, y)
-        compiled_on_demo = {c.maker_key: c.compile_seconds for c in contenders
-                            if getattr(c, "compile_seconds", None) is not None}
+        compiled_on_demo = {c.maker_key: compile_time(c, args.clock) for c in contenders
+                            if compile_time(c, args.clock) is not None}
         if not contenders:
             raise SystemExit("no engine to benchmark")
         record = {}
@@ -861,25 +869,22 @@ def main(argv=None, registry=CONTENDERS):
         print(f"\nwide step: MLP{sizes} on {points} moons points, the same step; "
               f"{args.wide_rounds} interleaved rounds, {args.clock} clock", flush=True)
         X, y = make_moons(points, noise=0.1, seed=0)
-        wide_makers = []
+        wide_makers, budget_notes = [], []
         for key, make in makers:
             if key.startswith("compiled-"):  # what compiling would take, from the demo step's
                 demo = compiled_on_demo.get(key)
                 expected = None if demo is None else demo * grown
+                why = None
                 if expected is None and args.compile_budget != math.inf:
-                    note = (f"{key} not run on the wide step: no demo-step compile time to "
-                            f"predict its compile time from (run the demo part too, or "
-                            f"--compile-budget inf)")
-                    print(f"skipping {note}", flush=True)
-                    skipped.append(note)
-                    continue
-                if expected is not None and expected > args.compile_budget:
-                    note = (f"{key} not run on the wide step: compiling it would take about "
-                            f"{expected:.0f} s (its demo-step compile time x {grown:.1f}, the "
-                            f"growth of the arithmetic), more than --compile-budget "
-                            f"{args.compile_budget:g} s")
-                    print(f"skipping {note}", flush=True)
-                    skipped.append(note)
+                    why = ("no demo-step compile time to predict its compile time from (run "
+                           "the demo part too, or give --compile-budget inf)")
+                elif expected is not None and expected > args.compile_budget:
+                    why = (f"compiling it would take about {expected:.0f} s (its demo-step "
+                           f"compile time x {grown:.1f}, the growth of the arithmetic), more "
+                           f"than --compile-budget {args.compile_budget:g} s")
+                if why is not None:
+                    print(f"skipping {key} on the wide step: {why}", flush=True)
+                    budget_notes.append(f"{key} not run on the wide step: {why}")
                     continue
             wide_makers.append((key, make))
         contenders, wide_skipped = make_contenders(wide_makers, sizes, X, y)
@@ -897,7 +902,7 @@ def main(argv=None, registry=CONTENDERS):
             print(wide_table(wide, grown))
             rows.update(wide)
             steps.append(("wide", sizes, points))
-        for note in wide_skipped:
+        for note in budget_notes + wide_skipped:
             print(f"({note})")
 
     if "digits" in parts:
