@@ -240,7 +240,63 @@ class TorchScalars(Engine):
         return len(seen) + sum(len(row) for row in X)
 
 
-class TorchBatched:
+class Batched:
+    """What the contenders on whole matrices share (PyTorch's and the course's tensors): the
+    forward pass of a model of (weights, biases) layers, and the backward pass and SGD update
+    of its parameters. Each library says how it applies relu, zeroes the gradients and
+    updates a parameter."""
+
+    def relu(self, h):
+        return h.relu()
+
+    def zero(self, p):
+        raise NotImplementedError
+
+    def update(self, p, lr):
+        raise NotImplementedError
+
+    def forward(self, model, h):
+        """h through every layer: h @ w.T + b, relu between the layers."""
+        for i, (w, b) in enumerate(model):
+            h = h @ w.T + b
+            if i < len(model) - 1:
+                h = self.relu(h)
+        return h
+
+    def descend(self, loss, model, lr):
+        """Zero every parameter's gradient, backward from `loss`, one SGD update; the loss."""
+        for layer in model:
+            for p in layer:
+                self.zero(p)
+        loss.backward()
+        for layer in model:
+            for p in layer:
+                self.update(p, lr)
+        return loss.item()
+
+
+class TorchParameters(Batched):
+    """PyTorch's way: the gradient dropped (None), the update outside autograd's sight."""
+
+    def zero(self, p):
+        p.grad = None
+
+    def update(self, p, lr):
+        with self.torch.no_grad():
+            p -= lr * p.grad
+
+
+class TensorParameters(Batched):
+    """autograd.tensor's way: the gradient zeroed in place, the update on `data`."""
+
+    def zero(self, p):
+        p.grad.fill(0.0)
+
+    def update(self, p, lr):
+        p.data -= lr * p.grad
+
+
+class TorchBatched(TorchParameters):
     """The same MLP as matrices: one forward pass over all the points at once, float64.
 
     The points are turned into tensors once, in `prepare`: that is how data lives in a
@@ -270,27 +326,12 @@ class TorchBatched:
         return model
 
     def step(self, model, data):
-        t = self.torch
         X, y = data
-        h = X
-        for i, (w, b) in enumerate(model):
-            h = h @ w.T + b
-            if i < len(model) - 1:
-                h = t.relu(h)
-        scores = h[:, 0]
-        data_loss = t.relu(1 + -y * scores).sum() * (1.0 / len(y))
+        scores = self.forward(model, X)[:, 0]
+        data_loss = (1 + -y * scores).relu().sum() * (1.0 / len(y))
         reg_loss = ALPHA * sum((p * p).sum() for layer in model for p in layer)
-        loss = data_loss + reg_loss
         _accuracy = ((y > 0) == (scores > 0)).double().mean().item()  # as the other steps do
-        for layer in model:
-            for p in layer:
-                p.grad = None
-        loss.backward()
-        with t.no_grad():
-            for layer in model:
-                for p in layer:
-                    p -= LR * p.grad
-        return loss.item()
+        return self.descend(data_loss + reg_loss, model, LR)
 
     def weights(self, model):
         out = []
@@ -300,7 +341,7 @@ class TorchBatched:
         return out
 
 
-class TensorBatched:
+class TensorBatched(TensorParameters):
     """The same MLP as matrices on the course's `autograd.tensor.Tensor` (NumPy, float64): the
     step of PyTorch, batched, written with the course's own tensor engine.
 
@@ -328,24 +369,11 @@ class TensorBatched:
 
     def step(self, model, data):
         X, y = data
-        h = X
-        for i, (w, b) in enumerate(model):
-            h = h @ w.T + b
-            if i < len(model) - 1:
-                h = h.relu()
-        scores = h.reshape(len(y))
+        scores = self.forward(model, X).reshape(len(y))
         data_loss = (1 + -y * scores).relu().sum() * (1.0 / len(y))
         reg_loss = ALPHA * sum((p * p).sum() for layer in model for p in layer)
-        loss = data_loss + reg_loss
         _accuracy = ((y > 0) == (scores.data > 0)).mean()  # as the other steps do
-        for layer in model:
-            for p in layer:
-                p.grad.fill(0.0)
-        loss.backward()
-        for layer in model:
-            for p in layer:
-                p.data -= LR * p.grad
-        return loss.item()
+        return self.descend(data_loss + reg_loss, model, LR)
 
     def weights(self, model):
         out = []

@@ -16,6 +16,8 @@ import importlib
 import math
 import random
 
+from contenders import TensorParameters, TorchParameters
+
 SIZES = (64, 32, 10)
 BATCH = 32
 LR = 0.1
@@ -38,7 +40,7 @@ def batches(images, labels, size=BATCH):
     return [(pixels[i:i + size], labels[i:i + size]) for i in range(0, len(pixels), size)]
 
 
-class TensorDigits:
+class TensorDigits(TensorParameters):
     """The epoch on `autograd.tensor`: `Tensor` parameters, NumPy arrays for the data."""
 
     name = "autograd.tensor (NumPy)"
@@ -58,29 +60,15 @@ class TensorDigits:
         return [(self.Tensor(w), self.Tensor(b)) for w, b in initial_weights(seed)]
 
     def epoch(self, model, data):
-        total = 0.0
-        for x, labels in data:
-            h = x
-            for i, (w, b) in enumerate(model):
-                h = h @ w.T + b
-                if i < len(model) - 1:
-                    h = h.relu()
-            loss = self.cross_entropy(h, labels)
-            for layer in model:
-                for p in layer:
-                    p.grad.fill(0.0)
-            loss.backward()
-            for layer in model:
-                for p in layer:
-                    p.data -= LR * p.grad
-            total += loss.item()
-        return total / len(data)
+        losses = [self.descend(self.cross_entropy(self.forward(model, x), labels), model, LR)
+                  for x, labels in data]
+        return sum(losses) / len(losses)
 
     def weights(self, model):
         return [v for w, b in model for v in w.data.ravel().tolist() + b.data.tolist()]
 
 
-class TorchDigits:
+class TorchDigits(TorchParameters):
     """The same epoch on PyTorch, float64, one thread."""
 
     name = "PyTorch (1 thread)"
@@ -102,25 +90,10 @@ class TorchDigits:
                 for w, b in initial_weights(seed)]
 
     def epoch(self, model, data):
-        t = self.torch
-        total = 0.0
-        for x, labels in data:
-            h = x
-            for i, (w, b) in enumerate(model):
-                h = h @ w.T + b
-                if i < len(model) - 1:
-                    h = t.relu(h)
-            loss = t.nn.functional.cross_entropy(h, labels)
-            for layer in model:
-                for p in layer:
-                    p.grad = None
-            loss.backward()
-            with t.no_grad():
-                for layer in model:
-                    for p in layer:
-                        p -= LR * p.grad
-            total += loss.item()
-        return total / len(data)
+        cross_entropy = self.torch.nn.functional.cross_entropy
+        losses = [self.descend(cross_entropy(self.forward(model, x), labels), model, LR)
+                  for x, labels in data]
+        return sum(losses) / len(losses)
 
     def weights(self, model):
         return [v for w, b in model for v in w.detach().flatten().tolist() + b.tolist()]
