@@ -84,6 +84,7 @@ CHECK_STEPS = 2  # two steps, so an engine that forgets to zero its gradients is
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 PARTS = ("demo", "wide", "digits", "grad")
 RESULTS = HERE / "results" / "bench.json"  # where --save writes, and chapter 11 reads
+NAME = 26  # the width of the tables' first column, the contenders' names
 REFERENCE = "autograd"  # the engine whose numbers the compiled steps must give bit for bit
 
 
@@ -473,7 +474,7 @@ def _x(r):
 
 def table(rows, reference="autograd"):
     mg_bytes = rows.get("micrograd", {}).get("bytes")
-    head = (f"{'engine':<22}{'step ms':>9}{'vs micrograd':>14}{'vs torch 0-d':>14}"
+    head = (f"{'engine':<{NAME}}{'step ms':>9}{'vs micrograd':>14}{'vs torch 0-d':>14}"
             f"{'vs batched':>12}{'/ floor':>9}{'compile s':>11}{'nodes':>8}{'bytes/node':>12}"
             f"{'vs mg':>7}{'deepest chain':>15}")
     lines = [head, "-" * len(head)]
@@ -491,7 +492,7 @@ def table(rows, reference="autograd"):
                 deep = f">= {depth:,}" if beyond else f"~{depth:,}"
         compiled = "-" if r["compile"] is None else f"{r['compile']:.2f}"
         lines.append(
-            f"{r['name']:<22}{r['step'] * 1e3:>9.2f}{_x(r['micrograd']):>14}"
+            f"{r['name']:<{NAME}}{r['step'] * 1e3:>9.2f}{_x(r['micrograd']):>14}"
             f"{_x(r['torch-0d']):>14}{_x(r['torch-batched']):>12}{_x(r['floor']):>9}"
             f"{compiled:>11}{nodes:>8}{bpn:>12}{vs_mg:>7}{deep:>15}"
         )
@@ -522,13 +523,13 @@ def _spread(times):
 def wide_table(rows, work_ratio):
     """The wide step's table: each contender's time, its ratios, and its time / its time on the
     demo step, beside `work_ratio`, how many times the multiply-adds grew."""
-    head = (f"{'engine':<26}{'step ms':>10}{'middle half':>18}{'vs batched':>12}{'/ floor':>9}"
+    head = (f"{'engine':<{NAME}}{'step ms':>10}{'middle half':>18}{'vs batched':>12}{'/ floor':>9}"
             f"{'x demo step':>13}{'compile s':>11}")
     lines = [head, "-" * len(head)]
     for r in rows.values():
         grown = "-" if r["demo"] is None else f"{r['demo']:.1f}x"
         compiled = "-" if r["compile"] is None else f"{r['compile']:.2f}"
-        lines.append(f"{r['name']:<26}{r['step'] * 1e3:>10.2f}{_spread(r['times']):>18}"
+        lines.append(f"{r['name']:<{NAME}}{r['step'] * 1e3:>10.2f}{_spread(r['times']):>18}"
                      f"{_x(r['torch-batched']):>12}{_x(r['floor']):>9}{grown:>13}{compiled:>11}")
     lines += [
         "",
