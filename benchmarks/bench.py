@@ -29,8 +29,9 @@ steps are compiled once, before the agreement check, and the seconds that took (
 generate, build) are a column of their own: they are not in the step times. The compiled
 steps must also give the reference engine's losses and weights bit for bit (a target).
 
-The wide step repeats the check and the interleaved rounds (fewer: --wide-rounds), without
-memory or chains. A compiled step is compiled for it only if its demo-step compile time, times
+The wide step repeats the check (one step: the demo step's two caught an engine that does not
+zero its gradients) and the interleaved rounds (fewer: --wide-rounds), without memory or
+chains. A compiled step is compiled for it only if its demo-step compile time, times
 the growth of the arithmetic, fits in --compile-budget; otherwise a note says what it would
 take. The digits epochs are checked against each other (the same mean loss and weights after
 one epoch from the same weights), then interleaved. The grad part builds the demo step's graph
@@ -85,6 +86,7 @@ CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 PARTS = ("demo", "wide", "digits", "grad")
 RESULTS = HERE / "results" / "bench.json"  # where --save writes, and chapter 11 reads
 NAME = 26  # the width of the tables' first column, the contenders' names
+WIDE_RECURSION_LIMIT = 20_000  # see the wide part of `main`
 REFERENCE = "autograd"  # the engine whose numbers the compiled steps must give bit for bit
 
 
@@ -517,19 +519,20 @@ def _spread(times):
     if len(times) < 2:
         return ""
     q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive")
-    return f"[{q1 * 1e3:.3g}, {q3 * 1e3:.3g}]"
+    return "[" + ", ".join(f"{ms:.0f}" if ms >= 100 else f"{ms:.3g}"
+                           for ms in (q1 * 1e3, q3 * 1e3)) + "]"
 
 
 def wide_table(rows, work_ratio):
     """The wide step's table: each contender's time, its ratios, and its time / its time on the
     demo step, beside `work_ratio`, how many times the multiply-adds grew."""
-    head = (f"{'engine':<{NAME}}{'step ms':>10}{'middle half':>18}{'vs batched':>12}{'/ floor':>9}"
+    head = (f"{'engine':<{NAME}}{'step ms':>10}{'middle half':>20}{'vs batched':>12}{'/ floor':>9}"
             f"{'x demo step':>13}{'compile s':>11}")
     lines = [head, "-" * len(head)]
     for r in rows.values():
         grown = "-" if r["demo"] is None else f"{r['demo']:.1f}x"
         compiled = "-" if r["compile"] is None else f"{r['compile']:.2f}"
-        lines.append(f"{r['name']:<{NAME}}{r['step'] * 1e3:>10.2f}{_spread(r['times']):>18}"
+        lines.append(f"{r['name']:<{NAME}}{r['step'] * 1e3:>10.2f}{_spread(r['times']):>20}"
                      f"{_x(r['torch-batched']):>12}{_x(r['floor']):>9}{grown:>13}{compiled:>11}")
     lines += [
         "",
@@ -747,8 +750,9 @@ def main(argv=None, registry=CONTENDERS):
                         help=f"comma-separated, from: {', '.join(PARTS)} (default: all)")
     parser.add_argument("--rounds", type=int, default=21,
                         help="interleaved rounds of the demo step and the digits (default 21)")
-    parser.add_argument("--wide-rounds", type=int, default=5,
-                        help="interleaved rounds of the wide step (default 5)")
+    parser.add_argument("--wide-rounds", type=int, default=3,
+                        help="interleaved rounds of the wide step (default 3: on a loaded "
+                             "machine a round takes minutes, micrograd's step alone 30 s)")
     parser.add_argument("--grad-rounds", type=int, default=11,
                         help="interleaved rounds of grad and backward (default 11)")
     parser.add_argument("--points", type=int, help="moons points (default 100; 10 with --quick)")
@@ -889,22 +893,32 @@ def main(argv=None, registry=CONTENDERS):
                     continue
             wide_makers.append((key, make))
         contenders, wide_skipped = make_contenders(wide_makers, sizes, X, y)
+        # micrograd's backward sorts the graph recursively, and the L2 penalty's sum over
+        # every parameter is a chain of that many additions: deeper than Python's default limit
+        limit = sys.getrecursionlimit()
+        params = sum((nin + 1) * nout for nin, nout in zip(sizes, sizes[1:]))
+        if params > limit / 2 and any(c.key == "micrograd" for c in contenders):
+            sys.setrecursionlimit(max(limit, WIDE_RECURSION_LIMIT))
+            print(f"(Python's recursion limit is raised from {limit:,} to "
+                  f"{sys.getrecursionlimit():,} for the wide step: micrograd sorts its graph "
+                  f"recursively, and the L2 penalty adds up {params:,} parameters in a chain)")
         if contenders:
             record = {}
             try:
-                largest = check_agreement(contenders, X, y, record=record)
+                largest = check_agreement(contenders, X, y, steps=1, record=record)
             except EnginesDisagree as e:
                 raise SystemExit(f"benchmark aborted: {e}") from None
-            print(f"agreement: every engine matches the floor (largest relative difference "
-                  f"{largest:.1e})\n", flush=True)
+            print(f"agreement: one step from the same weights, every engine matches the floor "
+                  f"(largest relative difference {largest:.1e})\n", flush=True)
             wide = measure_wide(contenders, X, y, args, rows)
-            for key, bits in bits_differing(record, X, y, sizes).items():
+            for key, bits in bits_differing(record, X, y, sizes, steps=1).items():
                 wide[f"wide/{key}"]["bits"] = bits
             print(wide_table(wide, grown))
             rows.update(wide)
             steps.append(("wide", sizes, points))
         for note in budget_notes + wide_skipped:
             print(f"({note})")
+        sys.setrecursionlimit(limit)
 
     if "digits" in parts:
         images, labels = load_digits()
