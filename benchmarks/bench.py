@@ -39,7 +39,8 @@ on fewer points (about 50,000 nodes) in each engine, then times, interleaved, ba
 `autograd.grad` of the loss with respect to every parameter, without and with create_graph.
 Targets that are not met are printed as NOT MET: the benchmark reports, it does not fail.
 
-Run:  python benchmarks/bench.py            (about fifteen minutes, most of it the wide step)
+Run:  python benchmarks/bench.py            (over ten minutes of CPU time, most of it the
+          wide step, where a scalar engine takes seconds a step; far longer on a busy machine)
       python benchmarks/bench.py --parts demo   (about two minutes, the C build included)
       python benchmarks/bench.py --quick    (a smoke run with tiny sizes)
       python benchmarks/bench.py --clock cpu --save   (stores the numbers in

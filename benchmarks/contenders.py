@@ -246,6 +246,9 @@ class Batched:
     of its parameters. Each library says how it applies relu, zeroes the gradients and
     updates a parameter."""
 
+    sizes = SIZES
+    has_nodes = False  # no node per scalar: no bytes per node, no deepest chain
+
     def relu(self, h):
         return h.relu()
 
@@ -305,8 +308,6 @@ class TorchBatched(TorchParameters):
 
     name = "PyTorch, batched"
     key = "torch-batched"
-    sizes = SIZES
-    has_nodes = False
 
     def __init__(self):
         self.torch = importlib.import_module("torch")
@@ -352,8 +353,6 @@ class TensorBatched(TensorParameters):
 
     name = "autograd.tensor (NumPy)"
     key = "tensor"
-    sizes = SIZES
-    has_nodes = False
 
     def __init__(self):
         self.np = importlib.import_module("numpy")
