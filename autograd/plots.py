@@ -24,12 +24,16 @@ A chapter built on numpy itself (chapter 13) cannot go on without it. Its first 
 Where numpy cannot be imported, `without_numpy()` prints one line that says why and makes every
 cell run after it in this kernel print one line instead of running (`CELL_SKIPPED`, or
 `PLOT_SKIPPED` for a cell that shows a plot): one line a cell, never a cascade of errors.
+
+`time_against_width` and `plot_time_against_width` read the numbers that `benchmarks/bench.py
+--save` stores, for chapter 11's plot: they draw on an axes the chapter makes, so this module
+still imports nothing outside the standard library.
 """
 
 from ._platform import IN_BROWSER
 
 __all__ = ["WHY_NO_PLOTS", "PLOT_SKIPPED", "NEEDS_NUMPY", "CELL_SKIPPED", "NoFigure", "no_plots",
-           "why_no_plots", "without_numpy"]
+           "why_no_plots", "without_numpy", "time_against_width", "plot_time_against_width"]
 
 WHY_NO_PLOTS = {
     True: ("plots need numpy and matplotlib, which load from Pyodide's package site: this "
@@ -127,3 +131,33 @@ def without_numpy():
     if shell is not None and _skipped not in shell.input_transformers_post:
         shell.input_transformers_post.append(_skipped)
     return None
+
+
+def time_against_width(results):
+    """{contender: [(width, points, ms per step), ...]}, narrowest first, from `results`, the
+    numbers `benchmarks/bench.py --save` stores (its JSON, loaded): each step the benchmark
+    timed, by the width of its hidden layers. A contender that did not run on a step (a
+    compiled step whose compiling would have taken too long) has no entry for it."""
+    lines = {}
+    for step in sorted(results["steps"], key=lambda step: step["width"]):
+        for row in step["contenders"].values():
+            lines.setdefault(row["name"], []).append(
+                (step["width"], step["points"], row["median_ms"]))
+    return lines
+
+
+def plot_time_against_width(ax, results):
+    """Draw each contender's time per step against the width, one line each, on `ax`, a
+    matplotlib axes (or `no_plots()`'s stand-in), both scales logarithmic."""
+    widths = {}
+    for name, points in time_against_width(results).items():
+        ax.plot([w for w, _, _ in points], [ms for _, _, ms in points], marker="o", label=name)
+        widths.update({w: n for w, n, _ in points})
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(sorted(widths), [f"{w} wide\n{n} points" for w, n in sorted(widths.items())])
+    ax.minorticks_off()
+    ax.set_xlabel("the step's hidden layers")
+    ax.set_ylabel("milliseconds per step (median)")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1))
+    return ax

@@ -2,9 +2,17 @@
 
 Contenders (see contenders.py): micrograd 0.1.0; PyTorch with one 0-d tensor per scalar;
 PyTorch on whole matrices (batched); the course's reference engine (`autograd.engine`); its
-fast engine (`autograd.fast`); the step traced once and compiled by `autograd.compile` to
-straight-line Python and, where a C compiler exists, to C; and a hand-written forward/backward
-on plain floats, the floor for pure Python (floor.py).
+fast engine (`autograd.fast`); its tensor engine on NumPy (`autograd.tensor`), batched; the
+step traced once and compiled by `autograd.compile` to straight-line Python and, where a C
+compiler exists, to C; and a hand-written forward/backward on plain floats, the floor for pure
+Python (floor.py).
+
+Four parts (--parts): "demo", micrograd's demo step (MLP 2-16-16-1 on 100 points), every
+contender, with memory and the deepest chain; "wide", the same step on a wider network and
+more points (MLP 2-64-64-1 on 256 points, --wide), every contender again, so that the time
+against the width shows how each one scales; "digits", one epoch of an MLP 64-32-10 on the
+1,797 handwritten digits (digits.py), autograd.tensor against PyTorch; "grad", `autograd.grad`
+against `backward()` on the same graph of each engine, with and without `create_graph`.
 
 Method. Before anything is timed, every contender takes two steps from the same initial
 weights, and their losses and updated weights must agree (to 1e-9) with the floor's; if any
@@ -18,10 +26,25 @@ number of nodes (tracemalloc for the Python engines; the process's resident size
 whose tensors live outside Python's allocator). The deepest chain each engine can
 differentiate is found in fresh subprocesses at the default recursion limit. The compiled
 steps are compiled once, before the agreement check, and the seconds that took (trace,
-generate, build) are a column of their own: they are not in the step times.
+generate, build) are a column of their own: they are not in the step times. The compiled
+steps must also give the reference engine's losses and weights bit for bit (a target).
 
-Run:  python benchmarks/bench.py            (about two minutes, the C build included)
+The wide step repeats the check (one step: the demo step's two caught an engine that does not
+zero its gradients) and the interleaved rounds (fewer: --wide-rounds), without memory or
+chains. A compiled step is compiled for it only if its demo-step compile time, times
+the growth of the arithmetic, fits in --compile-budget; otherwise a note says what it would
+take. The digits epochs are checked against each other (the same mean loss and weights after
+one epoch from the same weights), then interleaved. The grad part builds the demo step's graph
+on fewer points (about 50,000 nodes) in each engine, then times, interleaved, backward() and
+`autograd.grad` of the loss with respect to every parameter, without and with create_graph.
+Targets that are not met are printed as NOT MET: the benchmark reports, it does not fail.
+
+Run:  python benchmarks/bench.py            (over ten minutes of CPU time, most of it the
+          wide step, where a scalar engine takes seconds a step; far longer on a busy machine)
+      python benchmarks/bench.py --parts demo   (about two minutes, the C build included)
       python benchmarks/bench.py --quick    (a smoke run with tiny sizes)
+      python benchmarks/bench.py --clock cpu --save   (stores the numbers in
+          benchmarks/results/bench.json, which chapter 11 plots)
       python benchmarks/bench.py --engines micrograd,fast,floor --rounds 31
       python benchmarks/bench.py --engines compiled-c,torch-batched,floor --c-opt 0,1
       python benchmarks/bench.py --engines autograd,compiled-py,floor --baseline ../main
@@ -31,10 +54,13 @@ Run:  python benchmarks/bench.py            (about two minutes, the C build incl
 """
 
 import argparse
+import datetime
 import functools
 import gc
+import json
 import math
 import os
+import platform
 import statistics
 import subprocess
 import sys
@@ -47,14 +73,22 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from contenders import CONTENDERS, SIZES, build_loss  # noqa: E402
+import digits  # noqa: E402
+from contenders import (CONTENDERS, SIZES, build_loss, loss_and_scores,  # noqa: E402
+                        multiply_adds)
 
-from autograd.data import make_moons  # noqa: E402
+from autograd.data import load_digits, make_moons  # noqa: E402
+from autograd.graph import count  # noqa: E402
 from autograd.profiling import compare  # noqa: E402
 
 TOLERANCE = 1e-9
 CHECK_STEPS = 2  # two steps, so an engine that forgets to zero its gradients is caught too
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+PARTS = ("demo", "wide", "digits", "grad")
+RESULTS = HERE / "results" / "bench.json"  # where --save writes, and chapter 11 reads
+NAME = 26  # the width of the tables' first column, the contenders' names
+WIDE_RECURSION_LIMIT = 20_000  # see the wide part of `main`
+REFERENCE = "autograd"  # the engine whose numbers the compiled steps must give bit for bit
 
 
 class Target(NamedTuple):
@@ -64,7 +98,12 @@ class Target(NamedTuple):
       "speed"    `base`'s step time / `key`'s (higher is faster), the median per-round ratio;
       "time"     `key`'s step time / `base`'s (lower is closer to `base`), the same way;
       "bytes"    bytes per node of `key`'s graph, or (with a `base`) its ratio to `base`'s;
-      "compile"  seconds `key` took to compile (trace, generate and build), once.
+      "compile"  seconds `key` took to compile (trace, generate and build), once;
+      "bits"     how many of `key`'s losses and weights after the check steps differ, in any
+                 bit, from the reference engine's (`bound` 0: bit for bit).
+    Keys are the contenders' on the demo step; "wide/<key>" on the wide step; on the graph
+    of the grad part, "backward/<engine>", "grad/<engine>" and "grad-graph/<engine>" (with
+    create_graph=True).
     """
 
     what: str
@@ -76,7 +115,7 @@ class Target(NamedTuple):
     base: Optional[str] = None
 
 
-KINDS = ("speed", "time", "bytes", "compile")
+KINDS = ("speed", "time", "bytes", "compile", "bits")
 
 TARGETS = {
     "fast engine": [
@@ -88,14 +127,29 @@ TARGETS = {
         Target("speed vs micrograd", "autograd", "speed", ">=", 1.3, base="micrograd"),
         Target("bytes per node vs micrograd", "autograd", "bytes", "<=", 0.75, base="micrograd"),
     ],
+    "tensor engine": [
+        Target("speed vs PyTorch batched", "tensor", "speed", ">=", 1, 3, base="torch-batched"),
+    ],
     "compiled Python step": [
-        Target("time / floor", "compiled-py", "time", "<=", 1.5, 1.2, base="floor"),
-        Target("compile time", "compiled-py", "compile", "<=", 5),
+        Target("time / floor", "compiled-py", "time", "<=", 1.2, base="floor"),
+        Target("compile time", "compiled-py", "compile", "<=", 1),
+        Target("bit for bit with the engine", "compiled-py", "bits", "<=", 0),
     ],
     "compiled C step": [
-        Target("speed vs PyTorch batched", "compiled-c", "speed", ">=", 1, 3,
+        Target("speed vs PyTorch batched", "compiled-c", "speed", ">=", 3, 10,
                base="torch-batched"),
-        Target("compile time", "compiled-c", "compile", "<=", 15),
+        Target("compile time", "compiled-c", "compile", "<=", 2, 1),
+        Target("bit for bit with the engine", "compiled-c", "bits", "<=", 0),
+    ],
+    "grad, reference engine": [
+        Target("grad / backward", "grad/autograd", "time", "<=", 2, base="backward/autograd"),
+        Target("create_graph / backward", "grad-graph/autograd", "time", "<=", 10,
+               base="backward/autograd"),
+    ],
+    "grad, fast engine": [
+        Target("grad / backward", "grad/fast", "time", "<=", 2, base="backward/fast"),
+        Target("create_graph / backward", "grad-graph/fast", "time", "<=", 10,
+               base="backward/fast"),
     ],
 }
 
@@ -125,17 +179,22 @@ def _worst(got, want):
     return worst, where
 
 
-def check_agreement(contenders, X, y, tolerance=TOLERANCE, steps=CHECK_STEPS):
+def check_agreement(contenders, X, y, tolerance=TOLERANCE, steps=CHECK_STEPS, record=None):
     """Check every contender against the hand-written floor; return the largest difference.
 
-    Each takes `steps` steps from the same initial weights; the losses and the updated weights
-    must match the floor's to `tolerance` (relative to max(1, |value|)). Raises EnginesDisagree,
-    naming each contender that differs and where, if any does.
+    Each takes `steps` steps from the same initial weights (of the layer sizes of the first
+    contender); the losses and the updated weights must match the floor's to `tolerance`
+    (relative to max(1, |value|)). Raises EnginesDisagree, naming each contender that differs
+    and where, if any does. `record`, a dict, receives each contender's (losses, weights).
     """
-    want_losses, want_weights = run_steps(CONTENDERS["floor"](), X, y, steps)
+    floor = CONTENDERS["floor"]()
+    floor.sizes = contenders[0].sizes if contenders else SIZES
+    want_losses, want_weights = run_steps(floor, X, y, steps)
     problems, largest = [], 0.0
     for c in contenders:
         losses, weights = run_steps(c, X, y, steps)
+        if record is not None:
+            record[c.key] = losses, weights
         if len(weights) != len(want_weights) or len(losses) != len(want_losses):
             problems.append(f"{c.name}: {len(weights)} weights and {len(losses)} losses, "
                             f"but the floor has {len(want_weights)} and {len(want_losses)}")
@@ -157,12 +216,35 @@ def check_agreement(contenders, X, y, tolerance=TOLERANCE, steps=CHECK_STEPS):
     return largest
 
 
+def bits_differing(record, X, y, sizes=SIZES, steps=CHECK_STEPS):
+    """{key: (numbers that differ in any bit from the reference engine's, numbers compared)}
+    for each compiled step in `record` (as check_agreement fills it): the losses and the
+    weights after the check steps. Runs the reference engine if `record` lacks it."""
+    compiled = [key for key in record if key.startswith("compiled-")]
+    if not compiled:
+        return {}
+    if REFERENCE in record:
+        want = record[REFERENCE]
+    else:
+        reference = CONTENDERS[REFERENCE]()
+        reference.sizes = sizes
+        want = run_steps(reference, X, y, steps)
+    want = [*want[0], *want[1]]
+    out = {}
+    for key in compiled:
+        got = [*record[key][0], *record[key][1]]
+        same = sum(a.hex() == b.hex() for a, b in zip(map(float, got), map(float, want)))
+        out[key] = (len(want) - same + abs(len(got) - len(want)), len(want))
+    return out
+
+
 # ---------------------------------------------------------------- measurements
 
 
-def time_steps(contenders, X, y, rounds, clock=time.perf_counter, freeze=True):
+def time_steps(contenders, X, y, rounds, clock=time.perf_counter, freeze=True, warmup=2):
     """{key: [seconds of one step, per round]}: interleaved by `autograd.profiling.compare`
-    (the order rotating each round, garbage collected before each run, outside the timing).
+    (the order rotating each round, garbage collected before each run, outside the timing),
+    after `warmup` untimed steps of each.
 
     `freeze=False` leaves every imported module's objects to the collector, as in a notebook
     kernel: then each full collection of an engine that triggers them also walks what other
@@ -171,7 +253,7 @@ def time_steps(contenders, X, y, rounds, clock=time.perf_counter, freeze=True):
     models = {c.key: c.new_model(seed=1) for c in contenders}
     data = {c.key: c.prepare(X, y) for c in contenders}
     for c in contenders:  # warm up: the interpreter specialises code on its first runs
-        for _ in range(2):
+        for _ in range(warmup):
             c.step(models[c.key], data[c.key])
     # Objects that exist before timing (imported modules, above all PyTorch's) would otherwise
     # be walked by every full garbage collection and slow each engine in proportion to what
@@ -255,6 +337,13 @@ def ratio(times, top, bottom):
     return statistics.median(rs), q1, q3
 
 
+def compile_time(contender, clock):
+    """The seconds `contender` took to compile, by `clock` (cpu: this process's CPU time and
+    the C compiler's); None for a contender that does not compile."""
+    return getattr(contender, "compile_cpu_seconds" if clock == "cpu" else "compile_seconds",
+                   None)
+
+
 def measure(contenders, X, y, args):
     """{key: row}: step time, ratios, nodes, bytes per node, deepest chain (None where n/a)."""
     clock = CLOCKS[args.clock]
@@ -268,7 +357,7 @@ def measure(contenders, X, y, args):
         row["torch-batched"] = ratio(times, "torch-batched", c.key)
         row["floor"] = ratio(times, c.key, "floor")
         row["times"] = times[c.key]
-        row["compile"] = getattr(c, "compile_seconds", None)
+        row["compile"] = compile_time(c, args.clock)
         row["nodes"] = row["bytes"] = row["chain"] = None
         if c.has_nodes:
             row["nodes"], row["bytes"] = graph_memory(c, X, y)
@@ -277,6 +366,106 @@ def measure(contenders, X, y, args):
                 row["chain"] = deepest_chain(c.key, args.chain_limit)
         rows[c.key] = row
     return rows
+
+
+def measure_wide(contenders, X, y, args, demo_rows):
+    """{"wide/<key>": row}: the step time of each contender on the wide step, its ratios to
+    PyTorch batched and to the floor, and its time / its own time on the demo step."""
+    clock = CLOCKS[args.clock]
+    # no warm-up: the agreement check has just run two steps of each at this size
+    times = time_steps(contenders, X, y, args.wide_rounds, clock, freeze=not args.no_freeze,
+                       warmup=0)
+    rows = {}
+    for c in contenders:
+        demo = demo_rows.get(c.key)
+        rows[f"wide/{c.key}"] = {
+            "name": c.name, "step": statistics.median(times[c.key]), "times": times[c.key],
+            "torch-batched": ratio(times, "torch-batched", c.key),
+            "floor": ratio(times, c.key, "floor"),
+            "demo": None if demo is None else statistics.median(times[c.key]) / demo["step"],
+            "compile": compile_time(c, args.clock),
+        }
+    return rows
+
+
+def measure_digits(contenders, data, args):
+    """{"digits/<key>": row}: the time of one epoch of each contender, interleaved."""
+    models = {c.key: c.new_model(seed=1) for c in contenders}
+    prepared = {c.key: c.prepare(*data) for c in contenders}
+    for c in contenders:  # warm up
+        c.epoch(models[c.key], prepared[c.key])
+    gc.collect()
+    if not args.no_freeze:
+        gc.freeze()
+    try:
+        runs = compare({c.key: functools.partial(c.epoch, models[c.key], prepared[c.key])
+                        for c in contenders}, args.rounds, warmup=False,
+                       clock=CLOCKS[args.clock]).runs
+    finally:
+        gc.unfreeze()
+    return {f"digits/{c.key}": {"name": c.name, "step": statistics.median(runs[c.key]),
+                                "times": runs[c.key]} for c in contenders}
+
+
+def check_digits(contenders, data, tolerance=TOLERANCE):
+    """One epoch of each from the same weights: the mean losses and the weights must agree to
+    `tolerance`; returns the largest difference, or raises EnginesDisagree."""
+    results = {}
+    for c in contenders:
+        model = c.new_model(seed=1)
+        results[c.key] = [c.epoch(model, c.prepare(*data))], c.weights(model)
+    largest, problems = 0.0, []
+    (first, (want_loss, want_weights)), *others = results.items()
+    for key, (loss, weights) in others:
+        loss_diff, _ = _worst(loss, want_loss)
+        weight_diff, i = _worst(weights, want_weights)
+        if len(weights) != len(want_weights) or max(loss_diff, weight_diff) > tolerance:
+            problems.append(f"{key}: epoch loss {loss[0]!r} against {want_loss[0]!r} ({first}); "
+                            f"largest weight difference {weight_diff:g}")
+        largest = max(largest, loss_diff, weight_diff)
+    if problems:
+        raise EnginesDisagree("the digits epochs differ:\n  " + "\n  ".join(problems))
+    return largest
+
+
+GRAD_ENGINES = {"autograd": "autograd.engine", "fast": "autograd.fast"}
+
+
+def grad_graphs(points):
+    """{engine key: (the demo step's loss on `points` moons points, its parameters, nodes)}."""
+    X, y = make_moons(points, noise=0.1, seed=0)
+    graphs = {}
+    for key in GRAD_ENGINES:
+        engine = CONTENDERS[key]()
+        model = engine.new_model(seed=1)
+        loss, _ = loss_and_scores(engine, model, X, y)
+        graphs[key] = loss, model[1], count(loss)
+    return graphs
+
+
+def measure_grad(graphs, args):
+    """{"backward/<e>", "grad/<e>", "grad-graph/<e>": row}: on each engine's graph, the time of
+    `loss.backward()`, of `grad(loss, params)` and of `grad(loss, params, create_graph=True)`,
+    all interleaved (the graphs are built before, and frozen with what exists, as for steps)."""
+    from autograd import grad
+
+    work = {}
+    for key, (loss, params, _) in graphs.items():
+        work[f"backward/{key}"] = loss.backward
+        work[f"grad/{key}"] = functools.partial(grad, loss, params)
+        work[f"grad-graph/{key}"] = functools.partial(grad, loss, params, create_graph=True)
+    for run in work.values():  # warm up
+        run()
+    gc.collect()
+    if not args.no_freeze:
+        gc.freeze()
+    try:
+        runs = compare(work, args.grad_rounds, warmup=False, clock=CLOCKS[args.clock]).runs
+    finally:
+        gc.unfreeze()
+    names = {"backward": "backward()", "grad": "grad()", "grad-graph": "grad(create_graph=True)"}
+    return {k: {"name": f"{names[k.split('/')[0]]}, {GRAD_ENGINES[k.split('/')[1]]}",
+                "step": statistics.median(v), "times": v} for k, v in runs.items()}
 
 
 def _x(r):
@@ -288,7 +477,7 @@ def _x(r):
 
 def table(rows, reference="autograd"):
     mg_bytes = rows.get("micrograd", {}).get("bytes")
-    head = (f"{'engine':<22}{'step ms':>9}{'vs micrograd':>14}{'vs torch 0-d':>14}"
+    head = (f"{'engine':<{NAME}}{'step ms':>9}{'vs micrograd':>14}{'vs torch 0-d':>14}"
             f"{'vs batched':>12}{'/ floor':>9}{'compile s':>11}{'nodes':>8}{'bytes/node':>12}"
             f"{'vs mg':>7}{'deepest chain':>15}")
     lines = [head, "-" * len(head)]
@@ -306,7 +495,7 @@ def table(rows, reference="autograd"):
                 deep = f">= {depth:,}" if beyond else f"~{depth:,}"
         compiled = "-" if r["compile"] is None else f"{r['compile']:.2f}"
         lines.append(
-            f"{r['name']:<22}{r['step'] * 1e3:>9.2f}{_x(r['micrograd']):>14}"
+            f"{r['name']:<{NAME}}{r['step'] * 1e3:>9.2f}{_x(r['micrograd']):>14}"
             f"{_x(r['torch-0d']):>14}{_x(r['torch-batched']):>12}{_x(r['floor']):>9}"
             f"{compiled:>11}{nodes:>8}{bpn:>12}{vs_mg:>7}{deep:>15}"
         )
@@ -319,10 +508,57 @@ def table(rows, reference="autograd"):
         "for a plain-number operand such as the 1 in 1 - y*score); bytes/node: what that graph",
         "holds, by tracemalloc, / its nodes; * by the growth of the resident size (PyTorch).",
         "compile s: seconds to trace the step, generate its code and build it, once, before",
-        "any step is timed (not in step ms); - for the engines that do not compile.",
+        "any step is timed (not in step ms), by the run's clock (cpu: this process's CPU time",
+        "and the C compiler's); - for the engines that do not compile.",
     ]
     lines += pay_off_lines(rows, reference)
     return "\n".join(lines)
+
+
+def _spread(times):
+    """'[lower quartile, upper quartile]' of per-round seconds, in ms."""
+    if len(times) < 2:
+        return ""
+    q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive")
+    return "[" + ", ".join(f"{ms:.0f}" if ms >= 100 else f"{ms:.3g}"
+                           for ms in (q1 * 1e3, q3 * 1e3)) + "]"
+
+
+def wide_table(rows, work_ratio):
+    """The wide step's table: each contender's time, its ratios, and its time / its time on the
+    demo step, beside `work_ratio`, how many times the multiply-adds grew."""
+    head = (f"{'engine':<{NAME}}{'step ms':>10}{'middle half':>20}{'vs batched':>12}{'/ floor':>9}"
+            f"{'x demo step':>13}{'compile s':>11}")
+    lines = [head, "-" * len(head)]
+    for r in rows.values():
+        grown = "-" if r["demo"] is None else f"{r['demo']:.1f}x"
+        compiled = "-" if r["compile"] is None else f"{r['compile']:.2f}"
+        lines.append(f"{r['name']:<{NAME}}{r['step'] * 1e3:>10.2f}{_spread(r['times']):>20}"
+                     f"{_x(r['torch-batched']):>12}{_x(r['floor']):>9}{grown:>13}{compiled:>11}")
+    lines += [
+        "",
+        "middle half: the lower and upper quartile of the rounds' step times, in ms.",
+        f"x demo step: this step time / the same engine's on the demo step; the arithmetic grew "
+        f"{work_ratio:.1f}x",
+        "(the multiply-adds of the forward pass): an engine that grows by less has a fixed cost "
+        "per operation",
+        "that the wider step spreads over more arithmetic.",
+    ]
+    return "\n".join(lines)
+
+
+def timing_lines(rows, pairs):
+    """A line per row (median ms and the middle half), then `top / bottom` for each of `pairs`
+    (title, top key, bottom key): the median of the per-round ratios and its middle half."""
+    lines = [f"  {r['name']:<42} {r['step'] * 1e3:>10.2f} ms  middle half {_spread(r['times'])}"
+             for r in rows.values()]
+    times = {k: r["times"] for k, r in rows.items()}
+    for title, top, bottom in pairs:
+        found = ratio(times, top, bottom)
+        if found is not None:
+            median, q1, q3 = found
+            lines.append(f"  {title:<42} {median:>10.2f}x    middle half {q1:.2f}-{q3:.2f}x")
+    return lines
 
 
 def baseline_lines(rows, contenders):
@@ -369,6 +605,14 @@ def target_lines(rows, targets=None):
             if value is None:
                 lines.append(f"  {t.what:<28} n/a ({spread})")
                 continue
+            if t.kind == "bits":
+                (differ, total), spread = value, ""
+                value = differ
+                shown = f"{differ} of {total} numbers differ"
+                goal = "0 differ" if t.bound == 0 else f"<= {t.bound:g} differ"
+                verdict = "met" if differ <= t.bound else "NOT MET"
+                lines.append(f"  {t.what:<28} {shown:<30} {goal:<10} {verdict}")
+                continue
             unit = {"compile": " s", "bytes": "" if t.base is None else "x"}.get(t.kind, "x")
             ok = value >= t.bound if t.sense == ">=" else value <= t.bound
             goal = f"{t.sense} {t.bound:g}{unit}" + (f" (aim {t.aim:g}{unit})" if t.aim else "")
@@ -389,6 +633,10 @@ def _target_value(rows, t):
     if missing:
         return None, f"needs {', '.join(missing)}"
     r = rows[t.key]
+    if t.kind == "bits":
+        if r.get("bits") is None:
+            return None, f"{t.key} was not compared with {REFERENCE}"
+        return r["bits"], ""
     if t.kind == "compile":
         if r["compile"] is None:
             return None, f"{t.key} does not compile"
@@ -402,12 +650,123 @@ def _target_value(rows, t):
     return med, f"  (middle half of rounds {q1:.2f}-{q3:.2f}x)"
 
 
+def machine():
+    """What ran the benchmark: the processor, the cores, the system, and the versions."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            names = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
+        cpu = names[0] if names else cpu
+    except OSError:
+        pass
+    versions = {"python": sys.version.split()[0]}
+    for name in ("numpy", "torch"):
+        module = sys.modules.get(name)
+        if module is not None:
+            versions[name] = module.__version__
+    return {"processor": cpu, "cores": os.cpu_count(), "system": platform.platform(), **versions}
+
+
+def _as_saved(rows, prefix=""):
+    out = {}
+    for key, r in rows.items():
+        times = r["times"]
+        quartiles = (statistics.quantiles(times, n=4, method="inclusive") if len(times) > 1
+                     else [times[0]] * 3)
+        out[key[len(prefix):]] = {
+            "name": r["name"], "median_ms": r["step"] * 1e3,
+            "middle_half_ms": [quartiles[0] * 1e3, quartiles[2] * 1e3],
+            "times_ms": [t * 1e3 for t in times], "compile_s": r.get("compile"),
+        }
+    return out
+
+
+def save_results(path, args, argv, steps, rows, grad_nodes, targets, load_start):
+    """Write the run's numbers as JSON to `path`: when, on what, how, and every median."""
+    results = {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": machine(),
+        "command": " ".join(["python benchmarks/bench.py", *argv]),
+        "clock": args.clock, "rounds": args.rounds, "wide_rounds": args.wide_rounds,
+        "grad_rounds": args.grad_rounds, "imported_modules_frozen": not args.no_freeze,
+        "load_average": {"start": list(load_start), "end": list(os.getloadavg())},
+        "steps": [{"part": part, "sizes": list(sizes), "points": points,
+                   "width": max(sizes[1:-1]), "multiply_adds": multiply_adds(sizes, points),
+                   "contenders": _as_saved({k: v for k, v in rows.items()
+                                            if k.split("/")[0] == part
+                                            or (part == "demo" and "/" not in k)},
+                                           "" if part == "demo" else f"{part}/")}
+                  for part, sizes, points in steps],
+        "digits": _as_saved({k: v for k, v in rows.items() if k.startswith("digits/")},
+                            "digits/"),
+        "grad": {"nodes": grad_nodes,
+                 "rows": _as_saved({k: v for k, v in rows.items()
+                                    if k.split("/")[0] in ("backward", "grad", "grad-graph")})},
+        "targets": targets.splitlines(),
+    }
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=1) + "\n")
+    return path
+
+
+def make_contenders(makers, sizes, X, y):
+    """The contenders that can run, each of layer `sizes` (compiled ones compiled now, for
+    X and y), and a note for each that cannot."""
+    contenders, skipped = [], []
+    for key, make in makers:
+        try:
+            contender = make()
+            contender.sizes, contender.maker_key = sizes, key
+            if hasattr(contender, "compile_seconds"):  # a compiled step: compile it now, once
+                print(f"compiling {contender.name} ...", flush=True)
+                contender.prepare(X, y)
+        except ImportError as e:  # also Unavailable: no C compiler
+            skipped.append(f"{key} not run: {e}")
+            print(f"skipping {key}: {e}", flush=True)
+            continue
+        contenders.append(contender)
+    return contenders, skipped
+
+
+def parse_wide(text):
+    """'64x256' -> (64, 256): the wide step's width and points."""
+    try:
+        width, points = (int(n) for n in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--wide takes WIDTHxPOINTS, such as 64x256, not {text!r}") from None
+    if width < 1 or points < 2:
+        raise argparse.ArgumentTypeError(f"--wide needs a width of at least 1 and at least 2 "
+                                         f"points, got {text!r}")
+    return width, points
+
+
 def main(argv=None, registry=CONTENDERS):
+    argv = sys.argv[1:] if argv is None else list(argv)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--engines", default=",".join(registry),
                         help=f"comma-separated, from: {', '.join(registry)} (default: all)")
-    parser.add_argument("--rounds", type=int, default=21, help="interleaved rounds (default 21)")
+    parser.add_argument("--parts", default=",".join(PARTS),
+                        help=f"comma-separated, from: {', '.join(PARTS)} (default: all)")
+    parser.add_argument("--rounds", type=int, default=21,
+                        help="interleaved rounds of the demo step and the digits (default 21)")
+    parser.add_argument("--wide-rounds", type=int, default=3,
+                        help="interleaved rounds of the wide step (default 3: on a loaded "
+                             "machine a round takes minutes, micrograd's step alone 30 s)")
+    parser.add_argument("--grad-rounds", type=int, default=11,
+                        help="interleaved rounds of grad and backward (default 11)")
     parser.add_argument("--points", type=int, help="moons points (default 100; 10 with --quick)")
+    parser.add_argument("--wide", type=parse_wide, metavar="WIDTHxPOINTS",
+                        help="the wide step: MLP 2-W-W-1 on P points (default 64x256; 24x12 "
+                             "with --quick)")
+    parser.add_argument("--grad-points", type=int,
+                        help="moons points of the grad part's graph (default 76, about 50,000 "
+                             "nodes; 4 with --quick)")
+    parser.add_argument("--compile-budget", type=float, default=60, metavar="SECONDS",
+                        help="compile a step for the wide step only if its demo-step compile "
+                             "time, scaled by the growth of the arithmetic, is at most this "
+                             "(default 60; inf compiles whatever it takes)")
     parser.add_argument("--chain-limit", type=int, default=1_000_000, help="deepest chain tried")
     parser.add_argument("--no-chain", action="store_true", help="skip the deepest-chain search")
     parser.add_argument("--no-freeze", action="store_true",
@@ -415,22 +774,36 @@ def main(argv=None, registry=CONTENDERS):
     parser.add_argument("--clock", choices=CLOCKS, default="wall",
                         help="wall (perf_counter, default) or cpu (process_time: less noise "
                              "from other work on a busy machine)")
-    parser.add_argument("--c-opt", default="0", metavar="LEVELS",
+    parser.add_argument("--c-opt", metavar="LEVELS",
                         help="the C compiler's -O level(s) for compiled-c, comma-separated: "
-                             "--c-opt 0,1 times a row for each (default 0, the one the "
-                             "targets name)")
+                             "--c-opt 0,1 times a row for each (default: compile_loss's own "
+                             "default, the one the targets name)")
     parser.add_argument("--baseline", metavar="DIR",
                         help="another checkout (the directory holding its autograd/): time its "
                              "engines and compiled Python step too, in the same run")
+    parser.add_argument("--save", nargs="?", const=str(RESULTS), metavar="FILE",
+                        help="write the numbers as JSON (default file: benchmarks/results/"
+                             "bench.json, which chapter 11 plots)")
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes (2 rounds, 10 points, chains up to 1,000): checks it runs")
     args = parser.parse_args(argv)
     if args.quick:
-        args.rounds, args.chain_limit = 2, 1000
+        args.rounds, args.wide_rounds, args.grad_rounds, args.chain_limit = 2, 2, 2, 1000
     if args.points is None:
         args.points = 10 if args.quick else 100
-    if args.rounds < 1 or args.points < 2:
-        parser.error(f"need at least 1 round and 2 points, got {args.rounds} and {args.points}")
+    if args.wide is None:
+        args.wide = (24, 12) if args.quick else (64, 256)
+    if args.grad_points is None:
+        args.grad_points = 4 if args.quick else 76
+    if min(args.rounds, args.wide_rounds, args.grad_rounds) < 1 or min(args.points,
+                                                                       args.grad_points) < 2:
+        parser.error(f"need at least 1 round and 2 points, got {args.rounds}, "
+                     f"{args.wide_rounds} and {args.grad_rounds} rounds, {args.points} and "
+                     f"{args.grad_points} points")
+    parts = args.parts.split(",")
+    for part in parts:
+        if part not in PARTS:
+            parser.error(f"unknown part {part!r}; choose from {', '.join(PARTS)}")
 
     keys = args.engines.split(",")
     if args.baseline:
@@ -443,8 +816,10 @@ def main(argv=None, registry=CONTENDERS):
         keys += [key for key, c in extra.items() if c.baseline_of in keys]
     if len(set(keys)) != len(keys):
         parser.error(f"each engine may be named once, got {args.engines!r}")
+    default_level = registry["compiled-c"].default_opt_level() if "compiled-c" in registry else 0
     try:
-        levels = [int(level) for level in args.c_opt.split(",")]
+        levels = ([default_level] if args.c_opt is None
+                  else [int(level) for level in args.c_opt.split(",")])
     except ValueError:
         parser.error(f"--c-opt takes -O levels such as 0,1, not {args.c_opt!r}")
     if len(set(levels)) != len(levels) or not all(0 <= level <= 3 for level in levels):
@@ -458,49 +833,149 @@ def main(argv=None, registry=CONTENDERS):
                        for level in levels]
         else:
             makers.append((key, registry[key]))
-    X, y = make_moons(args.points, noise=0.1, seed=0)
-    contenders, skipped = [], []
-    for key, make in makers:
-        try:
-            contender = make()
-            if hasattr(contender, "compile_seconds"):  # a compiled step: compile it now, once
-                print(f"compiling {contender.name} ...", flush=True)
-                contender.prepare(X, y)
-        except ImportError as e:  # also Unavailable: no C compiler
-            skipped.append(f"{key} not run: {e}")
-            print(f"skipping {key}: {e}", flush=True)
-            continue
-        contenders.append(contender)
-    if not contenders:
-        raise SystemExit("no engine to benchmark")
 
-    try:
-        largest = check_agreement(contenders, X, y)
-    except EnginesDisagree as e:
-        raise SystemExit(f"benchmark aborted: {e}") from None
-    print(f"demo step: MLP{SIZES} on {args.points} moons points, hinge + L2, backward, SGD")
-    print(f"agreement: {CHECK_STEPS} steps from the same weights, every engine matches the "
-          f"hand-written floor (largest relative difference {largest:.1e})")
-    torch = sys.modules.get("torch")
-    versions = f"Python {sys.version.split()[0]}" + (
-        f", torch {torch.__version__} ({torch.get_num_threads()} thread)" if torch else "")
-    load = os.getloadavg()
+    load_start = os.getloadavg()
+    rows, steps, grad_nodes, skipped, compiled_on_demo = {}, [], {}, [], {}
     frozen = "imported modules NOT frozen" if args.no_freeze else "imported modules frozen"
-    print(f"{args.rounds} interleaved rounds, {args.clock} clock, {frozen}; {versions}; "
-          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n", flush=True)
+    if "demo" in parts:
+        X, y = make_moons(args.points, noise=0.1, seed=0)
+        contenders, skipped = make_contenders(makers, SIZES, X, y)
+        compiled_on_demo = {c.maker_key: compile_time(c, args.clock) for c in contenders
+                            if compile_time(c, args.clock) is not None}
+        if not contenders:
+            raise SystemExit("no engine to benchmark")
+        record = {}
+        try:
+            largest = check_agreement(contenders, X, y, record=record)
+        except EnginesDisagree as e:
+            raise SystemExit(f"benchmark aborted: {e}") from None
+        print(f"demo step: MLP{SIZES} on {args.points} moons points, hinge + L2, backward, SGD")
+        print(f"agreement: {CHECK_STEPS} steps from the same weights, every engine matches the "
+              f"hand-written floor (largest relative difference {largest:.1e})")
+        torch = sys.modules.get("torch")
+        versions = f"Python {sys.version.split()[0]}" + (
+            f", torch {torch.__version__} ({torch.get_num_threads()} thread)" if torch else "")
+        load = os.getloadavg()
+        print(f"{args.rounds} interleaved rounds, {args.clock} clock, {frozen}; {versions}; "
+              f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n", flush=True)
 
-    rows = measure(contenders, X, y, args)
-    print(table(rows))
-    print("\n".join(baseline_lines(rows, contenders)))
-    for note in skipped:
-        print(f"({note})")
+        rows = measure(contenders, X, y, args)
+        for key, bits in bits_differing(record, X, y).items():
+            rows[key]["bits"] = bits
+        print(table(rows))
+        print("\n".join(baseline_lines(rows, contenders)))
+        for note in skipped:
+            print(f"({note})")
+        steps.append(("demo", SIZES, args.points))
+
+    if "wide" in parts:
+        width, points = args.wide
+        sizes = (SIZES[0], width, width, SIZES[-1])
+        grown = multiply_adds(sizes, points) / multiply_adds(SIZES, args.points)
+        print(f"\nwide step: MLP{sizes} on {points} moons points, the same step; "
+              f"{args.wide_rounds} interleaved rounds, {args.clock} clock", flush=True)
+        X, y = make_moons(points, noise=0.1, seed=0)
+        wide_makers, budget_notes = [], []
+        for key, make in makers:
+            if key.startswith("compiled-"):  # what compiling would take, from the demo step's
+                demo = compiled_on_demo.get(key)
+                expected = None if demo is None else demo * grown
+                why = None
+                if expected is None and args.compile_budget != math.inf:
+                    why = ("no demo-step compile time to predict its compile time from (run "
+                           "the demo part too, or give --compile-budget inf)")
+                elif expected is not None and expected > args.compile_budget:
+                    why = (f"compiling it would take about {expected:.0f} s (its demo-step "
+                           f"compile time x {grown:.1f}, the growth of the arithmetic), more "
+                           f"than --compile-budget {args.compile_budget:g} s")
+                if why is not None:
+                    print(f"skipping {key} on the wide step: {why}", flush=True)
+                    budget_notes.append(f"{key} not run on the wide step: {why}")
+                    continue
+            wide_makers.append((key, make))
+        contenders, wide_skipped = make_contenders(wide_makers, sizes, X, y)
+        # micrograd's backward sorts the graph recursively, and the L2 penalty's sum over
+        # every parameter is a chain of that many additions: deeper than Python's default limit
+        limit = sys.getrecursionlimit()
+        params = sum((nin + 1) * nout for nin, nout in zip(sizes, sizes[1:]))
+        if params > limit / 2 and any(c.key == "micrograd" for c in contenders):
+            sys.setrecursionlimit(max(limit, WIDE_RECURSION_LIMIT))
+            print(f"(Python's recursion limit is raised from {limit:,} to "
+                  f"{sys.getrecursionlimit():,} for the wide step: micrograd sorts its graph "
+                  f"recursively, and the L2 penalty adds up {params:,} parameters in a chain)")
+        if contenders:
+            record = {}
+            try:
+                largest = check_agreement(contenders, X, y, steps=1, record=record)
+            except EnginesDisagree as e:
+                raise SystemExit(f"benchmark aborted: {e}") from None
+            print(f"agreement: one step from the same weights, every engine matches the floor "
+                  f"(largest relative difference {largest:.1e})\n", flush=True)
+            wide = measure_wide(contenders, X, y, args, rows)
+            for key, bits in bits_differing(record, X, y, sizes, steps=1).items():
+                wide[f"wide/{key}"]["bits"] = bits
+            print(wide_table(wide, grown))
+            rows.update(wide)
+            steps.append(("wide", sizes, points))
+        for note in budget_notes + wide_skipped:
+            print(f"({note})")
+        sys.setrecursionlimit(limit)
+
+    if "digits" in parts:
+        images, labels = load_digits()
+        if args.quick:
+            images, labels = images[:96], labels[:96]
+        print(f"\ndigits epoch: MLP{digits.SIZES} on {len(images):,} 8x8 digits, minibatches of "
+              f"{digits.BATCH} ({math.ceil(len(images) / digits.BATCH)} steps), cross-entropy, "
+              f"SGD; {args.rounds} interleaved rounds, {args.clock} clock", flush=True)
+        contenders = []
+        for key, make in digits.CONTENDERS.items():
+            try:
+                contenders.append(make())
+            except ImportError as e:
+                print(f"(digits: {key} not run: {e})")
+        if contenders:
+            try:
+                largest = check_digits(contenders, (images, labels))
+            except EnginesDisagree as e:
+                raise SystemExit(f"benchmark aborted: {e}") from None
+            print(f"agreement: one epoch from the same weights, the same loss and weights "
+                  f"(largest relative difference {largest:.1e})")
+            found = measure_digits(contenders, (images, labels), args)
+            print("\n".join(timing_lines(found, [
+                ("PyTorch's epoch / autograd.tensor's", "digits/torch", "digits/tensor")])))
+            rows.update(found)
+
+    if "grad" in parts:
+        graphs = grad_graphs(args.grad_points)
+        grad_nodes = {key: nodes for key, (_, _, nodes) in graphs.items()}
+        shown = ", ".join(f"{nodes:,} nodes ({GRAD_ENGINES[key]})"
+                          for key, nodes in grad_nodes.items())
+        params = len(next(iter(graphs.values()))[1])
+        print(f"\ngrad against backward(): the demo step's loss on {args.grad_points} moons "
+              f"points ({shown}), d(loss)/d(each of {params} parameters); "
+              f"{args.grad_rounds} interleaved rounds, {args.clock} clock", flush=True)
+        found = measure_grad(graphs, args)
+        del graphs
+        pairs = []
+        for key, name in GRAD_ENGINES.items():
+            pairs += [(f"grad / backward, {name}", f"grad/{key}", f"backward/{key}"),
+                      (f"create_graph / backward, {name}", f"grad-graph/{key}",
+                       f"backward/{key}")]
+        print("\n".join(timing_lines(found, pairs)))
+        rows.update(found)
+
     print()
-    print(target_lines(rows))
+    targets = target_lines(rows)
+    print(targets)
     load = os.getloadavg()
     print(f"\nload average at the end (this run adds about 1): "
           f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     if args.quick:
         print("(--quick: the sizes are too small for the targets to mean anything)")
+    if args.save:
+        path = save_results(args.save, args, argv, steps, rows, grad_nodes, targets, load_start)
+        print(f"numbers saved to {path}")
 
 
 if __name__ == "__main__":

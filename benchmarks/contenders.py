@@ -12,8 +12,12 @@ contender the same losses and the same updated weights.
 
 The scalar engines (micrograd, PyTorch with one 0-d tensor per scalar, the course's two
 engines) all run the very same Python code below, one node per scalar, so the differences
-between them are the engines. PyTorch on whole matrices and the hand-written floor do the
-same arithmetic in their own way: they have no per-scalar nodes.
+between them are the engines. PyTorch on whole matrices, the course's tensor engine
+(`autograd.tensor`, on NumPy) and the hand-written floor do the same arithmetic in their own
+way: they have no per-scalar nodes.
+
+`SIZES` are the layer sizes of the demo step; a contender's `sizes` attribute may be set to
+others (the benchmark's wider step), from which it makes its weights.
 
 The compiled steps (`autograd.compile`) trace that same Python code once, with the reference
 engine, into straight-line code (Python, or C built into a shared library) that takes the
@@ -23,6 +27,7 @@ timed steps, and its time is kept in `compile_seconds`.
 """
 
 import importlib
+import inspect
 import os
 import random
 import tempfile
@@ -38,13 +43,19 @@ ALPHA = 1e-4
 LR = 0.05
 
 
-def initial_weights(seed):
+def initial_weights(seed, sizes=SIZES):
     """Layers of neurons, each neuron [w_1, ..., w_n, bias]: uniform(-1, 1) weights, zero bias."""
     rng = random.Random(seed)
     return [
         [[rng.uniform(-1, 1) for _ in range(nin)] + [0.0] for _ in range(nout)]
-        for nin, nout in zip(SIZES, SIZES[1:])
+        for nin, nout in zip(sizes, sizes[1:])
     ]
+
+
+def multiply_adds(sizes, points):
+    """The multiply-adds of one forward pass of the MLP of layer `sizes` over `points` points:
+    the work a step's arithmetic grows with (its backward pass does about twice as many)."""
+    return points * sum(nin * nout for nin, nout in zip(sizes, sizes[1:]))
 
 
 # ---------------------------------------------------------------- the step, one node per scalar
@@ -101,6 +112,7 @@ class Engine:
     """A scalar engine: how it makes parameters and inputs, and how it zeroes and updates them."""
 
     name = key = "?"
+    sizes = SIZES  # the MLP's layer sizes; the benchmark sets another for its wider step
     has_nodes = True  # one graph node per scalar: bytes per node and the deepest chain apply
     memory_method = "tracemalloc"
 
@@ -127,7 +139,7 @@ class Engine:
     def new_model(self, seed):
         layers = [
             [([self.param(w) for w in neuron[:-1]], self.param(neuron[-1])) for neuron in layer]
-            for layer in initial_weights(seed)
+            for layer in initial_weights(seed, self.sizes)
         ]
         params = [p for layer in layers for w, b in layer for p in (*w, b)]
         return layers, params
@@ -228,7 +240,66 @@ class TorchScalars(Engine):
         return len(seen) + sum(len(row) for row in X)
 
 
-class TorchBatched:
+class Batched:
+    """What the contenders on whole matrices share (PyTorch's and the course's tensors): the
+    forward pass of a model of (weights, biases) layers, and the backward pass and SGD update
+    of its parameters. Each library says how it applies relu, zeroes the gradients and
+    updates a parameter."""
+
+    sizes = SIZES
+    has_nodes = False  # no node per scalar: no bytes per node, no deepest chain
+
+    def relu(self, h):
+        return h.relu()
+
+    def zero(self, p):
+        raise NotImplementedError
+
+    def update(self, p, lr):
+        raise NotImplementedError
+
+    def forward(self, model, h):
+        """h through every layer: h @ w.T + b, relu between the layers."""
+        for i, (w, b) in enumerate(model):
+            h = h @ w.T + b
+            if i < len(model) - 1:
+                h = self.relu(h)
+        return h
+
+    def descend(self, loss, model, lr):
+        """Zero every parameter's gradient, backward from `loss`, one SGD update; the loss."""
+        for layer in model:
+            for p in layer:
+                self.zero(p)
+        loss.backward()
+        for layer in model:
+            for p in layer:
+                self.update(p, lr)
+        return loss.item()
+
+
+class TorchParameters(Batched):
+    """PyTorch's way: the gradient dropped (None), the update outside autograd's sight."""
+
+    def zero(self, p):
+        p.grad = None
+
+    def update(self, p, lr):
+        with self.torch.no_grad():
+            p -= lr * p.grad
+
+
+class TensorParameters(Batched):
+    """autograd.tensor's way: the gradient zeroed in place, the update on `data`."""
+
+    def zero(self, p):
+        p.grad.fill(0.0)
+
+    def update(self, p, lr):
+        p.data -= lr * p.grad
+
+
+class TorchBatched(TorchParameters):
     """The same MLP as matrices: one forward pass over all the points at once, float64.
 
     The points are turned into tensors once, in `prepare`: that is how data lives in a
@@ -237,7 +308,6 @@ class TorchBatched:
 
     name = "PyTorch, batched"
     key = "torch-batched"
-    has_nodes = False
 
     def __init__(self):
         self.torch = importlib.import_module("torch")
@@ -250,34 +320,19 @@ class TorchBatched:
     def new_model(self, seed):
         t = self.torch
         model = []
-        for layer in initial_weights(seed):
+        for layer in initial_weights(seed, self.sizes):
             w = t.tensor([neuron[:-1] for neuron in layer], dtype=t.float64, requires_grad=True)
             b = t.tensor([neuron[-1] for neuron in layer], dtype=t.float64, requires_grad=True)
             model.append((w, b))
         return model
 
     def step(self, model, data):
-        t = self.torch
         X, y = data
-        h = X
-        for i, (w, b) in enumerate(model):
-            h = h @ w.T + b
-            if i < len(model) - 1:
-                h = t.relu(h)
-        scores = h[:, 0]
-        data_loss = t.relu(1 + -y * scores).sum() * (1.0 / len(y))
+        scores = self.forward(model, X)[:, 0]
+        data_loss = (1 + -y * scores).relu().sum() * (1.0 / len(y))
         reg_loss = ALPHA * sum((p * p).sum() for layer in model for p in layer)
-        loss = data_loss + reg_loss
         _accuracy = ((y > 0) == (scores > 0)).double().mean().item()  # as the other steps do
-        for layer in model:
-            for p in layer:
-                p.grad = None
-        loss.backward()
-        with t.no_grad():
-            for layer in model:
-                for p in layer:
-                    p -= LR * p.grad
-        return loss.item()
+        return self.descend(data_loss + reg_loss, model, LR)
 
     def weights(self, model):
         out = []
@@ -287,18 +342,59 @@ class TorchBatched:
         return out
 
 
+class TensorBatched(TensorParameters):
+    """The same MLP as matrices on the course's `autograd.tensor.Tensor` (NumPy, float64): the
+    step of PyTorch, batched, written with the course's own tensor engine.
+
+    As for PyTorch, the points become arrays once, in `prepare`. They stay plain arrays (a
+    Tensor takes them as constants), and each parameter is a Tensor whose gradient is set to
+    zero in place before the backward pass, which accumulates into it.
+    """
+
+    name = "autograd.tensor (NumPy)"
+    key = "tensor"
+
+    def __init__(self):
+        self.np = importlib.import_module("numpy")
+        self.Tensor = importlib.import_module("autograd.tensor").Tensor
+
+    def prepare(self, X, y):
+        return self.np.array(X, dtype=float), self.np.array(y, dtype=float)
+
+    def new_model(self, seed):
+        T = self.Tensor
+        return [(T([neuron[:-1] for neuron in layer]), T([neuron[-1] for neuron in layer]))
+                for layer in initial_weights(seed, self.sizes)]
+
+    def step(self, model, data):
+        X, y = data
+        scores = self.forward(model, X).reshape(len(y))
+        data_loss = (1 + -y * scores).relu().sum() * (1.0 / len(y))
+        reg_loss = ALPHA * sum((p * p).sum() for layer in model for p in layer)
+        _accuracy = ((y > 0) == (scores.data > 0)).mean()  # as the other steps do
+        return self.descend(data_loss + reg_loss, model, LR)
+
+    def weights(self, model):
+        out = []
+        for w, b in model:
+            for row, bias in zip(w.data.tolist(), b.data.tolist()):
+                out += row + [bias]
+        return out
+
+
 class Floor:
     """The hand-written floor (see floor.py): plain floats in lists, no graph at all."""
 
     name = "hand-written floor"
     key = "floor"
+    sizes = SIZES
     has_nodes = False
 
     def prepare(self, X, y):
         return X, y
 
     def new_model(self, seed):
-        return initial_weights(seed)
+        return initial_weights(seed, self.sizes)
 
     def step(self, model, data):
         return floor_step(model, *data, LR, ALPHA)[0]
@@ -320,11 +416,11 @@ class _Traced:
         return x
 
 
-def _layers(params):
+def _layers(params, sizes=SIZES):
     """The flat parameter list (layer by layer, neuron by neuron, weights then bias) as the
     `layers` that `forward` takes: per layer, a list of (weights, bias)."""
     layers, at = [], 0
-    for nin, nout in zip(SIZES, SIZES[1:]):
+    for nin, nout in zip(sizes, sizes[1:]):
         layer = []
         for _ in range(nout):
             layer.append((params[at:at + nin], params[at + nin]))
@@ -333,13 +429,25 @@ def _layers(params):
     return layers
 
 
+def cpu_seconds():
+    """CPU seconds used so far by this process and by the children it has waited for (the C
+    compiler): on a busy machine, compiling takes longer on the wall clock, not in CPU time."""
+    try:
+        import resource
+    except ImportError:  # not a Unix: this process alone
+        return time.process_time()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 class CompiledPython:
     """The step compiled by `autograd.compile.compile_loss`: traced once, then plain code.
 
     `prepare(X, y)` traces `loss_and_scores` (the very code the scalar engines run) with the
     reference engine and compiles it, once per data set (the labels `y` are constants of the
     compiled code, the points `X` its inputs); `compile_seconds` is how long that took, from
-    the first `Value` of the trace to the callable code. The model is the flat list of
+    the first `Value` of the trace to the callable code, on the wall clock, and
+    `compile_cpu_seconds` in CPU time (this process's and the C compiler's). The model is the flat list of
     parameter numbers; a step calls the compiled code with them and the points' numbers,
     which returns the loss, the gradients and the scores (for the accuracy, which every step
     counts), and makes the same SGD update as the engines (p - lr * grad, the L2 term being
@@ -348,6 +456,7 @@ class CompiledPython:
 
     name = "compiled step, Python"
     key = "compiled-py"
+    sizes = SIZES
     has_nodes = False
     backend = "python"
 
@@ -359,10 +468,13 @@ class CompiledPython:
         self._compiled = {}  # the data, as tuples -> its compiled loss
 
     def _compile(self, X, y):
-        def loss(params, inputs):
-            return loss_and_scores(_Traced, (_layers(params), params), inputs, y)
+        sizes = self.sizes
 
-        trace_weights = [p for layer in initial_weights(0) for neuron in layer for p in neuron]
+        def loss(params, inputs):
+            return loss_and_scores(_Traced, (_layers(params, sizes), params), inputs, y)
+
+        trace_weights = [p for layer in initial_weights(0, sizes) for neuron in layer
+                         for p in neuron]
         return self.compile_loss(loss, trace_weights, [list(row) for row in X], has_aux=True,
                                  **self.compile_options())
 
@@ -370,16 +482,18 @@ class CompiledPython:
         return {}
 
     def prepare(self, X, y):
-        key = (tuple(tuple(row) for row in X), tuple(y))
+        key = (self.sizes, tuple(tuple(row) for row in X), tuple(y))
         if key not in self._compiled:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), cpu_seconds()
             compiled = self._compile(X, y)
             self.compile_seconds = time.perf_counter() - start
+            self.compile_cpu_seconds = cpu_seconds() - cpu
             self._compiled[key] = compiled
         return self._compiled[key], [list(row) for row in X], list(y)
 
     def new_model(self, seed):
-        return [p for layer in initial_weights(seed) for neuron in layer for p in neuron]
+        return [p for layer in initial_weights(seed, self.sizes) for neuron in layer
+                for p in neuron]
 
     def step(self, model, data):
         compiled, X, y = data
@@ -406,17 +520,24 @@ class CompiledC(CompiledPython):
     key = "compiled-c"
     backend = "c"
 
-    def __init__(self, opt_level=0):
+    def __init__(self, opt_level=None):
         super().__init__()
         compiler = importlib.import_module("autograd.compile")
         self.no_compiler = compiler.NoCompilerWarning
         if compiler.c_compiler() is None:
             raise Unavailable("no C compiler found (cc, gcc or clang on PATH), so there is no "
                               "C step to time")
-        self.opt_level = opt_level
-        self.name = f"{type(self).name} -O{opt_level}"
-        if opt_level != 0:  # -O0 is the default, and the one the targets name
-            self.key = f"{type(self).key}-O{opt_level}"
+        default = self.default_opt_level()
+        self.opt_level = default if opt_level is None else opt_level
+        self.name = f"{type(self).name} -O{self.opt_level}"
+        if self.opt_level != default:  # compile_loss's default is the one the targets name
+            self.key = f"{type(self).key}-O{self.opt_level}"
+
+    @staticmethod
+    def default_opt_level():
+        """The -O level `compile_loss` builds C with when it is not told one."""
+        compile_loss = importlib.import_module("autograd.compile").compile_loss
+        return inspect.signature(compile_loss).parameters["opt_level"].default
 
     def compile_options(self):
         return {"backend": "c", "opt_level": self.opt_level}
@@ -494,4 +615,4 @@ def baseline_contenders(directory):
 # In the order the table lists them: the baselines, then the course's engines, then the
 # compiled steps and the floor.
 CONTENDERS = {c.key: c for c in (Micrograd, TorchScalars, TorchBatched, Reference, Fast,
-                                 CompiledPython, CompiledC, Floor)}
+                                 TensorBatched, CompiledPython, CompiledC, Floor)}
