@@ -60,6 +60,14 @@ c.ClearSolutions.code_stub = {{"python": ""}}
 # The course's checks stop a loop that never ends within seconds, with their own message;
 # nbgrader's timeout per cell is only the last resort.
 c.Execute.timeout = {CELL_TIMEOUT}
+
+# The grader's copy of each graded cell holds the exercise's solution (in its hidden tests);
+# the feedback a student gets shows the cell without it.
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "nbgrader.preprocessors.ClearHiddenTests",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]
 '''
 
 
@@ -294,7 +302,8 @@ def main(argv=None):
     except BuildError as error:
         sys.exit(f"classroom/build.py: {error}")
     print(f"{len(names)} assignments in {Path(args.out) / 'source'}: {', '.join(names)}")
-    print(f"Next, from {args.out}: nbgrader generate_assignment <name> for each of them")
+    print(f"Next, in {args.out}, with the instructor's environment active (classroom/README.md):"
+          ' nbgrader generate_assignment "*" releases them all')
 
 
 if __name__ == "__main__":
