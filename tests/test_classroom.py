@@ -4,16 +4,29 @@ Always, and fast: build.py writes one assignment per chapter with exercises, eac
 as nbgrader needs it (answers, graded checks worth the syllabus's points, the checkpoint worth
 the rest, everything else locked); no solution is left once nbgrader clears its regions; and
 `graded`, which the test cells run, fails a cell exactly when its check fails.
+
+Slowly, in CI or when asked (`COURSE_CLASSROOM=1`): the real nbgrader pipeline on a simulated
+class (see "the real pipeline" below); `pytest -s` prints its gradebook.
 """
 
+import html
 import importlib.util
+import inspect
 import json
+import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import class_environment
 import pytest
+from conftest import IN_CI
+from mistakes import catalogue
+from mistakes.ch04 import _SIGMOID
+from test_checks_time_limits import _endless_sort
+from test_run_all import shows
 
 from autograd import syllabus
 from autograd.checks import ChecksFailed, ch04, checkpoint
@@ -201,17 +214,7 @@ def test_a_chapter_without_points_for_an_exercise_is_a_clear_error(monkeypatch, 
 
 # ------------------------------------------------------------------ graded(): the test cells
 
-SIGMOID = '''@add_to_class(Value)
-def sigmoid(self):
-    s = 1 / (1 + math.exp(-self.data))
-    out = Value(s, (self,), "sigmoid")
-
-    def _backward():
-        self.grad += s * (1 - s) * out.grad
-
-    out._backward = _backward
-    return out
-'''
+SIGMOID = _SIGMOID  # chapter 4's solution
 WRONG_SIGMOID = SIGMOID.replace("s * (1 - s) * out.grad", "s * out.grad")
 
 
@@ -265,7 +268,7 @@ def test_the_checkpoint_gives_its_points_once_every_exercise_has_an_answer():
     ns, run = chapter_4_namespace()
     value = ns["Value"]
     ch04.check_tanh(value)  # the chapter's own tanh: yours
-    run(SIGMOID.replace("s * (1 - s) * out.grad", "s * out.grad"))
+    run(WRONG_SIGMOID)
     ch04.check_sigmoid(value)  # wrong ...
     graded.stand_in("ch04.check_sigmoid(Value)", SIGMOID, ns)
     with pytest.raises(ChecksFailed):
@@ -289,32 +292,15 @@ def test_the_checkpoint_gives_its_points_once_every_exercise_has_an_answer():
 # of mistakes, so this part runs in CI (`CI=true`) and, on your own computer, when you ask:
 # `COURSE_CLASSROOM=1`.
 
-import html  # noqa: E402
-import os  # noqa: E402
-import time  # noqa: E402
-
-import class_environment  # noqa: E402
-from conftest import IN_CI  # noqa: E402
-from mistakes import catalogue  # noqa: E402
-from test_run_all import shows  # noqa: E402
-
 ASKED_FOR = IN_CI or os.environ.get("COURSE_CLASSROOM") == "1"
 slow = pytest.mark.skipif(
     not ASKED_FOR,
     reason="runs nbgrader on a class of about 90 submissions, which takes minutes: set "
     "COURSE_CLASSROOM=1 to run it (CI always does)")
 CLASS_CHAPTERS = (4, 5)
-ENDLESS_SORT = '''def iterative_topological_order(root):
-    order, visited = [], set()
-    stack = [root]
-    while stack:
-        node = stack[-1]
-        unvisited = [child for child in node._prev if child not in visited]
-        if unvisited:
-            stack.append(unvisited[0])
-        else:
-            order.append(stack.pop())  # forgot: visited.add(node)
-    return order'''
+# a sort that forgets to mark what it visited: it goes back into the same input for ever
+ENDLESS_SORT = inspect.getsource(_endless_sort).replace("def _endless_sort(",
+                                                       "def iterative_topological_order(")
 LOOPS = ("ch05.check_topological_sort", ENDLESS_SORT)
 
 

@@ -15,6 +15,9 @@ exercise, whether the chapter goes on with the learner's answer or the solution'
 the chapter's checkpoint reports it ("`sigmoid` came from the solution because yours failed:
 ...") and fails when an answer the learner wrote was wrong.
 
+The class edition (classroom/build.py, for nbgrader) grades the same exercises: its graded
+cells run `graded` on the same checks, and fail where the check fails.
+
 Nothing here needs Jupyter: the `%%solution` cell magic is registered with IPython only when a
 notebook's kernel has already loaded it.
 """
@@ -32,7 +35,8 @@ from .core import (  # noqa: F401  (answers_for, forget_answers: their home is c
 )
 
 __all__ = ["Exercise", "Prediction", "NotAnswered", "SolutionFailed", "answers_for",
-           "forget_answers", "solution", "is_unwritten", "untouched_stub", "SameArguments", "graded", "NoPoints"]
+           "forget_answers", "solution", "is_unwritten", "untouched_stub", "SameArguments",
+           "graded", "NoPoints"]
 
 
 class NotAnswered(CheckFailed):
@@ -495,7 +499,7 @@ def graded(report):
         why = ("Not answered yet" if unanswered else
                f"{_capital(exercise.what)} did not pass its check")
         print(f"{why}, so the rest of this notebook ran with the course's solution in its "
-              "place: the cells after this one are graded on their own.".replace("`", ""))
+              "place:\nthe cells after this one are graded on their own.".replace("`", ""))
     said = ("not answered yet" if unanswered else report._failed_in_words()
             .removeprefix(f"{report.title}: ").removesuffix(": see the report above"))
     raise NoPoints(f"{report.title}: {said}, so this cell gives no points (see the report "
