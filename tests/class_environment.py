@@ -41,9 +41,14 @@ def _build(folder):
     return ["bash", "-c", script], {"cwd": ROOT}
 
 
+_started = False  # several test modules may ask; the first one starts it
+
+
 def start_building():
-    """Start making the environment in the background, unless it is up to date."""
-    if not is_ready():
+    """Start making the environment in the background, unless it is up to date (or started)."""
+    global _started
+    if not is_ready() and not _started:
+        _started = True
         start_early(_NAME, _build)
 
 
