@@ -60,6 +60,14 @@ c.ClearSolutions.code_stub = {{"python": ""}}
 # The course's checks stop a loop that never ends within seconds, with their own message;
 # nbgrader's timeout per cell is only the last resort.
 c.Execute.timeout = {CELL_TIMEOUT}
+
+# The grader's copy of each graded cell holds the exercise's solution (in its hidden tests);
+# the feedback a student gets shows the cell without it.
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "nbgrader.preprocessors.ClearHiddenTests",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]
 '''
 
 
@@ -210,15 +218,22 @@ def locked(cell):
 
 
 def introduction(chapter, points, total):
-    worth = ", ".join(f"{p}" for p in points)
-    checkpoint = (f" and the checkpoint at the end is worth the other {total - sum(points)}"
-                  if total > sum(points) else "")
+    """The cell that tells a student how the class edition of the chapter is graded."""
+    n, rest = len(points), total - sum(points)
+    worth = (f"Its exercise is worth {points[0]}" if n == 1 else
+             f"Its {n} exercises are worth {', '.join(map(str, points[:-1]))} and {points[-1]}")
+    worth += " point" if n == 1 and points[0] == 1 else " points"
+    if n > 1:
+        worth += ", in the order they come"
+    if rest:
+        worth += (f", and the checkpoint at the end the other {rest} (once every exercise has "
+                  "an answer of yours)")
     text = (
         "**The class edition.** Write your answers in the cells that hold a stub to replace "
         "(a `...` or a `None`); the other cells are locked. Each exercise's check is a graded "
-        f"cell, worth {worth} point{'s' if total != 1 else ''} in order{checkpoint}: "
-        f"{total} in all. A graded cell gives its points when its check passes, and shows you "
-        "the same messages as the course. Run every cell, top to bottom, before you submit.")
+        "cell that gives its points when the check passes, with the same messages as the "
+        f"course. {worth}: {total} in all. Before you submit, restart the kernel and run every "
+        "cell, top to bottom.")
     cell = {"cell_type": "markdown", "id": f"class-edition-{chapter.number:02d}", "metadata": {},
             "source": text}
     return locked(cell)
@@ -294,7 +309,8 @@ def main(argv=None):
     except BuildError as error:
         sys.exit(f"classroom/build.py: {error}")
     print(f"{len(names)} assignments in {Path(args.out) / 'source'}: {', '.join(names)}")
-    print(f"Next, from {args.out}: nbgrader generate_assignment <name> for each of them")
+    print(f"Next, in {args.out}, with the instructor's environment active (classroom/README.md):"
+          ' nbgrader generate_assignment "*" releases them all')
 
 
 if __name__ == "__main__":

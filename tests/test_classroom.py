@@ -4,21 +4,34 @@ Always, and fast: build.py writes one assignment per chapter with exercises, eac
 as nbgrader needs it (answers, graded checks worth the syllabus's points, the checkpoint worth
 the rest, everything else locked); no solution is left once nbgrader clears its regions; and
 `graded`, which the test cells run, fails a cell exactly when its check fails.
+
+Slowly, in CI or when asked (`COURSE_CLASSROOM=1`): the real nbgrader pipeline on a simulated
+class (see "the real pipeline" below); `pytest -s` prints its gradebook.
 """
 
+import html
 import importlib.util
+import inspect
 import json
+import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import class_environment
 import pytest
+from conftest import IN_CI
+from mistakes import catalogue
+from mistakes.ch04 import _SIGMOID
+from test_checks_time_limits import _endless_sort
+from test_run_all import shows
 
 from autograd import syllabus
 from autograd.checks import ChecksFailed, ch04, checkpoint
 from autograd.checks.core import GIVE_UP_AFTER
-from autograd.checks.exercise import forget_answers, graded
+from autograd.checks.exercise import NoPoints, forget_answers, graded
 from autograd.stages import add_to_class, stage
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -201,17 +214,7 @@ def test_a_chapter_without_points_for_an_exercise_is_a_clear_error(monkeypatch, 
 
 # ------------------------------------------------------------------ graded(): the test cells
 
-SIGMOID = '''@add_to_class(Value)
-def sigmoid(self):
-    s = 1 / (1 + math.exp(-self.data))
-    out = Value(s, (self,), "sigmoid")
-
-    def _backward():
-        self.grad += s * (1 - s) * out.grad
-
-    out._backward = _backward
-    return out
-'''
+SIGMOID = _SIGMOID  # chapter 4's solution
 WRONG_SIGMOID = SIGMOID.replace("s * (1 - s) * out.grad", "s * out.grad")
 
 
@@ -236,8 +239,12 @@ def test_graded_passes_a_right_answer_and_fails_a_wrong_one_with_the_checks_word
     run(SIGMOID)
     assert graded(ch04.check_sigmoid(ns["Value"])) is None
     run(WRONG_SIGMOID)
-    with pytest.raises(ChecksFailed, match="Exercise: sigmoid: 1 of"):
+    with pytest.raises(NoPoints, match="Exercise: sigmoid: 1 of 2 checks failed, so this cell "
+                                       "gives no points") as raised:
         graded(ch04.check_sigmoid(ns["Value"]))
+    # a notebook shows the one line, not the cell's code around it (the grader's copy of the
+    # cell holds the solution)
+    assert raised.value._render_traceback_() == [f"NoPoints: {raised.value}"]
     assert "σ(x) alone" in capsys.readouterr().out  # the check's own words, shown first
 
 
@@ -261,7 +268,7 @@ def test_the_checkpoint_gives_its_points_once_every_exercise_has_an_answer():
     ns, run = chapter_4_namespace()
     value = ns["Value"]
     ch04.check_tanh(value)  # the chapter's own tanh: yours
-    run(SIGMOID.replace("s * (1 - s) * out.grad", "s * out.grad"))
+    run(WRONG_SIGMOID)
     ch04.check_sigmoid(value)  # wrong ...
     graded.stand_in("ch04.check_sigmoid(Value)", SIGMOID, ns)
     with pytest.raises(ChecksFailed):
@@ -273,3 +280,240 @@ def test_the_checkpoint_gives_its_points_once_every_exercise_has_an_answer():
     report = checkpoint(4, value)
     assert not report.passed  # the course's checkpoint fails on the wrong sigmoid ...
     assert graded(report) is None  # ... which the class edition graded in its own cell
+
+
+# ------------------------------------------------------------------ the real pipeline, slowly
+#
+# nbgrader itself, in the class environment (.venv-class, tests/class_environment.py): every
+# chapter released; a class submits chapters 04 and 05 (one student with every answer right,
+# one with nothing answered, one per catalogued mistake with every other answer right, and one
+# whose iterative sort never ends); nbgrader autogrades them, one process per chapter, and
+# writes their feedback. A chapter's notebook takes seconds to run and the catalogue has dozens
+# of mistakes, so this part runs in CI (`CI=true`) and, on your own computer, when you ask:
+# `COURSE_CLASSROOM=1`.
+
+ASKED_FOR = IN_CI or os.environ.get("COURSE_CLASSROOM") == "1"
+slow = pytest.mark.skipif(
+    not ASKED_FOR,
+    reason="runs nbgrader on a class of about 90 submissions, which takes minutes: set "
+    "COURSE_CLASSROOM=1 to run it (CI always does)")
+CLASS_CHAPTERS = (4, 5)
+# a sort that forgets to mark what it visited: it goes back into the same input for ever
+ENDLESS_SORT = inspect.getsource(_endless_sort).replace("def _endless_sort(",
+                                                       "def iterative_topological_order(")
+LOOPS = ("ch05.check_topological_sort", ENDLESS_SORT)
+
+
+def before_the_tests():
+    """Called by conftest once the tests are collected: make the class environment meanwhile."""
+    if ASKED_FOR:
+        class_environment.start_building()
+
+
+def name(chapter):
+    return Path(chapter.notebook).stem
+
+
+def the_class():
+    """{student: {chapter number: {exercise: answer}}}, and what each mistaken student did."""
+    students, mistakes = {"right": {}, "nothing": {}}, {}
+    for number in CLASS_CHAPTERS:
+        chapter = syllabus.chapter(number)
+        found = build.exercises(course_notebook(chapter), chapter.notebook)
+        right = {build.exercise_key(e[0]): e[4] for e in found}
+        students["right"][number] = right
+        students["nothing"][number] = {}
+        for k, mistake in enumerate(catalogue(number)):
+            student = f"m{number:02d}-{k:02d}"
+            students[student] = {number: {**right, mistake.check: mistake.answer}}
+            mistakes[student] = mistake
+    students["loops"] = {5: {**students["right"][5], LOOPS[0]: LOOPS[1]}}
+    return students, mistakes
+
+
+def submit(course, student, chapter, answers):
+    """The released notebook with `answers` ({exercise: cell source}) typed into its cells."""
+    notebook = json.loads((course / "release" / name(chapter) / chapter.notebook).read_text())
+    found = build.exercises(course_notebook(chapter), chapter.notebook)
+    cell_of = {build.exercise_key(e[0]): course_notebook(chapter)["cells"][e[1]]["id"]
+               for e in found}
+    assert set(answers) <= set(cell_of)
+    by_cell = {cell_of[k]: v for k, v in answers.items()}
+    for cell in notebook["cells"]:
+        grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
+        if grade_id in by_cell:
+            cell["source"] = by_cell[grade_id]
+    folder = course / "submitted" / student / name(chapter)
+    folder.mkdir(parents=True)
+    (folder / chapter.notebook).write_text(json.dumps(notebook, indent=1))
+
+
+GRADEBOOK = '''
+import json, sys
+from nbgrader.api import Gradebook
+out = {}
+with Gradebook("sqlite:///" + sys.argv[1]) as gradebook:
+    for assignment in gradebook.assignments:
+        for submission in assignment.submissions:
+            cells = {g.name: g.score for nb in submission.notebooks for g in nb.grades}
+            out.setdefault(submission.student.id, {})[assignment.name] = {
+                "score": submission.score, "max": submission.max_score, "cells": cells}
+print(json.dumps(out))
+'''
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    """Build, release, submit, autograde and give feedback, with nbgrader; the gradebook."""
+    python = class_environment.python()
+    course = tmp_path_factory.mktemp("graded") / "course"
+    assert build.build(course)
+    env = dict(os.environ, PATH=f"{python.parent}{os.pathsep}{os.environ['PATH']}",
+               PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
+    seconds = {}
+
+    def nbgrader_run(*commands):
+        """Run nbgrader commands at once (one process each); fail with the first one's log."""
+        started = time.monotonic()
+        runs = [subprocess.Popen(["nbgrader", *command, "--force"], cwd=course, env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                for command in commands]
+        for command, run in zip(commands, runs):
+            out, _ = run.communicate(timeout=1800)
+            assert run.returncode == 0, f"nbgrader {' '.join(command)}:\n{out[-4000:]}"
+            assert "[ERROR]" not in out and "| ERROR]" not in out, out[-4000:]
+        seconds[commands[0][0]] = time.monotonic() - started
+
+    nbgrader_run(["generate_assignment", "*"])
+    students, mistakes = the_class()
+    for student, chapters in students.items():
+        for number, answers in chapters.items():
+            submit(course, student, syllabus.chapter(number), answers)
+    assignments = [name(syllabus.chapter(n)) for n in CLASS_CHAPTERS]
+    nbgrader_run(*(["autograde", a] for a in assignments))
+    nbgrader_run(*(["generate_feedback", a] for a in assignments))
+    done = subprocess.run([str(python), "-c", GRADEBOOK, str(course / "gradebook.db")],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    return {"course": course, "grades": json.loads(done.stdout), "students": students,
+            "mistakes": mistakes, "seconds": seconds}
+
+
+def feedback(course, student, chapter):
+    """The text of a student's feedback page, as a reader sees it (tags dropped)."""
+    page = (course / "feedback" / student / name(chapter) /
+            chapter.notebook.replace(".ipynb", ".html")).read_text(encoding="utf-8")
+    page = re.sub(r"<(style|script)\b.*?</\1>", "", page, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def points(chapter):
+    total, each = syllabus.POINTS[chapter.number]
+    return total, each
+
+
+@slow
+def test_no_solution_is_left_in_any_released_chapter_or_in_the_feedback(graded_class):
+    course = graded_class["course"]
+    for chapter in chapters_with_exercises():
+        release = json.loads((course / "release" / name(chapter) / chapter.notebook).read_text())
+        assert leaks([text(c) for c in release["cells"]], chapter) == [], chapter.notebook
+    for student, chapters in graded_class["students"].items():
+        for number, answers in chapters.items():
+            chapter = syllabus.chapter(number)
+            typed = {line.strip() for answer in answers.values() for line in answer.splitlines()}
+            leaked = [line for line in leaks([feedback(course, student, chapter)], chapter)
+                      if line not in typed]  # a student who typed a solution sees it again
+            assert leaked == [], f"{student}'s feedback on {chapter.notebook} shows {leaked}"
+            page = feedback(course, student, chapter)
+            assert "stand_in" not in page and "HIDDEN TESTS" not in page, student
+    # and the check can fail: a student who typed the solutions sees them in the feedback
+    chapter = syllabus.chapter(CLASS_CHAPTERS[0])
+    assert leaks([feedback(course, "right", chapter)], chapter)
+
+
+@slow
+def test_every_answer_right_gets_full_marks_and_nothing_answered_gets_zero(graded_class):
+    grades = graded_class["grades"]
+    for number in CLASS_CHAPTERS:
+        chapter = syllabus.chapter(number)
+        total, _ = points(chapter)
+        assert grades["right"][name(chapter)]["score"] == grades["right"][name(chapter)][
+            "max"] == total
+        assert grades["nothing"][name(chapter)]["score"] == 0
+        assert "not answered yet" in feedback(graded_class["course"], "nothing", chapter)
+
+
+def lost_cells(grades, student, chapter):
+    """The graded cells (by id) where `student` scored less than the student who got all."""
+    full = grades["right"][name(chapter)]["cells"]
+    mine = grades[student][name(chapter)]["cells"]
+    return sorted(cell for cell, score in mine.items() if score < full[cell])
+
+
+def check_cell_id(chapter, check):
+    found = build.exercises(course_notebook(chapter), chapter.notebook)
+    (cell,) = [course_notebook(chapter)["cells"][e[2]]["id"] for e in found
+               if build.exercise_key(e[0]) == check]
+    return cell
+
+
+@slow
+@pytest.mark.parametrize("number", CLASS_CHAPTERS)
+def test_each_catalogued_mistake_loses_exactly_its_exercises_points_and_says_why(graded_class,
+                                                                                    number):
+    chapter = syllabus.chapter(number)
+    total, each = points(chapter)
+    grades, course = graded_class["grades"], graded_class["course"]
+    wrong = []
+    for student, mistake in graded_class["mistakes"].items():
+        if not student.startswith(f"m{number:02d}-"):
+            continue
+        score = grades[student][name(chapter)]["score"]
+        if score != total - each[mistake.check]:
+            wrong.append(f"{student} ({mistake.bug}): {score} of {total}")
+        if lost_cells(grades, student, chapter) != [check_cell_id(chapter, mistake.check)]:
+            wrong.append(f"{student} ({mistake.bug}) lost {lost_cells(grades, student, chapter)}")
+        said = feedback(course, student, chapter)
+        wrong += [f"{student} ({mistake.bug}): the feedback does not say {words!r}"
+                  for words in mistake.says if not shows(said, words)]
+    assert len([s for s in graded_class["mistakes"] if s.startswith(f"m{number:02d}-")]) == len(
+        catalogue(number))
+    assert not wrong, "\n".join(wrong)
+
+
+@slow
+def test_a_loop_that_never_ends_is_stopped_by_the_courses_time_limit(graded_class):
+    chapter = syllabus.chapter(5)
+    total, each = points(chapter)
+    grades = graded_class["grades"]
+    assert grades["loops"][name(chapter)]["score"] == total - each[LOOPS[0]]
+    assert lost_cells(grades, "loops", chapter) == [check_cell_id(chapter, LOOPS[0])]
+    said = feedback(graded_class["course"], "loops", chapter)
+    assert "did not return within" in said
+    assert "(it was still in iterative_topological_order)" in said
+    assert "CellTimeoutError" not in said and "Timeout" not in said
+
+
+@slow
+def test_the_gradebook(graded_class):
+    """Print the class's gradebook (pytest -s shows it) and what each step of nbgrader took."""
+    grades, mistakes = graded_class["grades"], graded_class["mistakes"]
+    chapters = [syllabus.chapter(n) for n in CLASS_CHAPTERS]
+    rows = [f"{'student':<10} " + " ".join(f"{name(c)[:20]:>20}" for c in chapters)
+            + "  what they did"]
+    for student in sorted(grades, key=lambda s: (s not in ("right", "nothing", "loops"), s)):
+        cells = []
+        for chapter in chapters:
+            got = grades[student].get(name(chapter))
+            cells.append(f"{'':>20}" if got is None else
+                         f"{got['score']:>13g} of {got['max']:g}")
+        what = {"right": "every answer right", "nothing": "nothing answered",
+                "loops": "ch05's iterative sort never ends"}.get(student)
+        if what is None:
+            mistake = mistakes[student]
+            what = f"{mistake.check.split('.')[-1]}: {mistake.bug}"
+        rows.append(f"{student:<10} " + " ".join(cells) + f"  {what}")
+    timing = ", ".join(f"{step} {s:.0f} s" for step, s in graded_class["seconds"].items())
+    print("\n" + "\n".join(rows) + f"\nnbgrader: {timing}")
+    assert len(rows) == 1 + len(graded_class["students"])

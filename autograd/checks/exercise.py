@@ -15,6 +15,9 @@ exercise, whether the chapter goes on with the learner's answer or the solution'
 the chapter's checkpoint reports it ("`sigmoid` came from the solution because yours failed:
 ...") and fails when an answer the learner wrote was wrong.
 
+The class edition (classroom/build.py, for nbgrader) grades the same exercises: its graded
+cells run `graded` on the same checks, and fail where the check fails.
+
 Nothing here needs Jupyter: the `%%solution` cell magic is registered with IPython only when a
 notebook's kernel has already loaded it.
 """
@@ -32,7 +35,8 @@ from .core import (  # noqa: F401  (answers_for, forget_answers: their home is c
 )
 
 __all__ = ["Exercise", "Prediction", "NotAnswered", "SolutionFailed", "answers_for",
-           "forget_answers", "solution", "is_unwritten", "untouched_stub", "SameArguments", "graded"]
+           "forget_answers", "solution", "is_unwritten", "untouched_stub", "SameArguments",
+           "graded", "NoPoints"]
 
 
 class NotAnswered(CheckFailed):
@@ -449,10 +453,19 @@ class Prediction(Exercise):
 _stand_in = None  # (check call, solution code, namespace) for the next `graded` exercise
 
 
+class NoPoints(ChecksFailed):
+    """Raised by `graded`: the graded cell gives no points. A notebook shows it as its one
+    line, without the cell's code around the line that raised: the grader's copy of the cell
+    holds the exercise's solution, which the student's feedback must not show."""
+
+    def _render_traceback_(self):  # what IPython shows instead of a traceback
+        return [f"{type(self).__name__}: {self}"]
+
+
 def graded(report):
     """What a test cell of the class edition (classroom/build.py makes it) runs on a report:
-    show it, as the course's cell does, and raise `ChecksFailed` if one of its checks failed,
-    so that nbgrader gives the cell no points. An exercise not answered yet fails.
+    show it, as the course's cell does, and raise `NoPoints` if one of its checks failed, so
+    that nbgrader gives the cell no points. An exercise not answered yet fails.
 
     A checkpoint's report passes when its checks pass and every exercise of the chapter has an
     answer of the student's: each answer was graded in its own cell, so one that failed there
@@ -476,19 +489,21 @@ def graded(report):
     exercise = getattr(report, "exercise", None)
     if not report.failures and not report.interrupted:
         if missing:
-            raise ChecksFailed(f"{report.title}: no points yet, because not every exercise "
-                               f"has an answer of yours: {', '.join(missing)}")
+            raise NoPoints(f"{report.title}: no points yet, because not every exercise has "
+                           f"an answer of yours: {', '.join(missing)}")
         return
+    unanswered = getattr(report, "unanswered", False)
     if stand_in is not None and exercise is not None:
         check_expression, body, namespace = stand_in
         _put_in_place(exercise, check_expression, body, namespace)
-        status = _OUTCOMES[exercise].status
-        why = ("Not answered yet" if status == UNANSWERED else
+        why = ("Not answered yet" if unanswered else
                f"{_capital(exercise.what)} did not pass its check")
         print(f"{why}, so the rest of this notebook ran with the course's solution in its "
-              "place: this cell gives no points, and the cells after it are graded on their "
-              "own.".replace("`", ""))
-    report.raise_if_failed()
+              "place:\nthe cells after this one are graded on their own.".replace("`", ""))
+    said = ("not answered yet" if unanswered else report._failed_in_words()
+            .removeprefix(f"{report.title}: ").removesuffix(": see the report above"))
+    raise NoPoints(f"{report.title}: {said}, so this cell gives no points (see the report "
+                   "above)")
 
 
 def _stand_in_for_grading(check_expression, body, namespace):
