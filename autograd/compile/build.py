@@ -71,7 +71,7 @@ import threading
 import warnings
 from pathlib import Path
 
-from .c import c_program
+from .c import c_program, fused_c_program
 from .tape import Trace
 
 COMPILERS = ("cc", "gcc", "clang")
@@ -143,13 +143,14 @@ class _Refused(Exception):
     """A cached library that must not be loaded: why, in words."""
 
 
-def build(trace: Trace, opt_level=0):
-    """The `Library` for `trace`, from the cache or built now; `CannotBuild` if it cannot be."""
+def build(trace: Trace, opt_level=0, fuse=True):
+    """The `Library` for `trace`, from the cache or built now; `CannotBuild` if it cannot be.
+    `fuse`: the fused program (`autograd.compile.fusion`), else one statement per step."""
     compiler = find_compiler()
     if compiler is None:
         raise CannotBuild("backend='c' needs a C compiler (cc, gcc or clang) on the PATH, and "
                           "none was found")
-    program = c_program(trace)
+    program = fused_c_program(trace) if fuse else c_program(trace)
     source = program.source
     identity = compiler_identity(compiler)
     flags = compiler_flags(identity, opt_level)

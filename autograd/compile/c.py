@@ -6,9 +6,10 @@ same order, as the Python code.
 `build` (in `autograd.compile.build`) compiles, caches and loads it.
 """
 
+import functools
 from typing import NamedTuple
 
-from . import passes
+from . import fusion, passes
 from .rules import RULES, write
 from .statements import backward, forward, gradients
 from .tape import is_name
@@ -182,4 +183,101 @@ def _functions(statements, name, signature, ending, chunk):
     for start in range(0, len(statements), chunk):
         body = "\n".join("    " + line for line in statements[start:start + chunk])
         functions.append(f"{signature.format(f'{name}_{len(functions)}')} {{\n{body}\n{ending}\n}}\n")
+    return functions
+
+
+# --------------------------------------------------------------------- the fused program
+
+
+class FusedC(C):
+    """How the fused C writes names: every value in one array `v` (the parameters, then the
+    inputs, then the results kept), every gradient in `d` (the parameters', then the others),
+    each place marked for `fusion.roll`; `s` is the running sum of a `Dot`."""
+
+    sum = "s"
+
+    def __init__(self, trace, values, gradients):
+        super().__init__(values, gradients)
+        self.n_params, self.n_inputs = trace.n_params, trace.n_inputs
+        self.constants = []  # the numbers written, in order (see `fusion.number`)
+
+    def v(self, name):
+        if not is_name(name):
+            return fusion.number(self.constants, name)
+        return f"v[{fusion.mark(fusion.value_place(self, name))}]"
+
+    def d(self, name):
+        return f"d[{fusion.mark(fusion.gradient_place(self, name))}]"
+
+
+def fused_c_program(trace, chunk=CHUNK):
+    """The `Program` for `trace`, fused (see `autograd.compile.fusion`): the same statements
+    as `c_program` writes, in the same order, with every sum of products a running sum and
+    every repeated block a loop."""
+    fused = fusion.fused_statements(trace, lambda values, grads: FusedC(trace, values, grads),
+                                    fold=True)
+    lang = fused.lang
+    ends = [line + ";" for line in fusion.results(trace, fused.flow, lang, "out", 0)]
+    forward_items = fusion.roll(fused.forward)
+    backward_items = fusion.roll(fused.backward + ends)
+    n_values = trace.n_params + trace.n_inputs + len(lang.values)
+    n_grads = trace.n_params + len(lang.gradients)
+    arrays = f"v[{max(n_values, 1)}], d[{max(n_grads, 1)}]"
+    constants = ", ".join(map(_c_number, lang.constants)) or "0.0"
+    header = _PRELUDE + (f"\nextern SHARED double {arrays};\n"
+                         f"static const double c[{max(len(lang.constants), 1)}] = {{{constants}}};\n")
+    lines = functools.partial(c_lines, number=functools.partial(
+        fusion.constant, constants=lang.constants, literal=_c_number, table="c"))
+    functions = _item_functions(lines(forward_items), "forward", "SHARED int {}(void)",
+                                "    double s;", "    return 0;", chunk)
+    n_forward = len(functions)
+    functions += _item_functions(lines(backward_items), "backward",
+                                 "SHARED void {}(double *out)", "", "", chunk)
+    n_backward = len(functions) - n_forward
+    declarations = [f"SHARED int forward_{i}(void);" for i in range(n_forward)]
+    declarations += [f"SHARED void backward_{i}(double *out);" for i in range(n_backward)]
+    body = [f"    for (int i = 0; i < {trace.n_params}; i++) v[i] = p_in[i];",
+            f"    for (int i = 0; i < {trace.n_inputs}; i++) v[{trace.n_params} + i] = x_in[i];"]
+    body += [f"    if (forward_{i}()) return 1;" for i in range(n_forward)]
+    body += [f"    backward_{i}(out);" for i in range(n_backward)]
+    main = ("\n".join(declarations) + f"\n\nSHARED double {arrays};\n\n"
+            "EXPORT int loss_and_grads(const double *p_in, const double *x_in, double *out) {\n"
+            + "\n".join(body) + "\n    return 0;\n}\n")
+    return Program(header, functions, main)
+
+
+def c_lines(items, number, names=(), counts=(), indent="    "):
+    """The C lines of rolled items (`fusion.roll`), one list for each item: a loop is a `for`
+    over its index; `number` writes a number's place (`fusion.constant`)."""
+    for item in items:
+        yield list(_c_item(item, number, names, counts, indent))
+
+
+def _c_item(item, number, names, counts, indent):
+    if isinstance(item, fusion.Statement):
+        yield indent + fusion.fill(item, names, counts, number)
+        return
+    k = f"i{len(names)}"
+    yield f"{indent}for (int {k} = 0; {k} < {item.count}; {k}++) {{"
+    for part in item.body:
+        yield from _c_item(part, number, (*names, k), (*counts, item.count), indent + "    ")
+    yield indent + "}"
+
+
+def _item_functions(items, name, signature, opening, ending, chunk):
+    """The lines of rolled items (a list for each) as functions `name_0`, `name_1`, ... of
+    about `chunk` lines each."""
+    functions, lines = [], []
+
+    def close():
+        body = "\n".join(line for line in (opening, *lines, ending) if line)
+        functions.append(f"{signature.format(f'{name}_{len(functions)}')} {{\n{body}\n}}\n")
+        lines.clear()
+
+    for item in items:
+        lines.extend(item)
+        if len(lines) >= chunk:
+            close()
+    if lines or not functions:
+        close()
     return functions

@@ -11,7 +11,7 @@ import warnings
 from .. import _floats
 from ..engine import Value
 from . import build
-from .python import Python, load, python_source
+from .python import Python, fused_python_source, load, python_source
 from ..ops import OPS, find
 from .tape import is_name, record
 from .tracing import creations
@@ -20,6 +20,7 @@ __all__ = ["compile_loss", "compile_step", "c_compiler", "CompiledLoss", "Compil
            "TraceMismatch", "NoCompilerWarning"]
 
 BACKENDS = ("python", "c")
+OPT_LEVEL = 0  # the C compiler's -O level unless one is asked for
 
 
 class TraceMismatch(AssertionError):
@@ -36,7 +37,7 @@ def c_compiler():
 
 
 def compile_loss(fn, params, inputs=(), *, check=False, has_aux=False, backend="python",
-                 opt_level=0):
+                 opt_level=OPT_LEVEL, fuse=True):
     """Trace `fn(params, inputs)` once and return a `CompiledLoss` that replays it on numbers.
 
     `fn` takes a list of parameter `Value`s and the inputs (the same nesting of lists as
@@ -54,7 +55,7 @@ def compile_loss(fn, params, inputs=(), *, check=False, has_aux=False, backend="
     C compiler's `-O` level (0 to 3).
     """
     return CompiledLoss(fn, params, inputs, check=check, has_aux=has_aux, backend=backend,
-                        opt_level=opt_level)
+                        opt_level=opt_level, fuse=fuse)
 
 
 class CompiledLoss:
@@ -67,7 +68,7 @@ class CompiledLoss:
     """
 
     def __init__(self, fn, params, inputs=(), *, check=False, has_aux=False, backend="python",
-                 opt_level=0):
+                 opt_level=OPT_LEVEL, fuse=True):
         started = time.perf_counter()
         if backend not in BACKENDS:
             raise ValueError(f"backend must be 'python' or 'c', not {backend!r}")
@@ -112,14 +113,15 @@ class CompiledLoss:
             self.backend, self._c = "python", None
             if backend == "c":
                 try:
-                    self._c = build.build(self._trace, opt_level)
+                    self._c = build.build(self._trace, opt_level, fuse)
                 except build.CannotBuild as reason:
                     warnings.warn(f"{reason}; running the compiled Python code instead",
                                   NoCompilerWarning, stacklevel=3)
             if self._c is not None:
                 self.backend, self.source = "c", self._c.source
             else:
-                self.source = python_source(self._trace, careful=False)
+                self.source = (fused_python_source(self._trace) if fuse
+                               else python_source(self._trace, careful=False))
                 self._function = load(self.source)
         self.compile_seconds = time.perf_counter() - started
 
@@ -290,8 +292,8 @@ class CompiledLoss:
 # --------------------------------------------------------------------- a training step
 
 
-def compile_step(model, X, y, *, loss="hinge", alpha=1e-4, backend="python", opt_level=0,
-                 check=False):
+def compile_step(model, X, y, *, loss="hinge", alpha=1e-4, backend="python",
+                 opt_level=OPT_LEVEL, check=False, fuse=True):
     """One training step of `model` on points shaped like `X`, compiled: a `CompiledStep`.
 
     `model` is an `autograd.nn` model with one output whose parameters are leaf `Value`s of
@@ -303,7 +305,7 @@ def compile_step(model, X, y, *, loss="hinge", alpha=1e-4, backend="python", opt
     >= 0`), which a trace would freeze. `alpha` weighs the L2 penalty, as in `nn.train_step`.
     """
     return CompiledStep(model, X, y, loss=loss, alpha=alpha, backend=backend,
-                        opt_level=opt_level, check=check)
+                        opt_level=opt_level, check=check, fuse=fuse)
 
 
 class CompiledStep:
@@ -316,8 +318,8 @@ class CompiledStep:
     `CompiledLoss` it runs.
     """
 
-    def __init__(self, model, X, y, *, loss="hinge", alpha=1e-4, backend="python", opt_level=0,
-                 check=False):
+    def __init__(self, model, X, y, *, loss="hinge", alpha=1e-4, backend="python",
+                 opt_level=OPT_LEVEL, check=False, fuse=True):
         from .. import nn
         if loss == "bce":
             raise ValueError(
@@ -354,7 +356,7 @@ class CompiledStep:
 
         self.compiled = compile_loss(loss_and_scores, self.params, (list(X), list(y)),
                                      has_aux=True, backend=backend, opt_level=opt_level,
-                                     check=check)
+                                     check=check, fuse=fuse)
 
     def _check_labels(self, y):
         from .. import nn

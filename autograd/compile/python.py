@@ -6,12 +6,13 @@ returns the function, with the table's helpers (`autograd.ops.NAMESPACE`: the en
 rules for numbers) as its helpers.
 """
 
+import functools
 import itertools
 import linecache
 import math
 
 from .. import _floats, ops
-from . import passes
+from . import fusion, passes
 from .rules import RULES, write
 from .statements import backward, forward, gradients
 from .tape import is_name
@@ -119,3 +120,68 @@ def load(source):
     namespace = dict(NAMESPACE)
     exec(compile(source, filename, "exec"), namespace)
     return namespace["loss_and_grads"]
+
+
+# --------------------------------------------------------------------- the fused function
+
+
+class FusedPython(Python):
+    """How the fused Python writes names: the values in one list `v` (the parameters, the
+    inputs, then the results kept), the gradients in `d`, each place marked for
+    `fusion.roll`; `s` is the running sum of a `Dot`."""
+
+    sum = "s"
+
+    def __init__(self, trace, values, gradients):
+        self.values, self.gradients = values, gradients
+        self.n_params, self.n_inputs = trace.n_params, trace.n_inputs
+        self.constants = []  # the numbers written, in order (see `fusion.number`)
+
+    def v(self, name):
+        if not is_name(name):
+            return fusion.number(self.constants, name)
+        return f"v[{fusion.mark(fusion.value_place(self, name))}]"
+
+    def d(self, name):
+        return f"d[{fusion.mark(fusion.gradient_place(self, name))}]"
+
+
+def fused_python_source(trace):
+    """The source of the fast `loss_and_grads(p, x)`, fused (see `autograd.compile.fusion`):
+    the statements of `python_source`, in the same order, on lists instead of names, with
+    every sum of products a running sum and every repeated block a loop."""
+    fused = fusion.fused_statements(trace, lambda values, grads: FusedPython(trace, values, grads))
+    lang = fused.lang
+    n_out = 1 + trace.n_params + len(trace.aux)
+    forward_items = fusion.roll(fused.forward)
+    backward_items = fusion.roll(fused.backward + fusion.results(trace, fused.flow, lang, "out", 0))
+    number = functools.partial(fusion.constant, constants=lang.constants, literal=literal,
+                               table="c")
+    lines = ["def loss_and_grads(p, x):",
+             f"    v = [*p, *x] + [0.0] * {len(lang.values)}",
+             f"    d = [0.0] * {trace.n_params + len(lang.gradients)}",
+             "    # forward: each sum of products a running sum s, each repeated block a loop"]
+    lines += python_lines(forward_items, number)
+    lines.append("    # backward: the engine's _backward closures, in the order backward() runs them")
+    lines.append(f"    out = [0.0] * {n_out}")
+    lines += python_lines(backward_items, number)
+    n = trace.n_params
+    aux = f", out[{1 + n}:]" if trace.has_aux else ""
+    lines.append(f"    return out[0], out[1:{1 + n}]{aux}")
+    table = f"c = ({', '.join(map(literal, lang.constants))}{',' * (len(lang.constants) == 1)})"
+    if any("c[" in line for line in lines):  # the numbers that a loop reads from a table
+        lines = [table, "", "", *lines]
+    return "\n".join(lines) + "\n"
+
+
+def python_lines(items, number, names=(), counts=(), indent="    "):
+    """The Python lines of rolled items (`fusion.roll`): a loop is a `for` over its index;
+    `number` writes a number's place (`fusion.constant`)."""
+    for item in items:
+        if isinstance(item, fusion.Statement):
+            yield indent + fusion.fill(item, names, counts, number)
+            continue
+        k = f"i{len(names)}"
+        yield f"{indent}for {k} in range({item.count}):"
+        yield from python_lines(item.body, number, (*names, k), (*counts, item.count),
+                                indent + "    ")
