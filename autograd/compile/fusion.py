@@ -25,6 +25,8 @@ finite, keeps one line per operation.
 """
 
 import re
+from itertools import chain
+from operator import sub
 from typing import NamedTuple
 
 from . import passes
@@ -236,17 +238,23 @@ def number(constants, x):
     return f"#{len(constants) - 1}#"
 
 
+_SPLIT = re.compile(r"([@#])(\d+)[@#]")
+
+
 def statement(text):
     """The `Statement` of a line written with marked places (`v[@3@] = v[@1@] * v[@2@]`)."""
-    return Statement(MARK.sub(lambda m: m.group(1), text),
-                     tuple((int(n), ()) for _, n in MARK.findall(text)))
+    parts = _SPLIT.split(text)
+    shape = "".join(part for i, part in enumerate(parts) if i % 3 != 2)
+    return Statement(shape, tuple((int(n), ()) for n in parts[2::3]))
 
 
-def places(item):
-    """Every place of an item, in order (a loop's: its body's)."""
+def _flat(item):
+    """(the constants of an item's places, in order; their steps), as two tuples."""
     if isinstance(item, Statement):
-        return list(item.places)
-    return [p for part in item.body for p in places(part)]
+        return tuple(c for c, _ in item.places), tuple(s for _, s in item.places)
+    parts = [_flat(part) for part in item.body]
+    return (tuple(chain.from_iterable(c for c, _ in parts)),
+            tuple(chain.from_iterable(s for _, s in parts)))
 
 
 def _stepped(item, steps, outer):
@@ -285,14 +293,23 @@ def _roll(items, window, candidates, outer):
 
 
 def _roll_once(items, window, candidates, outer):
-    """One pass of `roll` over `items`, which are inside `outer` loops already."""
+    """One pass of `roll` over `items`, which are inside `outer` loops already: at each item,
+    the block (up to `window` items, ending before one of the next `candidates` items of the
+    same signature) whose repetitions cover the most items becomes a loop."""
     signatures = [item.signature for item in items]
-    forms = [places(item) for item in items]
+    flat = [_flat(item) for item in items]
+    constants = [c for c, _ in flat]
+    moves = [m for _, m in flat]
     later = {}  # signature -> the positions where it occurs, in order
     for i, s in enumerate(signatures):
         later.setdefault(s, []).append(i)
-    seen = {s: 0 for s in later}  # how many of each signature's positions are behind us
+    seen = dict.fromkeys(later, 0)  # how many of each signature's positions are behind us
     out, i, n = [], 0, len(items)
+
+    def block(at, size):
+        return (tuple(chain.from_iterable(constants[at:at + size])),
+                tuple(chain.from_iterable(moves[at:at + size])))
+
     while i < n:
         s = signatures[i]
         positions = later[s]
@@ -305,17 +322,19 @@ def _roll_once(items, window, candidates, outer):
                 break
             if j + size > n or signatures[i:j] != signatures[j:j + size]:
                 continue
-            first = [p for f in forms[i:j] for p in f]
-            steps = _steps(first, [p for f in forms[j:j + size] for p in f])
-            if steps is None:
+            (first, how), (second, how_next) = block(i, size), block(j, size)
+            if how != how_next:
                 continue
-            times = 2
+            steps = tuple(map(sub, second, first))
+            times, previous = 2, second
             while i + (times + 1) * size <= n:
                 at = i + times * size
-                if signatures[i:j] != signatures[at:at + size] or not _moves(
-                        first, [p for f in forms[at:at + size] for p in f], steps, times):
+                if signatures[i:j] != signatures[at:at + size]:
                     break
-                times += 1
+                following, how_next = block(at, size)
+                if how != how_next or tuple(map(sub, following, previous)) != steps:
+                    break
+                times, previous = times + 1, following
             if times >= LEAST and (best is None or times * size > best[0] * best[1]):
                 best = (times, size, steps)
         if best is None:
@@ -323,38 +342,14 @@ def _roll_once(items, window, candidates, outer):
             i += 1
             continue
         times, size, steps = best
-        body = [_stepped(item, iter_steps, outer) for item, iter_steps in
-                zip(items[i:i + size], _split(steps, forms[i:i + size]))]
+        body, at = [], 0
+        for k in range(i, i + size):
+            body.append(_stepped(items[k], steps[at:at + len(constants[k])], outer))
+            at += len(constants[k])
         inner = _roll(body, window, candidates, outer + 1) if size > 1 else body
         out.append(_loop(times, inner))
         i += times * size
     return out
-
-
-def _split(steps, forms):
-    """`steps` cut into one run per item, as many as each item has places."""
-    runs, at = [], 0
-    for f in forms:
-        runs.append(steps[at:at + len(f)])
-        at += len(f)
-    return runs
-
-
-def _steps(first, second):
-    """The step of each place from one block to the next, or None if a place's form differs
-    in more than its constant."""
-    steps = []
-    for (c0, s0), (c1, s1) in zip(first, second):
-        if s0 != s1:
-            return None
-        steps.append(c1 - c0)
-    return steps
-
-
-def _moves(first, block, steps, times):
-    """Whether `block` is `first` moved `times` steps."""
-    return all(s0 == s1 and c1 == c0 + times * step
-               for (c0, s0), (c1, s1), step in zip(first, block, steps))
 
 
 def index(form, names):
@@ -379,17 +374,24 @@ def fill(item, names, counts, number):
     return "".join(text)
 
 
+def values(form, counts, most=4096):
+    """Every number a place takes, over all turns of the loops around it (which run up to
+    `counts`, outermost first); None if more than `most`."""
+    c, steps = form
+    found = {c}
+    for step, n in zip(steps, reversed(counts[len(counts) - len(steps):])):
+        if step:
+            found = {v + step * k for v in found for k in range(n)}
+            if len(found) > most:
+                return None
+    return found
+
+
 def constant(form, names, counts, constants, literal, table):
     """A number's place (see `number`) as code: the number itself, `literal(x)`, where it is
     the same at every turn of the loops around it, else `table[index]`."""
-    c, steps = form
-    values = {c}
-    for step, n in zip(steps, reversed(counts[len(counts) - len(steps):])):
-        if step:
-            values = {v + step * k for v in values for k in range(n)}
-            if len(values) > 4096:
-                return f"{table}[{index(form, names)}]"
-    texts = {literal(constants[v]) for v in values}
+    places = values(form, counts)
+    texts = {literal(constants[v]) for v in places} if places is not None else ()
     return texts.pop() if len(texts) == 1 else f"{table}[{index(form, names)}]"
 
 
