@@ -374,7 +374,7 @@ def test_errors_are_the_engines(fn, traced, called):
 
 
 def test_the_tape_and_the_source_can_be_read():
-    step = compile_loss(lambda p, x: (p[0] * x[0] + 1).relu(), [2.0], [3.0], fuse=False)
+    step = compile_loss(lambda p, x: (p[0] * x[0] + 1).relu(), [2.0], [3.0])
     assert step.tape == [Instruction("t0", "*", ("p0", "x0")),
                          Instruction("t1", "+", ("t0", 1.0)),
                          Instruction("t2", "relu", ("t1",))]
@@ -382,7 +382,7 @@ def test_the_tape_and_the_source_can_be_read():
     assert "dt1 = dt2 if t2 > 0 else 0.0" in step.source
     assert isinstance(step, CompiledLoss) and "3 instructions" in repr(step)
     # fused, the same lines on the lists v (p0, x0, then t0, t1, t2) and d (dp0, then the rest)
-    fused = compile_loss(lambda p, x: (p[0] * x[0] + 1).relu(), [2.0], [3.0]).source
+    fused = compile_loss(lambda p, x: (p[0] * x[0] + 1).relu(), [2.0], [3.0], fuse=True).source
     assert "v[4] = v[3] - v[3] if v[3] < 0 else v[3]" in fused
     assert "d[2] = d[1] if v[4] > 0 else 0.0" in fused
 
@@ -390,9 +390,9 @@ def test_the_tape_and_the_source_can_be_read():
 def test_a_number_exponent_is_written_as_the_engine_holds_it():
     # The op label prints 2 for both `x ** 2` and `x ** 2.0`; the code keeps the difference.
     for n, text in ((2, "_power(x0, 2)"), (2.0, "_power(x0, 2.0)"), (0.5, "_power(x0, 0.5)")):
-        step = compile_loss(lambda p, x, n=n: p[0] * x[0] ** n, [1.0], [3.0], fuse=False)
+        step = compile_loss(lambda p, x, n=n: p[0] * x[0] ** n, [1.0], [3.0])
         assert text in step.source
-        fused = compile_loss(lambda p, x, n=n: p[0] * x[0] ** n, [1.0], [3.0])
+        fused = compile_loss(lambda p, x, n=n: p[0] * x[0] ** n, [1.0], [3.0], fuse=True)
         assert text.replace("x0", "v[1]") in fused.source
         assert step.tape[0] == Instruction("t0", "**n", ("x0", n))
         assert type(step.tape[0].args[1]) is type(n)

@@ -20,7 +20,10 @@ __all__ = ["compile_loss", "compile_step", "c_compiler", "CompiledLoss", "Compil
            "TraceMismatch", "NoCompilerWarning"]
 
 BACKENDS = ("python", "c")
-OPT_LEVEL = 0  # the C compiler's -O level unless one is asked for
+# The C compiler's -O level unless one is asked for. With the code fused, -O2 builds in about
+# the time -O0 does (the C is some 200 lines) and its step runs in about half the time; -O3
+# gains little more. (Measured on the benchmark's step; see `autograd.compile.fusion`.)
+OPT_LEVEL = 2
 
 
 class TraceMismatch(AssertionError):
@@ -37,7 +40,7 @@ def c_compiler():
 
 
 def compile_loss(fn, params, inputs=(), *, check=False, has_aux=False, backend="python",
-                 opt_level=OPT_LEVEL, fuse=True):
+                 opt_level=OPT_LEVEL, fuse=None):
     """Trace `fn(params, inputs)` once and return a `CompiledLoss` that replays it on numbers.
 
     `fn` takes a list of parameter `Value`s and the inputs (the same nesting of lists as
@@ -52,7 +55,12 @@ def compile_loss(fn, params, inputs=(), *, check=False, has_aux=False, backend="
     model's scores, say); a call then returns `(loss, gradients, their numbers)`.
     `check=True`: every call also runs `fn` on the engine and raises `TraceMismatch` on any
     difference (see the module's docstring). `backend`: `"python"` or `"c"`; `opt_level`: the
-    C compiler's `-O` level (0 to 3).
+    C compiler's `-O` level (0 to 3; 2 unless given). `fuse`: write each sum of products as a
+    running sum and each repeated block as a loop (`autograd.compile.fusion`), or, with
+    `fuse=False`, one statement per operation; the same numbers either way. By default the C
+    code is fused (a few hundred lines instead of tens of thousands, which build in a
+    fraction of a second) and the Python code is not (CPython runs straight-line code on
+    local names faster than loops over lists).
     """
     return CompiledLoss(fn, params, inputs, check=check, has_aux=has_aux, backend=backend,
                         opt_level=opt_level, fuse=fuse)
@@ -64,11 +72,11 @@ class CompiledLoss:
     Attributes: `tape` (the `Instruction`s, in the order the engine ran them), `backend` (the
     code that runs: `"python"` or `"c"`), `source` (that code), `compile_seconds` (the time
     the trace, the code and its build took), `n_params`, `input_shape` (how the inputs nest;
-    `None` for a single number), `check` and `has_aux`.
+    `None` for a single number), `check`, `has_aux` and `fused` (whether the code is fused).
     """
 
     def __init__(self, fn, params, inputs=(), *, check=False, has_aux=False, backend="python",
-                 opt_level=OPT_LEVEL, fuse=True):
+                 opt_level=OPT_LEVEL, fuse=None):
         started = time.perf_counter()
         if backend not in BACKENDS:
             raise ValueError(f"backend must be 'python' or 'c', not {backend!r}")
@@ -113,7 +121,7 @@ class CompiledLoss:
             self.backend, self._c = "python", None
             if backend == "c":
                 try:
-                    self._c = build.build(self._trace, opt_level, fuse)
+                    self._c = build.build(self._trace, opt_level, fuse is not False)
                 except build.CannotBuild as reason:
                     warnings.warn(f"{reason}; running the compiled Python code instead",
                                   NoCompilerWarning, stacklevel=3)
@@ -123,6 +131,7 @@ class CompiledLoss:
                 self.source = (fused_python_source(self._trace) if fuse
                                else python_source(self._trace, careful=False))
                 self._function = load(self.source)
+        self.fused = bool(fuse) or (fuse is None and self.backend == "c")
         self.compile_seconds = time.perf_counter() - started
 
     def __call__(self, params, inputs=()):
@@ -293,7 +302,7 @@ class CompiledLoss:
 
 
 def compile_step(model, X, y, *, loss="hinge", alpha=1e-4, backend="python",
-                 opt_level=OPT_LEVEL, check=False, fuse=True):
+                 opt_level=OPT_LEVEL, check=False, fuse=None):
     """One training step of `model` on points shaped like `X`, compiled: a `CompiledStep`.
 
     `model` is an `autograd.nn` model with one output whose parameters are leaf `Value`s of
@@ -319,7 +328,7 @@ class CompiledStep:
     """
 
     def __init__(self, model, X, y, *, loss="hinge", alpha=1e-4, backend="python",
-                 opt_level=OPT_LEVEL, check=False, fuse=True):
+                 opt_level=OPT_LEVEL, check=False, fuse=None):
         from .. import nn
         if loss == "bce":
             raise ValueError(

@@ -25,8 +25,8 @@ finite, keeps one line per operation.
 """
 
 import re
-from itertools import chain
-from operator import sub
+from itertools import chain, repeat
+from operator import itemgetter, sub
 from typing import NamedTuple
 
 from . import passes
@@ -243,6 +243,9 @@ _SPLIT = re.compile(r"([@#])(\d+)[@#]")
 
 def statement(text):
     """The `Statement` of a line written with marked places (`v[@3@] = v[@1@] * v[@2@]`)."""
+    if "#" not in text:  # array places only: a split finds them
+        parts = text.split("@")
+        return Statement("@".join(parts[::2]), tuple(zip(map(int, parts[1::2]), repeat(()))))
     parts = _SPLIT.split(text)
     shape = "".join(part for i, part in enumerate(parts) if i % 3 != 2)
     return Statement(shape, tuple((int(n), ()) for n in parts[2::3]))
@@ -251,7 +254,7 @@ def statement(text):
 def _flat(item):
     """(the constants of an item's places, in order; their steps), as two tuples."""
     if isinstance(item, Statement):
-        return tuple(c for c, _ in item.places), tuple(s for _, s in item.places)
+        return tuple(map(itemgetter(0), item.places)), tuple(map(itemgetter(1), item.places))
     parts = [_flat(part) for part in item.body]
     return (tuple(chain.from_iterable(c for c, _ in parts)),
             tuple(chain.from_iterable(s for _, s in parts)))
