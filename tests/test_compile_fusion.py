@@ -8,7 +8,6 @@ a number of the trace for each point (its label) as the benchmark's hinge loss h
 comparison is exact: the same float, the same sign of zero, the same error.
 """
 
-import os
 import random
 import struct
 import sys
@@ -20,9 +19,10 @@ from hypothesis import strategies as st
 
 import edge_programs
 from autograd import nn
-from autograd.compile import c_compiler, compile_loss, fusion
+from autograd.compile import compile_loss, fusion
 from autograd.engine import Value
 from programs import programs, run
+from test_compile_c_bits import c_cache  # noqa: F401 (a fixture: a C compiler, an empty cache)
 
 OPT_LEVELS = (0, 1, 2, 3)  # every level compile_loss offers
 
@@ -163,22 +163,8 @@ def test_fused_python_follows_the_engine_at_the_edges(i):
 # --------------------------------------------------------------------- C, every level
 
 
-@pytest.fixture(scope="module")
-def c_cache(tmp_path_factory):
-    """A C compiler (or a skip with the reason; a failure in CI) and an empty cache."""
-    from conftest import skip_or_fail
-    if c_compiler() is None:
-        skip_or_fail("no C compiler (cc, gcc or clang) on the PATH: the C backend cannot be tested")
-    saved = os.environ.get("AUTOGRAD_CACHE")
-    os.environ["AUTOGRAD_CACHE"] = str(tmp_path_factory.mktemp("fusion-cache"))
-    yield
-    if saved is None:
-        del os.environ["AUTOGRAD_CACHE"]
-    else:
-        os.environ["AUTOGRAD_CACHE"] = saved
-
-
-def test_fused_c_gives_the_engines_numbers_at_every_level(c_cache):
+@pytest.mark.usefixtures("c_cache")
+def test_fused_c_gives_the_engines_numbers_at_every_level():
     """Many batched programs in one library (C builds are slow): each program's result is an
     auxiliary value, so each is compared on its own, at every -O level."""
     rng = random.Random(1)
@@ -268,7 +254,8 @@ def test_the_benchmark_step_fused_in_python_is_the_engines(demo):
 
 
 @pytest.mark.parametrize("level", OPT_LEVELS)
-def test_the_benchmark_step_fused_in_c_is_the_engines(demo, c_cache, level):
+@pytest.mark.usefixtures("c_cache")
+def test_the_benchmark_step_fused_in_c_is_the_engines(demo, level):
     fn, params, points, other, want = demo
     step = compile_loss(fn, params, points, has_aux=True, backend="c", opt_level=level)
     assert step.backend == "c" and step.source.count("\n") < 600
@@ -279,7 +266,8 @@ def test_the_benchmark_step_fused_in_c_is_the_engines(demo, c_cache, level):
 # --------------------------------------------------------------------- what fusion finds
 
 
-def test_c_is_fused_by_default_and_python_on_request(c_cache):
+@pytest.mark.usefixtures("c_cache")
+def test_c_is_fused_by_default_and_python_on_request():
     fn = batched([("tanh", (0,))], 3, "relu", [1.0, -1.0, 1.0, 2.0])
     params, inputs = [0.5, -1.0, 0.25, 0.1], [[1.0, 2.0, 3.0]] * 4
     c = compile_loss(fn, params, inputs, backend="c")
@@ -338,7 +326,8 @@ def test_blocks_whose_places_do_not_move_by_a_fixed_step_stay_apart():
     assert all(isinstance(item, fusion.Statement) for item in fusion.roll(lines))
 
 
-def test_a_sum_added_in_reverse_would_be_caught(monkeypatch, c_cache):
+@pytest.mark.usefixtures("c_cache")
+def test_a_sum_added_in_reverse_would_be_caught(monkeypatch):
     """The comparison with the engine sees a sum of products added in another order: a
     planted mistake in the fusion (the terms reversed) makes the benchmark-like check fail."""
     original = fusion.dot_statements

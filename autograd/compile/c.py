@@ -144,18 +144,25 @@ def c_program(trace, chunk=CHUNK):
     n_forward = len(functions)
     functions += _functions(statements, "backward", "SHARED void {}(double *dp)", "", chunk)
     n_backward = len(functions) - n_forward
-    declarations = [f"SHARED int forward_{i}(void);" for i in range(n_forward)]
-    declarations += [f"SHARED void backward_{i}(double *dp);" for i in range(n_backward)]
-    body = [f"    for (int i = 0; i < {trace.n_params}; i++) p[i] = p_in[i];",
-            f"    for (int i = 0; i < {trace.n_inputs}; i++) x[i] = x_in[i];"]
-    body += [f"    if (forward_{i}()) return 1;" for i in range(n_forward)]
-    body += ["    " + line for line in ends]
-    body += [f"    backward_{i}(dp);" for i in range(n_backward)]
-    body += ["    " + line for line in copies + results]
-    main = ("\n".join(declarations) + f"\n\nSHARED double {arrays};\n\n"
-            "EXPORT int loss_and_grads(const double *p_in, const double *x_in, double *out) {\n"
-            "    double *dp = out + 1;\n" + "\n".join(body) + "\n    return 0;\n}\n")
+    copy_in = ["    double *dp = out + 1;",
+               f"    for (int i = 0; i < {trace.n_params}; i++) p[i] = p_in[i];",
+               f"    for (int i = 0; i < {trace.n_inputs}; i++) x[i] = x_in[i];"]
+    main = _main(arrays, n_forward, n_backward, "dp", copy_in, ["    " + line for line in ends],
+                 ["    " + line for line in copies + results])
     return Program(header, functions, main)
+
+
+def _main(arrays, n_forward, n_backward, argument, copy_in, between, after):
+    """The part of the program that holds the arrays and the exported `loss_and_grads`: the
+    numbers copied in, the forward functions, `between`, the backward functions (given the
+    pointer `argument`), then `after`."""
+    declarations = [f"SHARED int forward_{i}(void);" for i in range(n_forward)]
+    declarations += [f"SHARED void backward_{i}(double *{argument});" for i in range(n_backward)]
+    body = copy_in + [f"    if (forward_{i}()) return 1;" for i in range(n_forward)] + between
+    body += [f"    backward_{i}({argument});" for i in range(n_backward)] + after
+    return ("\n".join(declarations) + f"\n\nSHARED double {arrays};\n\n"
+            "EXPORT int loss_and_grads(const double *p_in, const double *x_in, double *out) {\n"
+            + "\n".join(body) + "\n    return 0;\n}\n")
 
 
 def _folded_forward(trace, folded, lang):
@@ -189,25 +196,8 @@ def _functions(statements, name, signature, ending, chunk):
 # --------------------------------------------------------------------- the fused program
 
 
-class FusedC(C):
-    """How the fused C writes names: every value in one array `v` (the parameters, then the
-    inputs, then the results kept), every gradient in `d` (the parameters', then the others),
-    each place marked for `fusion.roll`; `s` is the running sum of a `Dot`."""
-
-    sum = "s"
-
-    def __init__(self, trace, values, gradients):
-        super().__init__(values, gradients)
-        self.n_params, self.n_inputs = trace.n_params, trace.n_inputs
-        self.constants = []  # the numbers written, in order (see `fusion.number`)
-
-    def v(self, name):
-        if not is_name(name):
-            return fusion.number(self.constants, name)
-        return f"v[{fusion.mark(fusion.value_place(self, name))}]"
-
-    def d(self, name):
-        return f"d[{fusion.mark(fusion.gradient_place(self, name))}]"
+class FusedC(fusion.Arrays, C):
+    """How the fused C writes names (`fusion.Arrays`) and statements (`C`)."""
 
 
 def fused_c_program(trace, chunk=CHUNK):
@@ -234,16 +224,9 @@ def fused_c_program(trace, chunk=CHUNK):
     functions += _item_functions(lines(backward_items), "backward",
                                  "SHARED void {}(double *out)", "", "", chunk)
     n_backward = len(functions) - n_forward
-    declarations = [f"SHARED int forward_{i}(void);" for i in range(n_forward)]
-    declarations += [f"SHARED void backward_{i}(double *out);" for i in range(n_backward)]
-    body = [f"    for (int i = 0; i < {trace.n_params}; i++) v[i] = p_in[i];",
-            f"    for (int i = 0; i < {trace.n_inputs}; i++) v[{trace.n_params} + i] = x_in[i];"]
-    body += [f"    if (forward_{i}()) return 1;" for i in range(n_forward)]
-    body += [f"    backward_{i}(out);" for i in range(n_backward)]
-    main = ("\n".join(declarations) + f"\n\nSHARED double {arrays};\n\n"
-            "EXPORT int loss_and_grads(const double *p_in, const double *x_in, double *out) {\n"
-            + "\n".join(body) + "\n    return 0;\n}\n")
-    return Program(header, functions, main)
+    copy_in = [f"    for (int i = 0; i < {trace.n_params}; i++) v[i] = p_in[i];",
+               f"    for (int i = 0; i < {trace.n_inputs}; i++) v[{trace.n_params} + i] = x_in[i];"]
+    return Program(header, functions, _main(arrays, n_forward, n_backward, "out", copy_in, [], []))
 
 
 def c_lines(items, number, names=(), counts=(), indent="    "):

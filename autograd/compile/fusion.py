@@ -169,6 +169,29 @@ def fused_statements(trace, writer, fold=False):
 # --------------------------------------------------------------------- places
 
 
+class Arrays:
+    """What a fused writer (`c.FusedC`, `python.FusedPython`) writes for names: every value in
+    one array `v` (the parameters, then the inputs, then the results kept), every gradient in
+    `d` (the parameters', then the others), each place marked for `roll`; a number as a place
+    of its own (see `number`); `s` is the running sum of a `Dot`. Put it first among the
+    writer's bases."""
+
+    sum = "s"
+
+    def __init__(self, trace, values, gradients):
+        self.values, self.gradients = values, gradients
+        self.n_params, self.n_inputs = trace.n_params, trace.n_inputs
+        self.constants = []  # the numbers written, in order
+
+    def v(self, name):
+        if not is_name(name):
+            return number(self.constants, name)
+        return f"v[{mark(value_place(self, name))}]"
+
+    def d(self, name):
+        return f"d[{mark(gradient_place(self, name))}]"
+
+
 def value_place(lang, name):
     """The place of a name in the one array of values: parameters, inputs, then results."""
     kind, number = name[0], int(name[1:])

@@ -126,25 +126,8 @@ def load(source):
 # --------------------------------------------------------------------- the fused function
 
 
-class FusedPython(Python):
-    """How the fused Python writes names: the values in one list `v` (the parameters, the
-    inputs, then the results kept), the gradients in `d`, each place marked for
-    `fusion.roll`; `s` is the running sum of a `Dot`."""
-
-    sum = "s"
-
-    def __init__(self, trace, values, gradients):
-        self.values, self.gradients = values, gradients
-        self.n_params, self.n_inputs = trace.n_params, trace.n_inputs
-        self.constants = []  # the numbers written, in order (see `fusion.number`)
-
-    def v(self, name):
-        if not is_name(name):
-            return fusion.number(self.constants, name)
-        return f"v[{fusion.mark(fusion.value_place(self, name))}]"
-
-    def d(self, name):
-        return f"d[{fusion.mark(fusion.gradient_place(self, name))}]"
+class FusedPython(fusion.Arrays, Python):
+    """How the fused Python writes names (`fusion.Arrays`) and statements (`Python`)."""
 
 
 def fused_python_source(trace):
