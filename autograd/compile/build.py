@@ -56,6 +56,7 @@ of the copies it loaded. Delete it at any time. (On Windows, files have no owner
 check, and a loaded library cannot be changed: there the file itself is loaded.)
 """
 
+import array
 import atexit
 import ctypes
 import hashlib
@@ -122,8 +123,11 @@ class Library:
 
     def __call__(self, p, x):
         out, n = self._out, self._n_params
+        # the numbers as C doubles: an array.array makes them at C speed, ctypes reads its buffer
+        p = self._params_type.from_buffer(array.array("d", p or [0.0]))
+        x = self._inputs_type.from_buffer(array.array("d", x or [0.0]))
         with self._lock:
-            if self._function(self._params_type(*p), self._inputs_type(*x), out):
+            if self._function(p, x, out):
                 return None
             if self._has_aux:
                 return out[0], out[1:1 + n], out[1 + n:]

@@ -510,6 +510,8 @@ def _numbers(values, what):
     except TypeError:
         raise TypeError(f"the {what}s must be a sequence of numbers, but were given "
                         f"{_floats.show(values)} of type {_type_name(values)}") from None
+    if set(map(type, values)) <= {float}:  # the common case, checked at C speed
+        return values
     for i, x in enumerate(values):
         if type(x) is not float and not _floats.is_real(x):
             raise TypeError(f"{what} {i} must be a real number, but was given "
