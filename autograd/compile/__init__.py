@@ -75,7 +75,7 @@ and each block of statements that repeats with its indices moving by fixed steps
 neurons of a layer, the points of a batch) becomes a loop. The loops run the same
 statements, in the same order, so the numbers are still the engine's, bit for bit; the C is
 a few hundred lines, which the compiler builds at `-O2` (the default `opt_level`) in a
-fraction of a second.
+fraction of the time that tens of thousands of lines took it.
 
 **What a trace freezes, and the guards.** The tape holds the operations that ran *for the
 numbers of the trace*. Arithmetic on new numbers is replayed faithfully (relu's kink is an

@@ -59,8 +59,8 @@ def compile_loss(fn, params, inputs=(), *, check=False, has_aux=False, backend="
     running sum and each repeated block as a loop (`autograd.compile.fusion`), or, with
     `fuse=False`, one statement per operation; the same numbers either way. By default the C
     code is fused (a few hundred lines instead of tens of thousands, which build in a
-    fraction of a second) and the Python code is not (CPython runs straight-line code on
-    local names faster than loops over lists).
+    fraction of the time) and the Python code is not (on CPython its loops over lists
+    measured no faster than straight-line code on local names).
     """
     return CompiledLoss(fn, params, inputs, check=check, has_aux=has_aux, backend=backend,
                         opt_level=opt_level, fuse=fuse)

@@ -303,7 +303,7 @@ def _loop(count, body):
     return Loop(count, tuple(body), ("loop", count, tuple(b.signature for b in body)))
 
 
-def roll(lines, window=4096, candidates=8):
+def roll(lines, window=4096, candidates=4):
     """The statements `lines` (marked, see `mark`) as `Statement`s and `Loop`s: every block
     that repeats, with places moving by fixed steps, rolled into a loop; then blocks of those,
     until nothing more repeats. The statements run in the same order as `lines`."""
