@@ -381,6 +381,10 @@ def test_the_tape_and_the_source_can_be_read():
     assert "t2 = t1 - t1 if t1 < 0 else t1" in step.source  # -inf gives NaN: see the docstring
     assert "dt1 = dt2 if t2 > 0 else 0.0" in step.source
     assert isinstance(step, CompiledLoss) and "3 instructions" in repr(step)
+    # fused, the same lines on the lists v (p0, x0, then t0, t1, t2) and d (dp0, then the rest)
+    fused = compile_loss(lambda p, x: (p[0] * x[0] + 1).relu(), [2.0], [3.0], fuse=True).source
+    assert "v[4] = v[3] - v[3] if v[3] < 0 else v[3]" in fused
+    assert "d[2] = d[1] if v[4] > 0 else 0.0" in fused
 
 
 def test_a_number_exponent_is_written_as_the_engine_holds_it():
@@ -388,6 +392,8 @@ def test_a_number_exponent_is_written_as_the_engine_holds_it():
     for n, text in ((2, "_power(x0, 2)"), (2.0, "_power(x0, 2.0)"), (0.5, "_power(x0, 0.5)")):
         step = compile_loss(lambda p, x, n=n: p[0] * x[0] ** n, [1.0], [3.0])
         assert text in step.source
+        fused = compile_loss(lambda p, x, n=n: p[0] * x[0] ** n, [1.0], [3.0], fuse=True)
+        assert text.replace("x0", "v[1]") in fused.source
         assert step.tape[0] == Instruction("t0", "**n", ("x0", n))
         assert type(step.tape[0].args[1]) is type(n)
 

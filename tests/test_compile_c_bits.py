@@ -26,9 +26,10 @@ from autograd.engine import Value
 from programs import programs, run
 
 OPT_LEVELS = (0, 2)
+pytestmark = pytest.mark.usefixtures("c_cache")  # every test here builds C
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(scope="module")
 def c_cache(tmp_path_factory):
     """A C compiler (or a skip with the reason; a failure in CI) and an empty cache."""
     from conftest import skip_or_fail

@@ -56,6 +56,7 @@ of the copies it loaded. Delete it at any time. (On Windows, files have no owner
 check, and a loaded library cannot be changed: there the file itself is loaded.)
 """
 
+import array
 import atexit
 import ctypes
 import hashlib
@@ -71,7 +72,7 @@ import threading
 import warnings
 from pathlib import Path
 
-from .c import c_program
+from .c import c_program, fused_c_program
 from .tape import Trace
 
 COMPILERS = ("cc", "gcc", "clang")
@@ -122,8 +123,11 @@ class Library:
 
     def __call__(self, p, x):
         out, n = self._out, self._n_params
+        # the numbers as C doubles: an array.array makes them at C speed, ctypes reads its buffer
+        p = self._params_type.from_buffer(array.array("d", p or [0.0]))
+        x = self._inputs_type.from_buffer(array.array("d", x or [0.0]))
         with self._lock:
-            if self._function(self._params_type(*p), self._inputs_type(*x), out):
+            if self._function(p, x, out):
                 return None
             if self._has_aux:
                 return out[0], out[1:1 + n], out[1 + n:]
@@ -143,13 +147,14 @@ class _Refused(Exception):
     """A cached library that must not be loaded: why, in words."""
 
 
-def build(trace: Trace, opt_level=0):
-    """The `Library` for `trace`, from the cache or built now; `CannotBuild` if it cannot be."""
+def build(trace: Trace, opt_level=0, fuse=True):
+    """The `Library` for `trace`, from the cache or built now; `CannotBuild` if it cannot be.
+    `fuse`: the fused program (`autograd.compile.fusion`), else one statement per step."""
     compiler = find_compiler()
     if compiler is None:
         raise CannotBuild("backend='c' needs a C compiler (cc, gcc or clang) on the PATH, and "
                           "none was found")
-    program = c_program(trace)
+    program = fused_c_program(trace) if fuse else c_program(trace)
     source = program.source
     identity = compiler_identity(compiler)
     flags = compiler_flags(identity, opt_level)

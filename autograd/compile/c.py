@@ -6,9 +6,10 @@ same order, as the Python code.
 `build` (in `autograd.compile.build`) compiles, caches and loads it.
 """
 
+import functools
 from typing import NamedTuple
 
-from . import passes
+from . import fusion, passes
 from .rules import RULES, write
 from .statements import backward, forward, gradients
 from .tape import is_name
@@ -143,18 +144,25 @@ def c_program(trace, chunk=CHUNK):
     n_forward = len(functions)
     functions += _functions(statements, "backward", "SHARED void {}(double *dp)", "", chunk)
     n_backward = len(functions) - n_forward
-    declarations = [f"SHARED int forward_{i}(void);" for i in range(n_forward)]
-    declarations += [f"SHARED void backward_{i}(double *dp);" for i in range(n_backward)]
-    body = [f"    for (int i = 0; i < {trace.n_params}; i++) p[i] = p_in[i];",
-            f"    for (int i = 0; i < {trace.n_inputs}; i++) x[i] = x_in[i];"]
-    body += [f"    if (forward_{i}()) return 1;" for i in range(n_forward)]
-    body += ["    " + line for line in ends]
-    body += [f"    backward_{i}(dp);" for i in range(n_backward)]
-    body += ["    " + line for line in copies + results]
-    main = ("\n".join(declarations) + f"\n\nSHARED double {arrays};\n\n"
-            "EXPORT int loss_and_grads(const double *p_in, const double *x_in, double *out) {\n"
-            "    double *dp = out + 1;\n" + "\n".join(body) + "\n    return 0;\n}\n")
+    copy_in = ["    double *dp = out + 1;",
+               f"    for (int i = 0; i < {trace.n_params}; i++) p[i] = p_in[i];",
+               f"    for (int i = 0; i < {trace.n_inputs}; i++) x[i] = x_in[i];"]
+    main = _main(arrays, n_forward, n_backward, "dp", copy_in, ["    " + line for line in ends],
+                 ["    " + line for line in copies + results])
     return Program(header, functions, main)
+
+
+def _main(arrays, n_forward, n_backward, argument, copy_in, between, after):
+    """The part of the program that holds the arrays and the exported `loss_and_grads`: the
+    numbers copied in, the forward functions, `between`, the backward functions (given the
+    pointer `argument`), then `after`."""
+    declarations = [f"SHARED int forward_{i}(void);" for i in range(n_forward)]
+    declarations += [f"SHARED void backward_{i}(double *{argument});" for i in range(n_backward)]
+    body = copy_in + [f"    if (forward_{i}()) return 1;" for i in range(n_forward)] + between
+    body += [f"    backward_{i}({argument});" for i in range(n_backward)] + after
+    return ("\n".join(declarations) + f"\n\nSHARED double {arrays};\n\n"
+            "EXPORT int loss_and_grads(const double *p_in, const double *x_in, double *out) {\n"
+            + "\n".join(body) + "\n    return 0;\n}\n")
 
 
 def _folded_forward(trace, folded, lang):
@@ -182,4 +190,77 @@ def _functions(statements, name, signature, ending, chunk):
     for start in range(0, len(statements), chunk):
         body = "\n".join("    " + line for line in statements[start:start + chunk])
         functions.append(f"{signature.format(f'{name}_{len(functions)}')} {{\n{body}\n{ending}\n}}\n")
+    return functions
+
+
+# --------------------------------------------------------------------- the fused program
+
+
+class FusedC(fusion.Arrays, C):
+    """How the fused C writes names (`fusion.Arrays`) and statements (`C`)."""
+
+
+def fused_c_program(trace, chunk=CHUNK):
+    """The `Program` for `trace`, fused (see `autograd.compile.fusion`): the same statements
+    as `c_program` writes, in the same order, with every sum of products a running sum and
+    every repeated block a loop."""
+    fused = fusion.fused_statements(trace, lambda values, grads: FusedC(trace, values, grads),
+                                    fold=True)
+    lang = fused.lang
+    ends = [line + ";" for line in fusion.results(trace, fused.flow, lang, "out", 0)]
+    forward_items = fusion.roll(fused.forward)
+    backward_items = fusion.roll(fused.backward + ends)
+    n_values = trace.n_params + trace.n_inputs + len(lang.values)
+    n_grads = trace.n_params + len(lang.gradients)
+    arrays = f"v[{max(n_values, 1)}], d[{max(n_grads, 1)}]"
+    constants = ", ".join(map(_c_number, lang.constants)) or "0.0"
+    header = _PRELUDE + (f"\nextern SHARED double {arrays};\n"
+                         f"static const double c[{max(len(lang.constants), 1)}] = {{{constants}}};\n")
+    lines = functools.partial(c_lines, number=functools.partial(
+        fusion.constant, constants=lang.constants, literal=_c_number, table="c"))
+    functions = _item_functions(lines(forward_items), "forward", "SHARED int {}(void)",
+                                "    double s;", "    return 0;", chunk)
+    n_forward = len(functions)
+    functions += _item_functions(lines(backward_items), "backward",
+                                 "SHARED void {}(double *out)", "", "", chunk)
+    n_backward = len(functions) - n_forward
+    copy_in = [f"    for (int i = 0; i < {trace.n_params}; i++) v[i] = p_in[i];",
+               f"    for (int i = 0; i < {trace.n_inputs}; i++) v[{trace.n_params} + i] = x_in[i];"]
+    return Program(header, functions, _main(arrays, n_forward, n_backward, "out", copy_in, [], []))
+
+
+def c_lines(items, number, names=(), counts=(), indent="    "):
+    """The C lines of rolled items (`fusion.roll`), one list for each item: a loop is a `for`
+    over its index; `number` writes a number's place (`fusion.constant`)."""
+    for item in items:
+        yield list(_c_item(item, number, names, counts, indent))
+
+
+def _c_item(item, number, names, counts, indent):
+    if isinstance(item, fusion.Statement):
+        yield indent + fusion.fill(item, names, counts, number)
+        return
+    k = f"i{len(names)}"
+    yield f"{indent}for (int {k} = 0; {k} < {item.count}; {k}++) {{"
+    for part in item.body:
+        yield from _c_item(part, number, (*names, k), (*counts, item.count), indent + "    ")
+    yield indent + "}"
+
+
+def _item_functions(items, name, signature, opening, ending, chunk):
+    """The lines of rolled items (a list for each) as functions `name_0`, `name_1`, ... of
+    about `chunk` lines each."""
+    functions, lines = [], []
+
+    def close():
+        body = "\n".join(line for line in (opening, *lines, ending) if line)
+        functions.append(f"{signature.format(f'{name}_{len(functions)}')} {{\n{body}\n}}\n")
+        lines.clear()
+
+    for item in items:
+        lines.extend(item)
+        if len(lines) >= chunk:
+            close()
+    if lines or not functions:
+        close()
     return functions

@@ -11,7 +11,7 @@ import warnings
 from .. import _floats
 from ..engine import Value
 from . import build
-from .python import Python, load, python_source
+from .python import Python, fused_python_source, load, python_source
 from ..ops import OPS, find
 from .tape import is_name, record
 from .tracing import creations
@@ -20,6 +20,10 @@ __all__ = ["compile_loss", "compile_step", "c_compiler", "CompiledLoss", "Compil
            "TraceMismatch", "NoCompilerWarning"]
 
 BACKENDS = ("python", "c")
+# The C compiler's -O level unless one is asked for. With the code fused, -O2 builds in about
+# the time -O0 does (the C is some 200 lines) and its step runs in about half the time; -O3
+# gains little more. (Measured on the benchmark's step; see `autograd.compile.fusion`.)
+OPT_LEVEL = 2
 
 
 class TraceMismatch(AssertionError):
@@ -36,7 +40,7 @@ def c_compiler():
 
 
 def compile_loss(fn, params, inputs=(), *, check=False, has_aux=False, backend="python",
-                 opt_level=0):
+                 opt_level=OPT_LEVEL, fuse=None):
     """Trace `fn(params, inputs)` once and return a `CompiledLoss` that replays it on numbers.
 
     `fn` takes a list of parameter `Value`s and the inputs (the same nesting of lists as
@@ -51,10 +55,15 @@ def compile_loss(fn, params, inputs=(), *, check=False, has_aux=False, backend="
     model's scores, say); a call then returns `(loss, gradients, their numbers)`.
     `check=True`: every call also runs `fn` on the engine and raises `TraceMismatch` on any
     difference (see the module's docstring). `backend`: `"python"` or `"c"`; `opt_level`: the
-    C compiler's `-O` level (0 to 3).
+    C compiler's `-O` level (0 to 3; 2 unless given). `fuse`: write each sum of products as a
+    running sum and each repeated block as a loop (`autograd.compile.fusion`), or, with
+    `fuse=False`, one statement per operation; the same numbers either way. By default the C
+    code is fused (a few hundred lines instead of tens of thousands, which build in a
+    fraction of the time) and the Python code is not (on CPython its loops over lists
+    measured no faster than straight-line code on local names).
     """
     return CompiledLoss(fn, params, inputs, check=check, has_aux=has_aux, backend=backend,
-                        opt_level=opt_level)
+                        opt_level=opt_level, fuse=fuse)
 
 
 class CompiledLoss:
@@ -63,11 +72,11 @@ class CompiledLoss:
     Attributes: `tape` (the `Instruction`s, in the order the engine ran them), `backend` (the
     code that runs: `"python"` or `"c"`), `source` (that code), `compile_seconds` (the time
     the trace, the code and its build took), `n_params`, `input_shape` (how the inputs nest;
-    `None` for a single number), `check` and `has_aux`.
+    `None` for a single number), `check`, `has_aux` and `fused` (whether the code is fused).
     """
 
     def __init__(self, fn, params, inputs=(), *, check=False, has_aux=False, backend="python",
-                 opt_level=0):
+                 opt_level=OPT_LEVEL, fuse=None):
         started = time.perf_counter()
         if backend not in BACKENDS:
             raise ValueError(f"backend must be 'python' or 'c', not {backend!r}")
@@ -112,15 +121,17 @@ class CompiledLoss:
             self.backend, self._c = "python", None
             if backend == "c":
                 try:
-                    self._c = build.build(self._trace, opt_level)
+                    self._c = build.build(self._trace, opt_level, fuse is not False)
                 except build.CannotBuild as reason:
                     warnings.warn(f"{reason}; running the compiled Python code instead",
                                   NoCompilerWarning, stacklevel=3)
             if self._c is not None:
                 self.backend, self.source = "c", self._c.source
             else:
-                self.source = python_source(self._trace, careful=False)
+                self.source = (fused_python_source(self._trace) if fuse
+                               else python_source(self._trace, careful=False))
                 self._function = load(self.source)
+        self.fused = bool(fuse) or (fuse is None and self.backend == "c")
         self.compile_seconds = time.perf_counter() - started
 
     def __call__(self, params, inputs=()):
@@ -290,8 +301,8 @@ class CompiledLoss:
 # --------------------------------------------------------------------- a training step
 
 
-def compile_step(model, X, y, *, loss="hinge", alpha=1e-4, backend="python", opt_level=0,
-                 check=False):
+def compile_step(model, X, y, *, loss="hinge", alpha=1e-4, backend="python",
+                 opt_level=OPT_LEVEL, check=False, fuse=None):
     """One training step of `model` on points shaped like `X`, compiled: a `CompiledStep`.
 
     `model` is an `autograd.nn` model with one output whose parameters are leaf `Value`s of
@@ -303,7 +314,7 @@ def compile_step(model, X, y, *, loss="hinge", alpha=1e-4, backend="python", opt
     >= 0`), which a trace would freeze. `alpha` weighs the L2 penalty, as in `nn.train_step`.
     """
     return CompiledStep(model, X, y, loss=loss, alpha=alpha, backend=backend,
-                        opt_level=opt_level, check=check)
+                        opt_level=opt_level, check=check, fuse=fuse)
 
 
 class CompiledStep:
@@ -316,8 +327,8 @@ class CompiledStep:
     `CompiledLoss` it runs.
     """
 
-    def __init__(self, model, X, y, *, loss="hinge", alpha=1e-4, backend="python", opt_level=0,
-                 check=False):
+    def __init__(self, model, X, y, *, loss="hinge", alpha=1e-4, backend="python",
+                 opt_level=OPT_LEVEL, check=False, fuse=None):
         from .. import nn
         if loss == "bce":
             raise ValueError(
@@ -354,7 +365,7 @@ class CompiledStep:
 
         self.compiled = compile_loss(loss_and_scores, self.params, (list(X), list(y)),
                                      has_aux=True, backend=backend, opt_level=opt_level,
-                                     check=check)
+                                     check=check, fuse=fuse)
 
     def _check_labels(self, y):
         from .. import nn
@@ -499,6 +510,8 @@ def _numbers(values, what):
     except TypeError:
         raise TypeError(f"the {what}s must be a sequence of numbers, but were given "
                         f"{_floats.show(values)} of type {_type_name(values)}") from None
+    if set(map(type, values)) <= {float}:  # the common case, checked at C speed
+        return values
     for i, x in enumerate(values):
         if type(x) is not float and not _floats.is_real(x):
             raise TypeError(f"{what} {i} must be a real number, but was given "

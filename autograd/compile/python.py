@@ -6,12 +6,14 @@ returns the function, with the table's helpers (`autograd.ops.NAMESPACE`: the en
 rules for numbers) as its helpers.
 """
 
+import functools
 import itertools
 import linecache
 import math
+import re
 
 from .. import _floats, ops
-from . import passes
+from . import fusion, passes
 from .rules import RULES, write
 from .statements import backward, forward, gradients
 from .tape import is_name
@@ -119,3 +121,168 @@ def load(source):
     namespace = dict(NAMESPACE)
     exec(compile(source, filename, "exec"), namespace)
     return namespace["loss_and_grads"]
+
+
+# --------------------------------------------------------------------- the fused function
+
+
+class FusedPython(fusion.Arrays, Python):
+    """How the fused Python writes names (`fusion.Arrays`) and statements (`Python`)."""
+
+
+def fused_python_source(trace):
+    """The source of the fast `loss_and_grads(p, x)`, fused (see `autograd.compile.fusion`):
+    the statements of `python_source`, in the same order, on lists instead of names, with
+    every sum of products a running sum and every repeated block a loop."""
+    fused = fusion.fused_statements(trace, lambda values, grads: FusedPython(trace, values, grads))
+    lang = fused.lang
+    n_out = 1 + trace.n_params + len(trace.aux)
+    forward_items = fusion.roll(fused.forward)
+    backward_items = fusion.roll(fused.backward + fusion.results(trace, fused.flow, lang, "out", 0))
+    number = functools.partial(fusion.constant, constants=lang.constants, literal=literal,
+                               table="c")
+    lines = ["def loss_and_grads(p, x):",
+             f"    v = [*p, *x] + [0.0] * {len(lang.values)}",
+             f"    d = [0.0] * {trace.n_params + len(lang.gradients)}",
+             "    # forward: each sum of products a running sum s, each repeated block a loop"]
+    lines += python_lines(forward_items, number)
+    lines.append("    # backward: the engine's _backward closures, in the order backward() runs them")
+    lines.append(f"    out = [0.0] * {n_out}")
+    lines += python_lines(backward_items, number)
+    n = trace.n_params
+    aux = f", out[{1 + n}:]" if trace.has_aux else ""
+    lines.append(f"    return out[0], out[1:{1 + n}]{aux}")
+    table = f"c = ({', '.join(map(literal, lang.constants))}{',' * (len(lang.constants) == 1)})"
+    if any("c[" in line for line in lines):  # the numbers that a loop reads from a table
+        lines = [table, "", "", *lines]
+    return "\n".join(lines) + "\n"
+
+
+def python_lines(items, number, names=(), counts=(), indent="    "):
+    """The Python lines of rolled items (`fusion.roll`): a loop is a `for` over its index,
+    or, innermost, over the numbers it reads (see `_innermost`); `number` writes a number's
+    place (`fusion.constant`)."""
+    for item in items:
+        if isinstance(item, fusion.Statement):
+            yield indent + fusion.fill(item, names, counts, number)
+        else:
+            yield from _loop(item, number, names, counts, indent)
+
+
+_PIECES = re.compile(r"([@#])")
+_ARRAY = re.compile(r"(\w+)\[$")
+
+
+def _parse(item):
+    """(a statement's text pieces, and for each place: its kind, its list, whether written)."""
+    pieces = _PIECES.split(item.shape)
+    places = []
+    for j in range(len(item.places)):
+        kind, before, after = pieces[2 * j + 1], pieces[2 * j], pieces[2 * j + 2]
+        array = _ARRAY.search(before).group(1) if kind == "@" else None
+        places.append((kind, array, kind == "@" and after.startswith(("] =", "] +="))))
+    return pieces, places
+
+
+def _statements(items, counts):
+    """Every statement in `items`, with the counts of the loops around it (outermost first)."""
+    for item in items:
+        if isinstance(item, fusion.Statement):
+            yield item, counts
+        else:
+            yield from _statements(item.body, (*counts, item.count))
+
+
+def _loop(loop, number, names, counts, indent):
+    """A loop in Python, which runs fastest with no arithmetic on indices: each list that
+    its statements read at places that move with its index (and that it does not write) is
+    sliced once and zipped (`for r0, r1 in zip(v[3:19], v[40:72:2])`), a place that does not
+    move is read once before the loop, and a place written that moves is a `range` zipped
+    alongside. Every read sees what the statements one by one would see: a list that the loop
+    writes is read by index, as before, wherever the loop could have written the place."""
+    n, k = loop.count, f"i{len(names)}"
+    inner, around = (*names, k), (*counts, n)
+    depth = f"_{len(names)}" if names else ""  # a loop inside keeps its own names
+    written = {}  # array -> every place the loop writes in it (None: too many to list)
+    for item, its_counts in _statements(loop.body, around):
+        for form, (kind, array, writes) in zip(item.places, _parse(item)[1]):
+            if writes:
+                found = fusion.values(form, its_counts, most=1 << 16)
+                known = written.get(array, set())
+                written[array] = None if found is None or known is None else known | found
+    parsed = [_parse(item) if isinstance(item, fusion.Statement) else None for item in loop.body]
+    before_loop, zipped, names_of = [], [], {}
+    for item, parts in zip(loop.body, parsed):
+        if parts is None:
+            continue
+        for form, (kind, array, writes) in zip(item.places, parts[1]):
+            key = (array, form, writes)
+            if kind != "@" or key in names_of:
+                continue
+            c, steps = form
+            start, step = fusion.index((c, steps[1:]), names), steps[0]
+            if writes:
+                if step:
+                    names_of[key] = f"w{len(zipped)}{depth}"
+                    zipped.append((names_of[key], f"range({start}, {_plus(start, step * n)}, "
+                                                  f"{step})"))
+                continue
+            if array in written:
+                read = fusion.values(form, around, most=1 << 16)
+                if written[array] is None or read is None or not written[array].isdisjoint(read):
+                    continue  # the loop may write it: read by index
+            if step:
+                names_of[key] = f"r{len(zipped)}{depth}"
+                stop = fusion.values((c + step * n, steps[1:]), counts, most=1 << 16)
+                zipped.append((names_of[key], _slice(array, start, step, n,
+                                                     stop is not None and min(stop) >= 0)))
+            else:
+                names_of[key] = f"h{len(before_loop)}{depth}"
+                before_loop.append(f"{indent}{names_of[key]} = {array}[{start}]")
+    by_index = any(parts is None or any(
+        form[1][0] and (kind == "#" or (array, form, writes) not in names_of)
+        for form, (kind, array, writes) in zip(item.places, parts[1]))
+        for item, parts in zip(loop.body, parsed))
+    if by_index or not zipped:
+        zipped.insert(0, (k, f"range({n})"))
+    yield from before_loop
+    targets = ", ".join(name for name, _ in zipped)
+    sources = zipped[0][1] if len(zipped) == 1 else f"zip({', '.join(s for _, s in zipped)})"
+    yield f"{indent}for {targets} in {sources}:"
+    for item, parts in zip(loop.body, parsed):
+        if parts is None:
+            yield from _loop(item, number, inner, around, indent + "    ")
+            continue
+        pieces, places = parts
+        text = [pieces[0]]
+        for j, (form, (kind, array, writes)) in enumerate(zip(item.places, places)):
+            name = names_of.get((array, form, writes))
+            after = pieces[2 * j + 2]
+            if kind == "#":
+                text.append(number(form, inner, around))
+            elif name is None:  # by index: the written place's name, if the loop writes it
+                text.append(names_of.get((array, form, True)) or fusion.index(form, inner))
+            elif writes:  # a place written: `d[w0]`
+                text.append(name)
+            else:  # a number read: the name holds it, so `v[` and `]` go
+                text[-1] = text[-1][:-len(array) - 1]
+                text.append(name)
+                after = after[1:]
+            text.append(after)
+        yield f"{indent}    {''.join(text)}"
+
+
+def _plus(start, amount):
+    """`start + amount` as an expression, `start` an expression itself."""
+    if start.lstrip("-").isdigit():
+        return str(int(start) + amount)
+    return start if not amount else f"{start} + {amount}" if amount > 0 else f"{start} - {-amount}"
+
+
+def _slice(array, start, step, n, stops=True):
+    """The `n` items of `array` from `start` on, every `step`-th (also backwards: `stops`
+    if the place after the last is never below 0, which a slice would read from the end)."""
+    if step > 0 or stops:
+        return f"{array}[{start}:{_plus(start, step * n)}{f':{step}' if step != 1 else ''}]"
+    first = _plus(start, step * (n - 1))
+    return f"{array}[{first}:{_plus(start, 1)}{f':{-step}' if step != -1 else ''}][::-1]"

@@ -1,0 +1,356 @@
+"""autograd.compile's fusion: the fused code (sums of products as running sums, repeated blocks
+as loops) gives the engine's numbers bit for bit, in Python and in C at every -O level.
+
+Fusion only pays where the tape repeats, so the programs here repeat: a batch of points, each
+through the same weighted sums and the same random program (tests/programs.py, and the edge
+programs of tests/edge_programs.py, whose numbers reach infinities, NaN and the errors), with
+a number of the trace for each point (its label) as the benchmark's hinge loss has. Every
+comparison is exact: the same float, the same sign of zero, the same error.
+"""
+
+import random
+import struct
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import edge_programs
+from autograd import nn
+from autograd.compile import compile_loss, fusion
+from autograd.engine import Value
+from programs import programs, run
+from test_compile_c_bits import c_cache  # noqa: F401 (a fixture: a C compiler, an empty cache)
+
+OPT_LEVELS = (0, 1, 2, 3)  # every level compile_loss offers
+
+
+def bits(x):
+    return struct.pack("<d", x) if x == x else b"nan"
+
+
+def outcome(call):
+    """(loss, grads, values) as bits, or (exception type, message) if it raises."""
+    try:
+        loss, grads, *values = call()
+    except (ArithmeticError, ValueError) as e:
+        return type(e), str(e)
+    return bits(loss), [bits(g) for g in grads], [bits(v) for v in (values[0] if values else [])]
+
+
+def engine(fn, params, inputs, has_aux=False):
+    def call():
+        ps = [Value(p) for p in params]
+        xs = _values(inputs)
+        result = fn(ps, xs)
+        root, aux = result if has_aux else (result, [])
+        root.backward()
+        return root.data, [p.grad for p in ps], [a.data for a in aux]
+    return outcome(call)
+
+
+def _values(inputs):
+    return [_values(x) for x in inputs] if isinstance(inputs, list) else Value(inputs)
+
+
+def compiled(step, params, inputs):
+    return outcome(lambda: step(params, inputs))
+
+
+# --------------------------------------------------------------------- batched programs
+
+
+def batched(steps, width, activation, labels):
+    """A loss over points: for each, the weighted sum `b + w1*x1 + ...` of its numbers, its
+    activation, then the random program on that and the point's numbers, times the point's
+    label (a number of the trace); summed, plus the sum of the parameters' squares."""
+    def fn(ps, xs):
+        weights, b, rest = ps[:width], ps[width], ps[width + 1:]
+        total = 0
+        for point, label in zip(xs, labels):
+            act = b
+            for w, x in zip(weights, point):
+                act = act + w * x
+            act = getattr(act, activation)()
+            total = total + run(steps, [act, *rest, *point]) * label
+        return total + sum(p * p for p in ps)
+    return fn
+
+
+@st.composite
+def batches(draw):
+    """(fn, params, inputs) of a batched program (see `batched`)."""
+    numbers = st.floats(-2.0, 2.0, allow_nan=False, allow_infinity=False)
+    width = draw(st.integers(1, 5))
+    points = draw(st.integers(3, 7))
+    program_inputs, steps = draw(programs(max_inputs=3, max_steps=8))
+    extra = len(program_inputs)  # the program's other inputs are parameters
+    params = draw(st.lists(numbers, min_size=width + 1 + extra, max_size=width + 1 + extra))
+    inputs = [draw(st.lists(numbers, min_size=width, max_size=width)) for _ in range(points)]
+    labels = draw(st.lists(st.sampled_from((1.0, -1.0, 0.5, 2)), min_size=points,
+                           max_size=points))
+    # the program reads its leaves by index: the activation, the parameters, then the point
+    leaves = 1 + extra + width
+    steps = [(name, tuple(i % (leaves + k) for i in args)) for k, (name, args) in enumerate(steps)]
+    activation = draw(st.sampled_from(("relu", "tanh", "sigmoid", "exp")))
+    return batched(steps, width, activation, labels), params, inputs
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(batches(), st.data())
+def test_fused_python_gives_the_engines_numbers_on_random_batches(batch, data):
+    fn, params, inputs = batch
+    want = engine(fn, params, inputs)
+    assume(not isinstance(want[0], type))  # tracing raises where the engine does
+    step = compile_loss(fn, params, inputs, fuse=True)
+    assert "for " in step.source  # the points' block is a loop: fusion ran
+    assert compiled(step, params, inputs) == want
+    numbers = st.floats(-3.0, 3.0, allow_nan=False, allow_infinity=False)
+    others = [data.draw(numbers) for _ in params]
+    other_inputs = [[data.draw(numbers) for _ in point] for point in inputs]
+    assert compiled(step, others, other_inputs) == engine(fn, others, other_inputs)
+
+
+def test_fused_and_unfused_python_run_the_same_operations():
+    rng = random.Random(0)
+    for _ in range(30):
+        width = rng.randint(1, 6)
+        params = [rng.uniform(-2, 2) for _ in range(width + 1)]
+        inputs = [[rng.uniform(-2, 2) for _ in range(width)] for _ in range(rng.randint(3, 9))]
+        fn = batched([("tanh", (0,))], width, "relu", [1.0] * len(inputs))
+        fused = compile_loss(fn, params, inputs, fuse=True)
+        plain = compile_loss(fn, params, inputs, fuse=False)
+        assert compiled(fused, params, inputs) == compiled(plain, params, inputs) == engine(
+            fn, params, inputs)
+
+
+# --------------------------------------------------------------------- edge programs
+
+
+def edge_batch(prog, points):
+    """`prog` (tests/edge_programs.py) run on each of `points`, its results summed."""
+    def fn(ps, xs):
+        total = 0
+        for point in xs:
+            nodes = [p * x for p, x in zip(ps, point)]
+            for step in prog.steps:
+                nodes.append(edge_programs.apply(step.op, [nodes[j] for j in step.args], step.n))
+            total = total + nodes[-1]
+        return total
+    return fn
+
+
+@pytest.mark.parametrize("i", range(60))
+def test_fused_python_follows_the_engine_at_the_edges(i):
+    prog = edge_programs.program(i)
+    params = list(prog.inputs)
+    rng = random.Random(i)
+    points = [[rng.choice((1.0, 1.0, 2.0, -1.0, 0.0)) for _ in params] for _ in range(4)]
+    fn = edge_batch(prog, points)
+    want = engine(fn, params, points)
+    if isinstance(want[0], type):
+        return  # the trace raises where the engine raises: nothing compiled
+    step = compile_loss(fn, params, points, fuse=True)
+    assert compiled(step, params, points) == want
+    for k in range(3):  # other points: infinities, NaN, errors, as the engine has them
+        other = [[rng.choice(edge_programs.EDGE_VALUES + (1.0, 2.0)) for _ in params]
+                 for _ in points]
+        assert compiled(step, params, other) == engine(fn, params, other), f"points {other}"
+
+
+# --------------------------------------------------------------------- C, every level
+
+
+@pytest.mark.usefixtures("c_cache")
+def test_fused_c_gives_the_engines_numbers_at_every_level():
+    """Many batched programs in one library (C builds are slow): each program's result is an
+    auxiliary value, so each is compared on its own, at every -O level."""
+    rng = random.Random(1)
+    fns, params, inputs = [], [], []
+    for fn, p, x in (_batch(rng) for _ in range(12)):
+        if isinstance(engine(fn, p, x)[0], type):
+            continue
+        fns.append((fn, len(p), len(x)))
+        params += p
+        inputs += x
+
+    def together(ps, xs):
+        results, i, j = [], 0, 0
+        for fn, n, m in fns:
+            results.append(fn(ps[i:i + n], xs[j:j + m]))
+            i, j = i + n, j + m
+        total = results[0]
+        for r in results[1:]:
+            total = total + r
+        return total, results
+
+    want = engine(together, params, inputs, has_aux=True)
+    others = [[x * 1.5 - 0.25 for x in point] for point in inputs]
+    want_others = engine(together, params, others, has_aux=True)
+    for level in OPT_LEVELS:
+        step = compile_loss(together, params, inputs, has_aux=True, backend="c", opt_level=level)
+        assert step.backend == "c" and "for (int" in step.source
+        assert compiled(step, params, inputs) == want, f"-O{level}"
+        assert compiled(step, params, others) == want_others, f"-O{level}"
+
+
+def _batch(rng):
+    """A batched program (see `batches`) from `rng`'s draws."""
+    from programs import OPS
+    width, points = rng.randint(1, 5), rng.randint(3, 6)
+    names = sorted(OPS)
+    extra = rng.randint(1, 2)
+    leaves = 1 + extra + width
+    steps = []
+    for k in range(rng.randint(1, 6)):
+        name = rng.choice(names)
+        steps.append((name, tuple(rng.randrange(leaves + k) for _ in range(OPS[name].arity))))
+    params = [rng.uniform(-2, 2) for _ in range(width + 1 + extra)]
+    inputs = [[rng.uniform(-2, 2) for _ in range(width)] for _ in range(points)]
+    labels = [rng.choice((1.0, -1.0, 0.5)) for _ in range(points)]
+    activation = rng.choice(("relu", "tanh", "sigmoid"))
+    return batched(steps, width, activation, labels), params, inputs
+
+
+# --------------------------------------------------------------------- the benchmark's step
+
+
+def benchmark_step():
+    """(fn, params, points) of the benchmark's demo step: MLP 2-16-16-1 on 100 moons points,
+    mean hinge loss plus an L2 penalty, as benchmarks/contenders.py traces it."""
+    root = Path(__file__).resolve().parents[1] / "benchmarks"
+    sys.path.insert(0, str(root))
+    try:
+        import contenders
+    finally:
+        sys.path.remove(str(root))
+    from autograd.data import make_moons
+    X, y = make_moons(100, noise=0.1, seed=0)
+
+    def fn(params, inputs):
+        return contenders.loss_and_scores(contenders._Traced,
+                                          (contenders._layers(params), params), inputs, y)
+
+    params = [p for layer in contenders.initial_weights(0) for neuron in layer for p in neuron]
+    return fn, params, [list(row) for row in X]
+
+
+@pytest.fixture(scope="module")
+def demo():
+    fn, params, points = benchmark_step()
+    other = [p * 0.9 + 0.01 for p in params]
+    return fn, params, points, other, {
+        tuple(p): engine(fn, p, points, has_aux=True) for p in (params, other)}
+
+
+def test_the_benchmark_step_fused_in_python_is_the_engines(demo):
+    fn, params, points, other, want = demo
+    step = compile_loss(fn, params, points, has_aux=True, fuse=True)
+    assert step.source.count("\n") < 400  # from some 130,000 lines, one per operation
+    for p in (params, other):
+        assert compiled(step, p, points) == want[tuple(p)]
+
+
+@pytest.mark.parametrize("level", OPT_LEVELS)
+@pytest.mark.usefixtures("c_cache")
+def test_the_benchmark_step_fused_in_c_is_the_engines(demo, level):
+    fn, params, points, other, want = demo
+    step = compile_loss(fn, params, points, has_aux=True, backend="c", opt_level=level)
+    assert step.backend == "c" and step.source.count("\n") < 600
+    for p in (params, other):
+        assert compiled(step, p, points) == want[tuple(p)]
+
+
+# --------------------------------------------------------------------- what fusion finds
+
+
+@pytest.mark.usefixtures("c_cache")
+def test_c_is_fused_by_default_and_python_on_request():
+    fn = batched([("tanh", (0,))], 3, "relu", [1.0, -1.0, 1.0, 2.0])
+    params, inputs = [0.5, -1.0, 0.25, 0.1], [[1.0, 2.0, 3.0]] * 4
+    c = compile_loss(fn, params, inputs, backend="c")
+    assert c.fused and "for (int" in c.source
+    plain_c = compile_loss(fn, params, inputs, backend="c", fuse=False)
+    assert not plain_c.fused and "for (int i0" not in plain_c.source
+    python = compile_loss(fn, params, inputs)
+    assert not python.fused and "for " not in python.source
+    assert compile_loss(fn, params, inputs, fuse=True).fused
+    want = engine(fn, params, inputs)
+    assert all(compiled(step, params, inputs) == want for step in (c, plain_c, python))
+
+
+def test_a_neurons_weighted_sum_is_one_loop():
+    model = nn.Neuron(5, nonlin="tanh", seed=0)
+    x = [0.5, -1.0, 2.0, 0.25, -0.75]
+    step = compile_loss(lambda p, xs: model(xs), model.parameters(), x, fuse=True)
+    lines = step.source.splitlines()
+    assert "    s = v[5]" in lines  # the bias first, as the engine adds it
+    assert "    for r0, r1 in zip(v[0:5], v[6:11]):" in lines
+    assert "        s = s + (r0 * r1)" in lines
+    assert [ins.op for ins in step.tape].count("*") == 5
+
+
+def test_a_sum_of_products_needs_every_partial_result_used_once():
+    # t1 = p1 + p0*x0 is read twice (by the next sum and by the loss): no running sum there
+    def fn(p, x):
+        first = p[2] + p[0] * x[0]
+        return (first + p[1] * x[1]) * first
+    trace = compile_loss(fn, [1.0, 2.0, 3.0], [0.5, 0.25])._trace
+    assert fusion.dots(trace, kept=set()) == {}
+
+
+def test_rolling_keeps_the_order_of_the_statements():
+    lines = [f"d[@{k}@] += v[@{2 * k}@] * d[@99@]" for k in range(5)]
+    lines += ["out[@0@] = d[@99@]"]
+    items = fusion.roll(lines)
+    assert len(items) == 2 and items[0].count == 5
+    assert fusion.count_statements(items) == 6
+    # unrolled again, the statements are the original ones, in order
+    assert list(_unroll(items)) == [fusion.statement(line).places for line in lines]
+
+
+def _unroll(items, values=()):
+    for item in items:
+        if isinstance(item, fusion.Statement):
+            yield tuple((c + sum(s * k for s, k in zip(steps, reversed(values))), ())
+                        for c, steps in item.places)
+        else:
+            for k in range(item.count):
+                yield from _unroll(item.body, (*values, k))
+
+
+def test_blocks_whose_places_do_not_move_by_a_fixed_step_stay_apart():
+    lines = [f"v[@{k}@] = v[@{k * k}@] * 2.0" for k in range(6)]  # 0, 1, 4, 9: no fixed step
+    assert all(isinstance(item, fusion.Statement) for item in fusion.roll(lines))
+
+
+@pytest.mark.usefixtures("c_cache")
+def test_a_sum_added_in_reverse_would_be_caught(monkeypatch):
+    """The comparison with the engine sees a sum of products added in another order: a
+    planted mistake in the fusion (the terms reversed) makes the benchmark-like check fail."""
+    original = fusion.dot_statements
+
+    def reversed_terms(dot, lang, operand=None):
+        lines = original(dot, lang, operand)
+        return [lines[0], *reversed(lines[1:-1]), lines[-1]]
+
+    params = [1.0, 1e16, -1e16, 0.0]  # (1 + 1e16) - 1e16 is 0.0, (-1e16 + 1e16) + 1 is 1.0
+    inputs = [[1.0, 1.0, 1.0]] * 3
+
+    def fn(ps, xs):
+        total = 0
+        for point in xs:
+            act = ps[3]
+            for w, x in zip(ps[:3], point):
+                act = act + w * x
+            total = total + act
+        return total
+
+    want = engine(fn, params, inputs)
+    assert compiled(compile_loss(fn, params, inputs, fuse=True), params, inputs) == want
+    assert compiled(compile_loss(fn, params, inputs, backend="c"), params, inputs) == want
+    monkeypatch.setattr(fusion, "dot_statements", reversed_terms)
+    assert compiled(compile_loss(fn, params, inputs, fuse=True), params, inputs) != want
+    assert compiled(compile_loss(fn, params, inputs, backend="c"), params, inputs) != want
