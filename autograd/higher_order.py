@@ -28,6 +28,7 @@ knows are the table's.
 
 import contextlib
 import gc
+import itertools
 import math
 import operator
 import re
@@ -134,9 +135,12 @@ def _as_values(output, wanted, single, value_class, allow_unused):
         return _carefully(output, wanted, single, value_class, True, allow_unused)
     order, masks, bits = found
     needed = {key for key, mask in masks.items() if mask}
-    totals = _chain_rule(output, order, needed, value_class, True, at_a_glance=True)
+    bounds = {}
+    totals = _chain_rule(output, order, needed, value_class, True, at_a_glance=True,
+                         bounds=(masks, bounds))
     zero = value_class(0.0)
-    results = _tied([totals.get(id(x), zero) for x in wanted], wanted, (masks, bits))
+    results = _tied([totals.get(id(x), zero) for x in wanted], wanted,
+                    (masks, bits, [bounds.get(id(x), 0) for x in wanted]))
     return results[0] if single else results
 
 
@@ -212,13 +216,18 @@ def _carefully(output, wanted, single, value_class, create_graph, allow_unused):
     return results[0] if single else results
 
 
-def _chain_rule(output, order, needed, value_class, create_graph, at_a_glance=False):
+def _chain_rule(output, order, needed, value_class, create_graph, at_a_glance=False,
+                bounds=None):
     """{id(node): d(output)/d(node)} for the nodes in `needed`: backward(), without `.grad`.
 
     Every node that leads to an input runs its rule, in reverse topological order, with the
     gradient it has received (0 if none, as backward() does, since 0 times an infinite slope
     is NaN there too), and each part it passes back is added to what its input holds.
     `at_a_glance`: build the parts of `+`, `*` and relu straight away (`_parts_at_a_glance`).
+    `bounds`, with `at_a_glance`: (`_inputs_reached`'s masks, a dictionary that grad fills with
+    {id(node): the wanted nodes that d(output)/d(node)'s graph can reach, at most, as bits}).
+    A part's graph holds only its gradient g's, constants and the nodes its rule reads:
+    the other input of a product, nothing for `+` and relu, the node and its inputs otherwise.
     """
     rules = RULES[value_class]
     v = _node if create_graph else _number
@@ -226,6 +235,10 @@ def _chain_rule(output, order, needed, value_class, create_graph, at_a_glance=Fa
     totals = {id(output): value_class(1.0) if create_graph else 1.0}
     known = {}  # op label -> (its rule, the reference engine's closure code for it)
     fast_engine = value_class is fast.Value
+    part_bounds = no_bounds = itertools.repeat(0)
+    if bounds is not None:
+        masks, bound = bounds
+        bound_of = bound.get
     for node in reversed(order):
         inputs = node._prev
         if not inputs or id(node) not in needed:
@@ -246,14 +259,27 @@ def _chain_rule(output, order, needed, value_class, create_graph, at_a_glance=Fa
                 parts = rule(node, g, v, needs)
                 if fast_engine:
                     parts = _as_recorded(node, g, parts, needs, create_graph)
-            for child, part, need in zip(inputs, parts, needs):
+                if bounds is not None:  # the rule may read the node and its inputs
+                    part_bounds = itertools.repeat(bound_of(id(node), 0) | masks[id(node)])
+            elif bounds is not None:
+                g_bound = bound_of(id(node), 0)
+                if node._op == "*" and len(inputs) == 2:  # each part reads the other input
+                    part_bounds = (g_bound | masks[id(inputs[1])], g_bound | masks[id(inputs[0])])
+                else:
+                    part_bounds = itertools.repeat(g_bound)
+            for child, part, need, part_bound in zip(inputs, parts, needs, part_bounds):
                 if part is None or not need:
                     continue
-                before = totals.get(id(child))
+                key = id(child)
+                before = totals.get(key)
                 if before is None:  # backward() adds to a .grad that starts at 0.0
-                    totals[id(child)] = part if create_graph else 0.0 + part
+                    totals[key] = part if create_graph else 0.0 + part
+                    if part_bounds is not no_bounds:
+                        bound[key] = part_bound
                 else:
-                    totals[id(child)] = before + part
+                    totals[key] = before + part
+                    if part_bounds is not no_bounds:
+                        bound[key] = bound_of(key, 0) | part_bound
         except OverflowError as error:
             if not create_graph:
                 raise
@@ -847,7 +873,8 @@ def _leading_to(order, wanted_ids):
 def _tied(results, inputs, known=None):
     """Each result, or, where its graph misses an input, `result * x**0 * y**0 ...`: the same
     number (times 1.0), with a graph that reaches every input, whose slope there is 0.
-    `known`, if given, is `_inputs_reached`'s masks and bits for the graph grad walked."""
+    `known`, if given, is `_inputs_reached`'s masks and bits for the graph grad walked, and
+    for each result the wanted nodes its graph can reach at most (`_chain_rule`'s bounds)."""
     distinct = list({id(x): x for x in inputs}.values())
     if known is None or len(distinct) == 1:
         reach = [_reaches_all(result, distinct) for result in results]
@@ -866,15 +893,18 @@ def _tied(results, inputs, known=None):
     return tied
 
 
-def _all_reached(results, masks, bits):
+def _all_reached(results, masks, bits, bounds):
     """Whether each result's graph holds every wanted node. `masks` holds, for each node of
     the graph grad walked, the wanted nodes it reaches (as bits); a walk from a result stops
-    at those. First a short breadth-first look from each result, which usually settles one
-    that reaches them all; then, for the others, one depth-first walk over the new nodes of
-    all their graphs together, each node's mask the union of its inputs' (walking each
-    result's graph to its end on its own would walk their shared parts again and again)."""
+    at those. A result whose bound (the wanted nodes it can reach at most) misses one is
+    settled without a look. For the rest, first a short breadth-first look from each result,
+    which usually settles one that reaches them all; then, for the others, one depth-first
+    walk over the new nodes of all their graphs together, each node's mask the union of its
+    inputs' (walking each result's graph to its end on its own would walk their shared parts
+    again and again)."""
     everything = (1 << len(bits)) - 1
-    reach = [_reaches_all_soon(result, masks, everything) for result in results]
+    reach = [_reaches_all_soon(result, masks, everything) if bound == everything else False
+             for result, bound in zip(results, bounds)]
     for result in (result for result, known in zip(results, reach) if known is None):
         if id(result) in masks:  # a result met before
             continue
