@@ -135,9 +135,9 @@ def _as_values(output, wanted, single, value_class, allow_unused):
         return _carefully(output, wanted, single, value_class, True, allow_unused)
     order, masks, bits = found
     needed = {key for key, mask in masks.items() if mask}
-    bounds = {}
+    bounds = {}  # kept for more than one input (for one, `_tied` looks for it at the top)
     totals = _chain_rule(output, order, needed, value_class, True, at_a_glance=True,
-                         bounds=(masks, bounds))
+                         bounds=(masks, bounds) if len(bits) > 1 else None)
     zero = value_class(0.0)
     results = _tied([totals.get(id(x), zero) for x in wanted], wanted,
                     (masks, bits, [bounds.get(id(x), 0) for x in wanted]))
