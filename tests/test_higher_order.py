@@ -473,6 +473,25 @@ def test_gradients_as_values_are_the_careful_ways_node_for_node(Value, program):
 
 
 @both_engines
+@pytest.mark.parametrize("make", [
+    lambda x, y, z: (x * x) * y,
+    lambda x, y, z: (x * y) * (y * z),
+    lambda x, y, z: (x * x) * (y * y),
+    lambda x, y, z: ((x * y).tanh() * z) * x,
+], ids=["x*x*y", "xy*yz", "xx*yy", "tanh(xy)*z*x"])
+def test_products_that_reach_some_inputs_twice_give_the_careful_ways_graphs(Value, make):
+    # the gradient of a product reads the other factor: which inputs each gradient's graph can
+    # reach decides how grad ties it, so these small products, where an input sits on both
+    # sides, must give the careful way's graphs node for node
+    x, y, z = Value(0.75), Value(-1.25), Value(2.0)
+    total = make(x, y, z)
+    for nodes in ([x, y], [x, y, z], [y, z], [x]):
+        ours = grad(total, nodes, create_graph=True, allow_unused=True)
+        theirs = higher_order._carefully(total, nodes, False, Value, True, True)
+        assert [graph_shape(g) for g in ours] == [graph_shape(g) for g in theirs]
+
+
+@both_engines
 def test_at_the_edges_of_floating_point_the_quick_way_gives_the_careful_ways_numbers(Value):
     compared = 0
     for i, program, nodes in edge_graphs(Value, 300):
