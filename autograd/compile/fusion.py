@@ -25,13 +25,14 @@ finite, keeps one line per operation.
 """
 
 import re
-from itertools import chain, repeat
-from operator import itemgetter, sub
+from itertools import chain
+from operator import sub
 from typing import NamedTuple
 
 from . import passes
 from .rules import RULES, write
-from .statements import backward, forward, gradients
+from .statements import backward_step, forward, gradients
+from .tape import Instruction
 from .tape import is_name
 
 
@@ -63,11 +64,11 @@ class Dot(NamedTuple):
                 *(a for m, _ in self.terms for a in m.args)]
 
 
-def dots(trace, kept, least=2):
+def dots(trace, kept, least=2, count=None):
     """{the tape index of its first instruction: `Dot`} for every sum of at least `least`
     products whose products and partial sums are used once, by the next sum, and are not in
-    `kept` (read by the backward pass, a guard, or a result)."""
-    count = passes.users(trace)
+    `kept` (read by the backward pass, a guard, or a result). (`count`: `passes.users`.)"""
+    count = count or passes.users(trace)
     tape = trace.tape
 
     def once(name):
@@ -95,35 +96,65 @@ def dots(trace, kept, least=2):
     return found
 
 
-def dot_statements(dot, lang, operand=None):
-    """The statements of a `Dot` in `lang`: the running sum `s` (`lang.sum`), its terms, the
-    result stored. Each product is written inside the sum that adds it, as one expression.
-    Where the first sum is `c + m0`, the running sum starts at `c` and `m0` is a term like
-    the others (the same addition); where it is `m0 + c`, it starts with that sum."""
-    operand = operand or lang.v
-    (m, s), total = dot.head, lang.sum
-
-    def within(product, partial):
-        def name(x):
-            if x == product.out:
-                return f"({write(RULES['*'].forward, lang, product, operand)})"
-            return total if x == partial else operand(x)
-        return name
-
+def dot_statements(dot, lang, recipes=None):
+    """The `Statement`s of a `Dot` in `lang` (a writer of `Arrays`): the running sum `s`
+    (`lang.sum`), its terms, the result stored. Each product is written inside the sum that
+    adds it, as one expression. Where the first sum is `c + m0`, the running sum starts at `c`
+    and `m0` is a term like the others (the same addition); where it is `m0 + c`, it starts
+    with that sum. `recipes`: a `Recipes` to write with (a new one by default)."""
+    recipes = recipes or Recipes(lang)
+    (m, s) = dot.head
     if s.args[1] == m.out:  # c + m0
-        lines = [lang.assign(total, operand(s.args[0]))]
+        out = recipes.write(("start", kinds(s.args[:1])), _start, s.args[:1])
         terms = [(m, s), *dot.terms]
     else:
-        lines = [lang.assign(total, write(RULES["+"].forward, lang, s, within(m, None)))]
+        out = recipes.write(("head", kinds(m.args), kinds(s.args[1:])), _head,
+                            (*m.args, s.args[1]))
         terms = dot.terms
-    for m, s in terms:
-        lines.append(lang.assign(total, write(RULES["+"].forward, lang, s, within(m, s.args[0]))))
-    return lines + [lang.assign(lang.v(dot.out), total)]
+    cache = recipes.cache
+    for m, _ in terms:
+        args = m.args
+        key = ("term", type(args[0]) is str, type(args[1]) is str)
+        recipe = cache.get(key)
+        out += recipe(args) if recipe else recipes.write(key, _term, args)
+    return out + recipes.write(("store",), _store, (dot.out,))
+
+
+# How a Dot's lines are written, on the stand-ins of `Recipes` (slot k is `_slot(k)`).
+def _start(lang, x):  # s = c
+    return [lang.assign(lang.sum, lang.v(x[0]))]
+
+
+def _head(lang, x):  # s = (a * b) + c
+    product = Instruction(_slot("m"), "*", x[:2])
+    total = Instruction(_slot("s"), "+", (product.out, x[2]))
+    return [lang.assign(lang.sum, write(RULES["+"].forward, lang, total,
+                                        _within(lang, product, None)))]
+
+
+def _term(lang, x):  # s = s + (a * b)
+    product = Instruction(_slot("m"), "*", x[:2])
+    total = Instruction(_slot("s"), "+", (_slot("p"), product.out))
+    return [lang.assign(lang.sum, write(RULES["+"].forward, lang, total,
+                                        _within(lang, product, _slot("p"))))]
+
+
+def _store(lang, x):  # the result, stored once
+    return [lang.assign(lang.v(x[0]), lang.sum)]
+
+
+def _within(lang, product, partial):
+    """An operand of a Dot's sum: the product written inside it, the partial sum as `s`."""
+    def name(x):
+        if x == product.out:
+            return f"({write(RULES['*'].forward, lang, product)})"
+        return lang.sum if x == partial else lang.v(x)
+    return name
 
 
 class Fused(NamedTuple):
-    """What a back end writes for a fused trace: the forward and backward statements (with
-    their array places marked, see `roll`), the gradient flow, the writer, the `Dot`s."""
+    """What a back end writes for a fused trace: the forward and backward `Statement`s (see
+    `roll`), the gradient flow, the writer, the `Dot`s."""
 
     forward: list
     backward: list
@@ -133,37 +164,216 @@ class Fused(NamedTuple):
 
 
 def fused_statements(trace, writer, fold=False):
-    """The fast code's statements for `trace`, written by `writer(values, gradients)` (given
-    the slots of `passes.slots`), with every sum of products a `Dot`; with `fold` (C), each
-    other result used once by a `+` or a `*` is written inside the expression that uses it."""
-    flow = passes.gradient_flow(trace)
+    """The fast code's statements for `trace` (as `Statement`s), written by `writer(values,
+    gradients)` (given the slots of `passes.slots`), with every sum of products a `Dot`; with
+    `fold` (C), each other result used once by a `+` or a `*` is written inside the
+    expression that uses it."""
+    count = passes.users(trace)
+    flow = passes.gradient_flow(trace, count)
     ends = passes.ends(trace)
     kept = passes.backward_reads(flow) | set(ends)
-    found = dots(trace, kept)
+    found = dots(trace, kept, count=count)
     inside = set().union(*(d.inside for d in found.values())) if found else set()
     outs = {d.out for d in found.values()}
     operands = {a for d in found.values() for a in d.operands if is_name(a)}
-    folded = passes.folded(trace, kept | inside | outs | operands) if fold else set()
+    folded = (passes.folded(trace, kept | inside | outs | operands, count) if fold
+              else set())
     lang = writer(*passes.slots(trace, flow, folded | inside))
-    expressions, lines, i = {}, [], 0
-
-    def operand(name):
-        return expressions.get(name) or lang.v(name)
-
-    tape = trace.tape
+    recipes = Recipes(lang)
+    expressions = recipes.expressions  # a folded result's (shape, places), by its name
+    cache, write = recipes.cache, recipes.write  # (the loops below run once an instruction)
+    lines, i, tape = [], 0, trace.tape
     while i < len(tape):
         if i in found:
-            lines.extend(dot_statements(found[i], lang))
+            lines.extend(dot_statements(found[i], lang, recipes))
             i += 2 * (1 + len(found[i].terms))
             continue
-        ins = tape[i]
-        if ins.out in folded:
-            expressions[ins.out] = f"({write(RULES[ins.op].forward, lang, ins, operand)})"
-        else:
-            lines.extend(forward(ins, lang, operand))
+        out, op, args = tape[i]
         i += 1
-    lines.extend(lang.guard(lang.v(name)) for name in ends)
-    return Fused(lines, backward(flow, lang), flow, lang, found)
+        given = (out, *args)
+        if out in folded:
+            key = (op, True, *map(recipes.kind, args))
+            (shape, places), = write(key, _folded, given, op, raw=True)
+            expressions[out] = "(" + shape + ")", places
+            continue
+        key = (op, False, *[("@" if a not in expressions else expressions[a][0])
+                            if type(a) is str else "#" for a in args])
+        recipe = cache.get(key)
+        lines += recipe(given) if recipe else write(key, _forward, given, op)
+    lines.extend(statement(lang.guard(lang.v(name))) for name in ends)
+    steps, of = [], flow.variable.get  # of(name, name): `flow.of(name)`
+    for step in flow.steps:
+        if type(step) is passes.Seed:
+            steps += write(("seed",), _seed, (of(step.name, step.name), step.value))
+            continue
+        target, ins, expr, condition, first = step
+        out, op, args = ins
+        key = (expr, condition, first, op, *[type(a) is str for a in args])
+        given = (of(out, out), of(target, target), out, *args)
+        recipe = cache.get(key)
+        steps += recipe(given) if recipe else write(key, _backward, given, step)
+    return Fused(lines, steps, flow, lang, found)
+
+
+def _forward(lang, x, op):
+    return forward(Instruction(x[0], op, x[1:]), lang, lang.operand)
+
+
+def _folded(lang, x, op):
+    return [write(RULES[op].forward, lang, Instruction(x[0], op, x[1:]), lang.operand)]
+
+
+def _seed(lang, x):
+    return [lang.assign(lang.d(x[0]), lang.v(x[1]))]
+
+
+def _backward(lang, x, step):
+    ins = Instruction(x[2], step.ins.op, x[3:])
+    return [backward_step(step._replace(ins=ins), lang, lang.d(x[0]), lang.d(x[1]))]
+
+
+def kinds(args):
+    """What a recipe's key says of arguments: each a name (`@`) or a number (`#`)."""
+    return tuple(["@" if type(a) is str else "#" for a in args])
+
+
+# --------------------------------------------------------------------- recipes
+#
+# A training step's tape repeats a few kinds of instruction tens of thousands of times, and
+# each of them is written the same way but for its places. So each kind is written once, on
+# stand-ins (`_slot(k)` for the k-th name or number it is given), by a writer that records
+# what it is asked for (`_Recording`): that is its *recipe*, the shape of each line, and where
+# each place of each line comes from. Every other instruction of that kind only looks its
+# places up. The statements are the ones the writer itself would write, place for place.
+
+
+class _Number(float):
+    """A stand-in for a number, the `slot`-th thing a recipe is given."""
+
+    slot = None
+
+
+def _slot(k):
+    """The stand-in for the k-th name a recipe is given (a name: a string, as names are)."""
+    return f"\x02{k}"
+
+
+_TOKENS = re.compile("\x01(\\d+)\x01|\x03(\\d+)\x03")
+
+
+class _Recording:
+    """A writer's statements, written on stand-ins: each name or number it is asked for is
+    recorded (`calls`: (kind, slot), kind `v` a value's place, `d` a gradient's, `n` a number)
+    and written as a token the recipe finds again; a folded result (`operand`) as a token too."""
+
+    def __init__(self, shapes):
+        self.calls, self.shapes = [], shapes  # shapes: slot -> a folded result's shape
+
+    def _call(self, kind, slot):
+        self.calls.append((kind, slot))
+        return f"\x01{len(self.calls) - 1}\x01"
+
+    def v(self, name):
+        if type(name) is _Number:
+            return self._call("n", name.slot)
+        return f"v[{self._call('v', int(name[1:]))}]"
+
+    def d(self, name):
+        return f"d[{self._call('d', int(name[1:]))}]"
+
+    def operand(self, name):
+        slot = int(name[1:]) if type(name) is str and name[1:].isdigit() else None
+        if slot is not None and slot in self.shapes:
+            return f"\x03{slot}\x03"
+        return self.v(name)
+
+
+class Recipes:
+    """The recipes of a writer `lang` (an `Arrays`), and the folded results' expressions."""
+
+    def __init__(self, lang):
+        self.lang, self.cache, self.expressions = lang, {}, {}
+        self.recording = type("Recording", (_Recording, type(lang)), {})
+        self.place = {f"p{i}": i for i in range(lang.n_params)}
+        self.place.update((f"x{i}", lang.n_params + i) for i in range(lang.n_inputs))
+        first = lang.n_params + lang.n_inputs
+        self.place.update((name, first + k) for name, k in lang.values.items())
+        self.gradient = {f"p{i}": i for i in range(lang.n_params)}
+        self.gradient.update((name, lang.n_params + k) for name, k in lang.gradients.items())
+
+    def kind(self, arg):
+        """A name (`@`), a number (`#`), or the shape of the expression of a folded result."""
+        if type(arg) is not str:
+            return "#"
+        folded = self.expressions.get(arg)
+        return "@" if folded is None else folded[0]
+
+    def write(self, key, make, given, *extra, raw=False):
+        """The `Statement`s that `make(lang, stand-ins, *extra)` writes for the names and
+        numbers `given`, from the recipe under `key` (made now if there is none): with
+        `raw`, each as (shape, places) without the `Statement`."""
+        recipe = self.cache.get(key)
+        if recipe is None:
+            recipe = self.cache[key] = self._function(*self._recipe(make, given, extra), raw)
+        return recipe(given)
+
+    def _function(self, calls, lines, raw):
+        """A recipe as a function of the names and numbers given, written for it: it looks
+        each place up (a number's place is the next in `constants`, where it is appended)
+        and returns the lines. (Written once for each kind of instruction, it saves the
+        loop over the recipe's parts at each of the tens of thousands of instructions.)"""
+        body = []
+        for k, (kind, slot) in enumerate(calls):
+            if kind == "n":
+                body += [f"f{k} = len(constants)", f"constants.append(given[{slot}])"]
+            else:
+                body.append(f"f{k} = {'place' if kind == 'v' else 'gradient'}[given[{slot}]]")
+        made, shapes = [], {}
+        for j, (shape, parts, _) in enumerate(lines):
+            shapes[f"shape{j}"] = shape
+            places = "".join(f"f{p}, " if p >= 0 else f"*expressions[given[{~p}]][1], "
+                             for p in parts)
+            count = shape.count("@") + shape.count("#")
+            shapes[f"still{j}"] = ((),) * count
+            made.append(f"(shape{j}, ({places}))" if raw else
+                        f"new(Statement, (shape{j}, ({places}), still{j}))")
+        source = "def recipe(given):\n" + "".join(f"    {line}\n" for line in body)
+        source += f"    return [{', '.join(made)}]\n"
+        namespace = dict(shapes, place=self.place, gradient=self.gradient,
+                         constants=self.lang.constants, expressions=self.expressions,
+                         new=tuple.__new__, Statement=Statement)
+        exec(compile(source, "<a recipe of autograd.compile.fusion>", "exec"), namespace)
+        return namespace["recipe"]
+
+    def _recipe(self, make, given, extra):
+        shapes = {k: self.expressions[x][0] for k, x in enumerate(given)
+                  if type(x) is str and x in self.expressions}
+        writer = self.recording.__new__(self.recording)
+        _Recording.__init__(writer, shapes)
+        stand_ins = []
+        for k, x in enumerate(given):
+            if type(x) is str:
+                stand_ins.append(_slot(k))
+            else:
+                stand_ins.append(_Number(0.0))
+                stand_ins[-1].slot = k
+        texts = make(writer, stand_ins, *extra)
+        lines = []
+        for text in texts:
+            pieces = _TOKENS.split(text)
+            shape, parts = [pieces[0]], []
+            for j in range(1, len(pieces), 3):
+                call, folded, after = pieces[j], pieces[j + 1], pieces[j + 2]
+                if call is not None:
+                    kind, _ = writer.calls[int(call)]
+                    shape.append("#" if kind == "n" else "@")
+                    parts.append(int(call))
+                else:
+                    shape.append(shapes[int(folded)])
+                    parts.append(~int(folded))
+                shape.append(after)
+            lines.append(("".join(shape), tuple(parts), None))
+        return writer.calls, lines
 
 
 # --------------------------------------------------------------------- places
@@ -222,25 +432,35 @@ def results(trace, flow, lang, target, first):
 
 
 class Statement(NamedTuple):
-    """One statement: `shape`, its text with each array place a `@`, and `places`, each an
-    affine form `(c, steps)`: the number `c + steps[0] * k0 + steps[1] * k1 + ...`, where k0
-    is the index of the innermost loop around it (within the item it belongs to), k1 the
-    next one out, and so on."""
+    """One statement: `shape`, its text with each array place a `@` (a number's place a
+    `#`), and its places, each an affine form `(c, steps)`: the number `c + steps[0] * k0 +
+    steps[1] * k1 + ...`, where k0 is the index of the innermost loop around it (within the
+    item it belongs to), k1 the next one out, and so on; kept as `constants` (each form's c)
+    and `moves` (each form's steps)."""
 
     shape: str
-    places: tuple
+    constants: tuple
+    moves: tuple
 
     @property
     def signature(self):
         return self.shape
 
+    @property
+    def places(self):
+        """The affine forms `(c, steps)`, in the order the shape's places come."""
+        return tuple(zip(self.constants, self.moves))
+
 
 class Loop(NamedTuple):
-    """`body` run `count` times, its index going 0, 1, ..., count - 1."""
+    """`body` run `count` times, its index going 0, 1, ..., count - 1. `constants` and
+    `moves`: those of its body's places, in order (see `Statement`)."""
 
     count: int
     body: tuple
     signature: tuple
+    constants: tuple
+    moves: tuple
 
 
 MARK = re.compile(r"([@#])(\d+)[@#]")
@@ -264,23 +484,24 @@ def number(constants, x):
 _SPLIT = re.compile(r"([@#])(\d+)[@#]")
 
 
+_NO_STEPS = ((),) * 64
+
+
+def _new_statement(shape, constants):
+    """A `Statement` not inside any loop yet: its places do not move."""
+    n = len(constants)
+    return tuple.__new__(Statement, (shape, constants,
+                                     _NO_STEPS[:n] if n <= 64 else ((),) * n))
+
+
 def statement(text):
     """The `Statement` of a line written with marked places (`v[@3@] = v[@1@] * v[@2@]`)."""
     if "#" not in text:  # array places only: a split finds them
         parts = text.split("@")
-        return Statement("@".join(parts[::2]), tuple(zip(map(int, parts[1::2]), repeat(()))))
+        return _new_statement("@".join(parts[::2]), tuple(map(int, parts[1::2])))
     parts = _SPLIT.split(text)
     shape = "".join(part for i, part in enumerate(parts) if i % 3 != 2)
-    return Statement(shape, tuple((int(n), ()) for n in parts[2::3]))
-
-
-def _flat(item):
-    """(the constants of an item's places, in order; their steps), as two tuples."""
-    if isinstance(item, Statement):
-        return tuple(map(itemgetter(0), item.places)), tuple(map(itemgetter(1), item.places))
-    parts = [_flat(part) for part in item.body]
-    return (tuple(chain.from_iterable(c for c, _ in parts)),
-            tuple(chain.from_iterable(s for _, s in parts)))
+    return _new_statement(shape, tuple(int(n) for n in parts[2::3]))
 
 
 def _stepped(item, steps, outer):
@@ -291,23 +512,26 @@ def _stepped(item, steps, outer):
 
 
 def _step(item, steps, outer):
-    if isinstance(item, Statement):
-        return Statement(item.shape, tuple(
-            (c, s[:len(s) - outer] + (next(steps),) + s[len(s) - outer:])
-            for c, s in item.places))
-    return Loop(item.count, tuple(_step(part, steps, outer) for part in item.body),
-                item.signature)
+    if type(item) is Statement:
+        return Statement(item.shape, item.constants, tuple(
+            s[:len(s) - outer] + (next(steps),) + s[len(s) - outer:] for s in item.moves))
+    return _loop(item.count, [_step(part, steps, outer) for part in item.body])
 
 
 def _loop(count, body):
-    return Loop(count, tuple(body), ("loop", count, tuple(b.signature for b in body)))
+    body = tuple(body)
+    return Loop(count, body, ("loop", count, tuple(b.signature for b in body)),
+                tuple(chain.from_iterable(b.constants for b in body)),
+                tuple(chain.from_iterable(b.moves for b in body)))
 
 
 def roll(lines, window=4096, candidates=4):
-    """The statements `lines` (marked, see `mark`) as `Statement`s and `Loop`s: every block
-    that repeats, with places moving by fixed steps, rolled into a loop; then blocks of those,
-    until nothing more repeats. The statements run in the same order as `lines`."""
-    return _roll([statement(line) for line in lines], window, candidates, 0)
+    """The statements `lines` (`Statement`s, or lines marked as `mark` says) as `Statement`s
+    and `Loop`s: every block that repeats, with places moving by fixed steps, rolled into a
+    loop; then blocks of those, until nothing more repeats. The statements run in the same
+    order as `lines`."""
+    items = [line if type(line) is Statement else statement(line) for line in lines]
+    return _roll(items, window, candidates, 0)
 
 
 def _roll(items, window, candidates, outer):
@@ -323,9 +547,8 @@ def _roll_once(items, window, candidates, outer):
     the block (up to `window` items, ending before one of the next `candidates` items of the
     same signature) whose repetitions cover the most items becomes a loop."""
     signatures = [item.signature for item in items]
-    flat = [_flat(item) for item in items]
-    constants = [c for c, _ in flat]
-    moves = [m for _, m in flat]
+    constants = [item.constants for item in items]
+    moves = [item.moves for item in items]
     later = {}  # signature -> the positions where it occurs, in order
     for i, s in enumerate(signatures):
         later.setdefault(s, []).append(i)
@@ -333,6 +556,8 @@ def _roll_once(items, window, candidates, outer):
     out, i, n = [], 0, len(items)
 
     def block(at, size):
+        if size == 1:
+            return constants[at], moves[at]
         return (tuple(chain.from_iterable(constants[at:at + size])),
                 tuple(chain.from_iterable(moves[at:at + size])))
 

@@ -14,7 +14,9 @@ facts about it, or a new list of steps; none writes code.
 
 from typing import NamedTuple
 
-from .rules import GRADIENT, RULES, operands, shares
+import functools
+
+from .rules import GRADIENT, RULES, role_names, shares
 from .tape import is_name
 
 
@@ -22,15 +24,17 @@ def needs(trace):
     """The parameters, and every result that depends on one: what needs a gradient."""
     found = {f"p{i}" for i in range(trace.n_params)}
     for out, _, args in trace.tape:
-        if any(a in found for a in args):
-            found.add(out)
+        for a in args:
+            if a in found:
+                found.add(out)
+                break
     return found
 
 
 def ends(trace):
     """The names where a value that is not finite would show: the loss, the auxiliary values,
     and every result no other instruction uses (it reaches no loss)."""
-    used = {a for ins in trace.tape for a in ins.args if is_name(a)}
+    used = {a for ins in trace.tape for a in ins.args}  # (numbers too: no name is a number)
     unused = [ins.out for ins in trace.tape if ins.out not in used]
     return [name for name in dict.fromkeys([trace.result, *trace.aux, *unused]) if is_name(name)]
 
@@ -38,10 +42,11 @@ def ends(trace):
 def users(trace):
     """{name: how many arguments of the tape name it}."""
     count = {}
+    get = count.get
     for ins in trace.tape:
         for a in ins.args:
-            if is_name(a):
-                count[a] = count.get(a, 0) + 1
+            if type(a) is str:  # a name (`is_name`)
+                count[a] = get(a, 0) + 1
     return count
 
 
@@ -79,7 +84,7 @@ class GradientFlow(NamedTuple):
         return self.variable.get(name, name)
 
 
-def gradient_flow(trace):
+def gradient_flow(trace, count=None):
     """What the engine's `backward()` adds to each grad, in its order, for the values that
     `needs` a gradient.
 
@@ -94,32 +99,36 @@ def gradient_flow(trace):
     the second input reads it. Otherwise the second input gets a copy.
     """
     need = needs(trace)
-    count = users(trace)
+    count = count or users(trace)
     op_of = {ins.out: ins.op for ins in trace.tape}
     variable, steps, assigned = {}, [], set()
     if trace.result in need:
         steps.append(Seed(trace.result, 1.0))
         assigned.add(trace.result)
+    new, add, assign = tuple.__new__, steps.append, assigned.add  # (run once an instruction)
     for ins in trace.backward:
-        if ins.out not in need:
+        out, op, args = ins
+        if out not in need:
             continue
-        if ins.out not in assigned:  # nothing flowed back into it: its grad is 0
-            steps.append(Seed(ins.out, 0.0))
-            assigned.add(ins.out)
+        if out not in assigned:  # nothing flowed back into it: its grad is 0
+            add(Seed(out, 0.0))
+            assign(out)
         shared = False
-        for target, expr, condition in shares(ins):
+        plain = _PLAIN.get(op)
+        for target, expr, condition in (shares(ins) if plain is None else
+                                        [(args[to], e, c) for to, e, c in plain]):
             if target not in need:  # a constant or an input, whose gradient nobody wants
                 continue
             if expr == GRADIENT and condition is None and target not in assigned and (
-                    not shared or (target == ins.args[-1] and count.get(target) == 1
-                                   and count.get(ins.args[0]) == 1
+                    not shared or (target == args[-1] and count.get(target) == 1
+                                   and count.get(args[0]) == 1
                                    and op_of.get(target, "+") != "+")):
-                variable[target] = variable.get(ins.out, ins.out)
-                assigned.add(target)
+                variable[target] = variable.get(out, out)
+                assign(target)
                 shared = True
                 continue
-            steps.append(Add(target, ins, expr, condition, target not in assigned))
-            assigned.add(target)
+            add(new(Add, (target, ins, expr, condition, target not in assigned)))
+            assign(target)
     grads = [f"p{i}" if f"p{i}" in assigned else None for i in range(trace.n_params)]
     return GradientFlow(steps, variable, grads)
 
@@ -127,16 +136,36 @@ def gradient_flow(trace):
 def backward_reads(flow):
     """Liveness: the names whose values the backward pass reads (in its expressions and
     conditions), so that the forward pass must keep them."""
-    return {name for step in flow.steps if isinstance(step, Add)
-            for template in (step.condition, step.expr)
-            for name in operands(template, step.ins) if is_name(name)}
+    found = set()
+    for step in flow.steps:
+        if type(step) is Add:
+            ins = step.ins
+            for role in _reads(step.condition, step.expr):
+                name = ins.out if role < 0 else ins.args[role]
+                if type(name) is str:  # a name (`is_name`)
+                    found.add(name)
+    return found
 
 
-def folded(trace, kept):
+# The shares of each operation that a number of the trace never leaves out (no `nonzero`):
+# {op: ((input, template, condition), ...)}, what `shares` gives for every instruction.
+_PLAIN = {op: tuple((share.to, share.expr, share.condition) for share in rule.backward)
+          for op, rule in RULES.items() if not any(share.nonzero for share in rule.backward)}
+
+
+@functools.lru_cache(maxsize=None)
+def _reads(*templates):
+    """Which operands the templates read, in order: an input's index, or -1 for the result."""
+    roles = ("a", "b")
+    return tuple(-1 if role == "out" else roles.index(role)
+                 for template in templates for role in role_names(template))
+
+
+def folded(trace, kept, count=None):
     """The results that are used once, by a `+` or a `*` (an operation that `folds`), and are
     not in `kept` (read by the backward pass, a guard, or a result): each can be written
-    inside the one expression that uses it."""
-    count = users(trace)
+    inside the one expression that uses it. (`count`: `users`, if known.)"""
+    count = count or users(trace)
     folds = {ins.out for ins in trace.tape if RULES[ins.op].folds}
     found = {a for ins in trace.tape if RULES[ins.op].folds
              for a in ins.args if a in folds and count[a] == 1}

@@ -121,6 +121,12 @@ def _roles(template):
     return tuple(field for _, field in _parts(template) if field in _ROLES)
 
 
+def role_names(template):
+    """The fields of `template` that name an operand (`a`, `b`, `out`), in order; none for
+    None."""
+    return () if template is None else _roles(template)
+
+
 def _operand(role, ins):
     return ins.out if role == "out" else ins.args[_ROLES.index(role)]
 

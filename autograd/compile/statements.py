@@ -40,15 +40,20 @@ def backward(flow, lang):
         if isinstance(step, passes.Seed):
             lines.append(lang.assign(lang.d(flow.of(step.name)), lang.v(step.value)))
             continue
-        g = lang.d(flow.of(step.ins.out))
-        d, expr = lang.d(flow.of(step.target)), write(step.expr, lang, step.ins, g=g)
-        condition = step.condition and write(step.condition, lang, step.ins, g=g)
-        if not step.first:
-            lines.append(lang.add_if(d, expr, condition) if condition else lang.add(d, expr))
-            continue
-        first = expr if step.expr == GRADIENT else f"0.0 + {expr}"
-        lines.append(lang.assign(d, lang.select(condition, first, "0.0") if condition else first))
+        lines.append(backward_step(step, lang, lang.d(flow.of(step.ins.out)),
+                                   lang.d(flow.of(step.target))))
     return lines
+
+
+def backward_step(step, lang, g, d):
+    """The statement of one `passes.Add`: `d`, the gradient it adds to, gets its share of
+    `g`, the gradient of the instruction's result (both as `lang` writes them)."""
+    expr = write(step.expr, lang, step.ins, g=g)
+    condition = step.condition and write(step.condition, lang, step.ins, g=g)
+    if not step.first:
+        return lang.add_if(d, expr, condition) if condition else lang.add(d, expr)
+    first = expr if step.expr == GRADIENT else f"0.0 + {expr}"
+    return lang.assign(d, lang.select(condition, first, "0.0") if condition else first)
 
 
 def gradients(flow, lang):

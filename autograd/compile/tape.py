@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from ..engine import Value
 from ..graph import topological_order
+from ..higher_order import _REFERENCE_BACKWARD as REFERENCE_BACKWARD
 from ..higher_order import require_engine_derivative
 from ..ops import find
 
@@ -58,12 +59,20 @@ def record(root, aux, has_aux, param_leaves, input_leaves, made):
     # before it (a value that `fn` closes over), in the graph's order.
     during = {id(n) for n in made}
     nodes = [n for n in order if id(n) not in during]
+    walked = None  # the values of `order`, once an auxiliary value asks
     for a in aux:
         if isinstance(a, Value):
-            nodes.extend(n for n in topological_order(a) if id(n) not in during)
+            walked = walked or {id(n) for n in order}
+            if id(a) in walked:  # (all it depends on is in `order` already)
+                continue
+            more = topological_order(a)
+            walked.update(id(n) for n in more)
+            nodes.extend(n for n in more if id(n) not in during)
     nodes.extend(made)
     constant = set()
     tape, instruction_of = [], {}
+    rows, reference = {}, REFERENCE_BACKWARD  # op label -> the table's row; row -> its code
+    new = tuple.__new__  # an Instruction, made without the checks of its own __new__
     for node in nodes:
         if not isinstance(node, Value):
             raise TypeError(
@@ -74,15 +83,21 @@ def record(root, aux, has_aux, param_leaves, input_leaves, made):
         if key in names:
             continue
         prev = node._prev
-        if not prev or all(id(child) in constant for child in prev):
+        for child in prev:
+            if id(child) not in constant:
+                break
+        else:  # no inputs, or only constants
             names[key] = node.data  # `2.5` in `a + 2.5`, or computed from constants
             constant.add(key)
             continue
         # (a child missing from `names` was made before the trace and reaches only operations
         # whose results do not reach the loss: it is a constant of the code, like a leaf)
-        require_engine_derivative(node, "compile_loss")  # made by hand: no derivative to compile
-        args = [names.get(id(child), child.data) for child in prev]
-        row = find(node._op)  # the table's row: `'**2'` is `'**n'`
+        label = node._op
+        row = rows[label] if label in rows else rows.setdefault(label, find(label))  # '**2': '**n'
+        if row is None or getattr(node._backward, "__code__", None) is not reference[row.name]:
+            # made by hand, or a `_backward` of its own: no derivative to compile (it raises)
+            require_engine_derivative(node, "compile_loss")
+        args = [names[id(child)] if id(child) in names else child.data for child in prev]
         if row is None:
             raise NotImplementedError(
                 f"compile_loss does not know the operation {node._op!r} of {node!r}")
@@ -90,7 +105,7 @@ def record(root, aux, has_aux, param_leaves, input_leaves, made):
         if row.parameters:  # a number exponent: the label holds it
             args.append(label_exponent(node))
         names[key] = out = f"t{len(tape)}"
-        instruction_of[key] = ins = Instruction(out, op, tuple(args))
+        instruction_of[key] = ins = new(Instruction, (out, op, tuple(args)))
         tape.append(ins)
     closures = [instruction_of[id(n)] for n in reversed(order) if id(n) in instruction_of]
     result = names[id(root)]
