@@ -208,7 +208,8 @@ def fused_statements(trace, writer, fold=False):
             continue
         target, ins, expr, condition, first = step
         out, op, args = ins
-        key = (expr, condition, first, op, *[type(a) is str for a in args])
+        # (an instruction has one input or two: the first's kind and the last's say all)
+        key = (expr, condition, first, op, type(args[0]) is str, type(args[-1]) is str)
         given = (of(out, out), of(target, target), out, *args)
         recipe = cache.get(key)
         steps += recipe(given) if recipe else write(key, _backward, given, step)

@@ -115,11 +115,12 @@ def gradient_flow(trace, count=None):
             assign(out)
         shared = False
         plain = _PLAIN.get(op)
-        for target, expr, condition in (shares(ins) if plain is None else
-                                        [(args[to], e, c) for to, e, c in plain]):
+        for to, expr, condition in (plain or [(args.index(target), e, c)
+                                              for target, e, c in shares(ins)]):
+            target = args[to]
             if target not in need:  # a constant or an input, whose gradient nobody wants
                 continue
-            if expr == GRADIENT and condition is None and target not in assigned and (
+            if target not in assigned and condition is None and expr == GRADIENT and (
                     not shared or (target == args[-1] and count.get(target) == 1
                                    and count.get(args[0]) == 1
                                    and op_of.get(target, "+") != "+")):
@@ -181,9 +182,10 @@ def slots(trace, flow, folded_away):
     for ins in trace.tape:
         if ins.out not in folded_away:
             values[ins.out] = len(values)
-    gradients = {}
+    gradients, of = {}, flow.variable.get  # of(name, name): `flow.of(name)`
     for step in flow.steps:
-        name = flow.of(step.name if isinstance(step, Seed) else step.target)
-        if name.startswith("t") and name not in gradients:
+        name = step[0]  # a Seed's name, an Add's target
+        name = of(name, name)
+        if name[0] == "t" and name not in gradients:
             gradients[name] = len(gradients)
     return values, gradients
