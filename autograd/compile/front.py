@@ -7,6 +7,7 @@ import gc
 import math
 import time
 import warnings
+from itertools import chain
 
 from .. import _floats
 from ..engine import Value
@@ -526,9 +527,18 @@ def _type_name(x):
         f"{kind.__module__}.{kind.__qualname__}")
 
 
+_SEQUENCES = (list, tuple)
+
+
 def _flatten(obj):
     """(the numbers of a nesting of lists and tuples, in order; its shape). The shape of a number
     is None, of a sequence the tuple of its items' shapes."""
+    if type(obj) in _SEQUENCES:  # a list of numbers, or of lists of numbers, at C speed:
+        kinds = set(map(type, obj))  # the shapes a batch of points comes in
+        if not _any_sequence(kinds):
+            return list(obj), (None,) * len(obj)
+        if kinds <= set(_SEQUENCES) and not _any_sequence(set(map(type, chain(*obj)))):
+            return list(chain(*obj)), tuple([(None,) * len(item) for item in obj])
     if isinstance(obj, (list, tuple)):
         flat, shapes = [], []
         for item in obj:
@@ -537,6 +547,11 @@ def _flatten(obj):
             shapes.append(s)
         return flat, tuple(shapes)
     return [obj], None
+
+
+def _any_sequence(kinds):
+    """Whether any of the types `kinds` is a list or a tuple (or a subclass of one)."""
+    return any(issubclass(kind, _SEQUENCES) for kind in kinds)
 
 
 def _unflatten(flat, shape):
