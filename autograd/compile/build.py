@@ -419,39 +419,49 @@ def _build_into(folder, name, key, record, compiler, flags, program):
 
 
 def _compile(compiler, flags, program, work, built):
-    """Compile `program` into the shared library `built`: its functions in as many files as
-    there are processors (a large program only), all at once, then linked."""
+    """Compile `program` into the shared library `built`: one file by one command, or, for a
+    large program, its functions in as many files as there are processors, all at once, then
+    linked. (Names relative to `work`, so that no path of the moment is written into the
+    library.)"""
     jobs = os.cpu_count() or 1
     total = sum(f.count("\n") for f in program.functions)
     groups = _groups(program.functions, min(jobs, -(-total // SPLIT)) if total > SPLIT else 0)
+    if not groups:
+        (work / "main.c").write_text(program.source)
+        _run(_link(compiler, flags, built, ["main.c"]), work)
+        return
     files = [(work / "main.c", "\n".join([program.header, program.main]))]
     files += [(work / f"part{i}.c", "\n".join([program.header, *group]))
               for i, group in enumerate(groups)]
-    if not groups:
-        files = [(work / "main.c", program.source)]
     compile_only = [f for f in flags if f != "-shared"]
     running = []
     for c_file, text in files:
         c_file.write_text(text)
-        # names relative to `work`, so that no path of the moment is written into the library
         running.append(subprocess.Popen(
             [compiler, *compile_only, "-c", "-o", c_file.with_suffix(".o").name, c_file.name],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=work))
-    failures = [(process.args, process.communicate()[0]) for process in running]
-    failures = [(args, output) for (args, output), process in zip(failures, running)
-                if process.returncode]
-    if not failures:
-        link = [compiler, *flags, "-o", built.name, *(f.with_suffix(".o").name for f, _ in files)]
-        if sys.platform != "win32":
-            link.append("-lm")
-        done = subprocess.run(link, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              cwd=work)
-        if done.returncode:
-            failures = [(link, done.stdout)]
-    if failures:
-        command, output = failures[0]
-        raise CannotBuild(f"the C compiler failed on `{' '.join(command)}`: "
-                          f"{output.strip()[-800:]}")
+    outputs = [process.communicate()[0] for process in running]
+    for process, output in zip(running, outputs):
+        if process.returncode:
+            _failed(process.args, output)
+    _run(_link(compiler, flags, built, [f.with_suffix(".o").name for f, _ in files]), work)
+
+
+def _link(compiler, flags, built, inputs):
+    """The command that makes the library `built` of `inputs` (C files or objects)."""
+    return [compiler, *flags, "-o", built.name, *inputs, *(["-lm"] if sys.platform != "win32"
+                                                           else [])]
+
+
+def _run(command, work):
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          cwd=work)
+    if done.returncode:
+        _failed(command, done.stdout)
+
+
+def _failed(command, output):
+    raise CannotBuild(f"the C compiler failed on `{' '.join(command)}`: {output.strip()[-800:]}")
 
 
 def _groups(functions, n):
