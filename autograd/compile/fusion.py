@@ -70,23 +70,24 @@ def dots(trace, kept, least=2, count=None):
     `kept` (read by the backward pass, a guard, or a result). (`count`: `passes.users`.)"""
     count = count or passes.users(trace)
     tape = trace.tape
+    n = len(tape)
 
-    def once(name):
-        return is_name(name) and count.get(name) == 1 and name not in kept
-
-    def product(i):
-        return tape[i].op == "*" and tape[i + 1].op == "+" and once(tape[i].out)
+    def product(i):  # a product whose result is used once, by the next instruction, a sum
+        out, op, _ = tape[i]
+        return (op == "*" and tape[i + 1].op == "+" and type(out) is str
+                and count.get(out) == 1 and out not in kept)
 
     found, i = {}, 0
-    while i + 1 < len(tape):
+    while i + 1 < n:
         m, s = tape[i], tape[i + 1]
         if not (product(i) and m.out in s.args and s.args[0] != s.args[1]):
             i += 1
             continue
-        terms, j = [], i + 2
-        while j + 1 < len(tape) and product(j) and tape[j + 1].args == (
-                (terms[-1] if terms else (m, s))[1].out, tape[j].out) and once(tape[j + 1].args[0]):
+        terms, j, last = [], i + 2, s.out
+        while j + 1 < n and product(j) and tape[j + 1].args == (last, tape[j].out) and (
+                count.get(last) == 1 and last not in kept):
             terms.append((tape[j], tape[j + 1]))
+            last = tape[j + 1].out
             j += 2
         if 1 + len(terms) >= least:
             found[i] = Dot((m, s), terms)
@@ -170,12 +171,14 @@ def fused_statements(trace, writer, fold=False):
     expression that uses it."""
     count = passes.users(trace)
     flow = passes.gradient_flow(trace, count)
-    ends = passes.ends(trace)
+    ends = passes.ends(trace, count)
     kept = passes.backward_reads(flow) | set(ends)
     found = dots(trace, kept, count=count)
-    inside = set().union(*(d.inside for d in found.values())) if found else set()
-    outs = {d.out for d in found.values()}
-    operands = {a for d in found.values() for a in d.operands if is_name(a)}
+    inside, outs, operands = set(), set(), set()
+    for dot in found.values():
+        inside |= dot.inside
+        outs.add(dot.out)
+        operands.update(a for a in dot.operands if type(a) is str)
     folded = (passes.folded(trace, kept | inside | outs | operands, count) if fold
               else set())
     lang = writer(*passes.slots(trace, flow, folded | inside))

@@ -31,10 +31,11 @@ def needs(trace):
     return found
 
 
-def ends(trace):
+def ends(trace, count=None):
     """The names where a value that is not finite would show: the loss, the auxiliary values,
-    and every result no other instruction uses (it reaches no loss)."""
-    used = {a for ins in trace.tape for a in ins.args}  # (numbers too: no name is a number)
+    and every result no other instruction uses (it reaches no loss). (`count`: `users`, if
+    known.)"""
+    used = count or users(trace)
     unused = [ins.out for ins in trace.tape if ins.out not in used]
     return [name for name in dict.fromkeys([trace.result, *trace.aux, *unused]) if is_name(name)]
 
