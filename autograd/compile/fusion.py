@@ -488,6 +488,11 @@ def number(constants, x):
 _SPLIT = re.compile(r"([@#])(\d+)[@#]")
 
 
+def statement_of(shape, places):
+    """A `Statement` from its shape and its places' affine forms `(c, steps)`, in order."""
+    return Statement(shape, tuple(c for c, _ in places), tuple(s for _, s in places))
+
+
 _NO_STEPS = ((),) * 64
 
 
