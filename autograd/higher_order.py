@@ -127,62 +127,77 @@ def _collector_paused():
 
 
 def _as_values(output, wanted, single, value_class, allow_unused):
-    """grad with create_graph: the careful way's rules (`_chain_rule`), on the quick way's
-    sort, with what each node's gradient reaches found once for all the results; the careful
-    way itself where the quick sort does not vouch for the graph or an input is not in it."""
+    """grad with create_graph: the careful way's rules, on the quick way's sort, with what
+    each node's gradient reaches found once for all the results (`_built_quickly`); the
+    careful way itself where the quick sort does not vouch for the graph or an input is not
+    in it."""
     found = _inputs_reached(output, wanted, value_class)
-    if found is None or not (allow_unused or all(id(x) in found[1] for x in wanted)):
+    if found is None or not (allow_unused or all(found[1][x] for x in wanted)):
         return _carefully(output, wanted, single, value_class, True, allow_unused)
     order, masks, bits = found
-    needed = {key for key, mask in masks.items() if mask}
-    bounds = {}  # kept for more than one input (for one, `_tied` looks for it at the top)
-    totals = _chain_rule(output, order, needed, value_class, True, at_a_glance=True,
-                         bounds=(masks, bounds) if len(bits) > 1 else None)
+    bounds = {} if len(bits) > 1 else None  # for one input, `_tied` looks for it at the top
+    totals = _built_quickly(output, order, masks, bounds, value_class)
     zero = value_class(0.0)
-    results = _tied([totals.get(id(x), zero) for x in wanted], wanted,
-                    (masks, bits, [bounds.get(id(x), 0) for x in wanted]))
+    results = [totals.get(x, zero) for x in wanted]
+    if bounds is not None:
+        results = _tied(results, wanted, (masks, bits, [bounds.get(x, 0) for x in wanted]))
+    else:
+        results = _tied(results, wanted)
     return results[0] if single else results
 
 
 def _inputs_reached(output, wanted, value_class):
-    """(the operations in backward()'s order, {id(node): which wanted nodes it reaches, as the
-    bits of a number}, {id(x): the bit of each wanted x}) for the output's graph, or None where
-    the quick sort does not vouch for it (then the careful way walks it)."""
+    """(the operations in backward()'s order, {node: which wanted nodes it reaches, as the
+    bits of a number}, {x: the bit of each wanted x}) for the output's graph, or None where
+    the quick sort does not vouch for it (then the careful way walks it). The dictionaries
+    are keyed by the nodes themselves, whose hash is their identity: every node is checked
+    to be of the engine's own class."""
     if any(type(node) is not value_class for node in (output, *wanted)):
         return None
     try:
         if value_class is fast.Value:
-            order, inputs = _sorted_fast(output), _fast_inputs
+            order = _sorted_fast(output)
         else:
-            order, inputs = _sorted_reference(output), operator.attrgetter("_prev")
+            order = _sorted_reference(output)
             order = order and order[0]  # the operations, without the set of every node
         if order is None:
             return None
         bits = {}
         for x in wanted:
-            bits.setdefault(id(x), 1 << len(bits))
-        masks = {id(output): bits.get(id(output), 0)}  # the output may be a leaf
+            bits.setdefault(x, 1 << len(bits))
+        bit = bits.get
+        masks = {output: bit(output, 0)}  # the output may be a leaf
         kinds = {value_class}
-        for node in order:  # inputs first: each input's mask is known before it is needed
-            mask = bits.get(id(node), 0)
-            for child in inputs(node):
-                key = id(child)
-                if key not in masks:  # a leaf, met for the first time
-                    masks[key] = bits.get(key, 0)
-                    kinds.add(type(child))
-                mask |= masks[key]
-            masks[id(node)] = mask
+        if value_class is fast.Value:
+            for node in order:  # inputs first: each input's mask is known before it is needed
+                a, b = node._a, node._b
+                mask = masks.get(a)
+                if mask is None:  # a leaf, met for the first time
+                    mask = masks[a] = bit(a, 0)
+                    kinds.add(type(a))
+                if b is not None:
+                    other = masks.get(b)
+                    if other is None:
+                        other = masks[b] = bit(b, 0)
+                        kinds.add(type(b))
+                    if other is not mask:
+                        mask |= other
+                masks[node] = mask | bit(node, 0)
+        else:
+            for node in order:
+                mask = bit(node, 0)
+                for child in node._prev:
+                    other = masks.get(child)
+                    if other is None:
+                        other = masks[child] = bit(child, 0)
+                        kinds.add(type(child))
+                    mask |= other
+                masks[node] = mask
         if len(kinds) > 1 or len(set(map(type, order))) > 1:
             return None
     except Exception:  # the careful way raises it again, or finds that it should not
         return None
     return order, masks, bits
-
-
-def _fast_inputs(node):
-    """A fast node's inputs, `_prev` without the property's call."""
-    b = node._b
-    return (node._a,) if b is None else (node._a, b)
 
 
 def _carefully(output, wanted, single, value_class, create_graph, allow_unused):
@@ -216,110 +231,188 @@ def _carefully(output, wanted, single, value_class, create_graph, allow_unused):
     return results[0] if single else results
 
 
-def _chain_rule(output, order, needed, value_class, create_graph, at_a_glance=False,
-                bounds=None):
+def _chain_rule(output, order, needed, value_class, create_graph):
     """{id(node): d(output)/d(node)} for the nodes in `needed`: backward(), without `.grad`.
 
     Every node that leads to an input runs its rule, in reverse topological order, with the
     gradient it has received (0 if none, as backward() does, since 0 times an infinite slope
     is NaN there too), and each part it passes back is added to what its input holds.
-    `at_a_glance`: build the parts of `+`, `*` and relu straight away (`_parts_at_a_glance`).
-    `bounds`, with `at_a_glance`: (`_inputs_reached`'s masks, a dictionary that grad fills with
-    {id(node): the wanted nodes that d(output)/d(node)'s graph can reach, at most, as bits}).
-    A part's graph holds only its gradient g's, constants and the nodes its rule reads:
-    the other input of a product, nothing for `+` and relu, the node and its inputs otherwise.
     """
     rules = RULES[value_class]
     v = _node if create_graph else _number
     zero = value_class(0.0) if create_graph else 0.0
     totals = {id(output): value_class(1.0) if create_graph else 1.0}
     known = {}  # op label -> (its rule, the reference engine's closure code for it)
-    fast_engine = value_class is fast.Value
-    part_bounds = no_bounds = itertools.repeat(0)
-    if bounds is not None:
-        masks, bound = bounds
-        bound_of = bound.get
     for node in reversed(order):
         inputs = node._prev
         if not inputs or id(node) not in needed:
             continue  # a leaf passes nothing back; a node that leads to no input need not
-        rule, code = known.get(node._op, (None, None))
-        if rule is None or (code is not None
-                            and getattr(node._backward, "__code__", None) is not code):
-            rule = _rule_for(node, value_class, rules)  # the first of its kind, or an error
-            known[node._op] = rule, _closure_code(node._op, value_class)
+        rule = _checked_rule(node, value_class, rules, known)
         g = totals.get(id(node), zero)
-        if len(inputs) == 2:
-            needs = (id(inputs[0]) in needed, id(inputs[1]) in needed)
-        else:
-            needs = tuple(id(child) in needed for child in inputs)
+        needs = tuple(id(child) in needed for child in inputs)
         try:
-            parts = _parts_at_a_glance(node, inputs, g, needs, fast_engine) if at_a_glance else None
-            if parts is None:
-                parts = rule(node, g, v, needs)
-                if fast_engine:
-                    parts = _as_recorded(node, g, parts, needs, create_graph)
-                if bounds is not None:  # the rule may read the node and its inputs
-                    part_bounds = itertools.repeat(bound_of(id(node), 0) | masks[id(node)])
-            elif bounds is not None:
-                g_bound = bound_of(id(node), 0)
-                if node._op == "*" and len(inputs) == 2:  # each part reads the other input
-                    part_bounds = (g_bound | masks[id(inputs[1])], g_bound | masks[id(inputs[0])])
-                else:
-                    part_bounds = itertools.repeat(g_bound)
-            for child, part, need, part_bound in zip(inputs, parts, needs, part_bounds):
+            parts = rule(node, g, v, needs)
+            if value_class is fast.Value:
+                parts = _as_recorded(node, g, parts, needs, create_graph)
+            for child, part, need in zip(inputs, parts, needs):
                 if part is None or not need:
                     continue
                 key = id(child)
                 before = totals.get(key)
                 if before is None:  # backward() adds to a .grad that starts at 0.0
                     totals[key] = part if create_graph else 0.0 + part
-                    if part_bounds is not no_bounds:
-                        bound[key] = part_bound
                 else:
                     totals[key] = before + part
-                    if part_bounds is not no_bounds:
-                        bound[key] = bound_of(key, 0) | part_bound
         except OverflowError as error:
             if not create_graph:
                 raise
-            raise OverflowError(
-                f"grad(..., create_graph=True): the gradient through {_show(node)}, made by "
-                f"{node._op!r}, is too large for a float ({error}). backward() gives an "
-                f"infinite gradient here; a gradient that is a Value follows the engine's rule "
-                f"for numbers and raises"
-            ) from error
+            raise _too_large(node, error) from error
     return totals
 
 
-def _parts_at_a_glance(node, inputs, g, needs, fast_engine):
-    """With create_graph, the parts a `+`, `*` or relu node passes back, built as the table's
-    rules build them (`b * g` and `a * g` for a product, of the nodes themselves), where a fast
-    node's recorded slopes are the ones `_as_recorded` would take, at a glance; None for any
-    other node, or slope, which its rule and `_as_recorded` then see to."""
-    op, n = node._op, len(inputs)
-    if n != 2 and not (n == 1 and (fast_engine or op == "relu")):
-        return None  # a `_prev` edited to hold other inputs: the rule sees to it
-    if op == "*":
-        if n == 1:  # the fast engine's a * c: the part is c * g, c the recorded slope
-            return (node._da * g if needs[0] else None,)
-        a, b = inputs
-        if fast_engine and not ((not needs[0] or node._da == b.data)
-                                and (not needs[1] or node._db == a.data)):
-            return None
-        return (b * g if needs[0] else None, a * g if needs[1] else None)
-    if op == "+":
-        if fast_engine and not ((not needs[0] or node._da == 1.0)
-                                and (n == 1 or not needs[1] or node._db == 1.0)):
-            return None
-        return tuple(g if need else None for need in needs)
-    if op == "relu" and n == 1:
-        passes = node.data > 0
-        if fast_engine and needs[0] and not (
-                node._da == 1.0 if passes else isinstance(node._da, ops._Stop)):
-            return None
-        return (g if passes and needs[0] else None,)
-    return None
+def _checked_rule(node, value_class, rules, known):
+    """The rule for `node`, looked up once for each op label in `known` ({label: (its rule,
+    the reference engine's closure code for it)}) and checked against the node's `_backward`;
+    or the error that says why grad cannot differentiate the node."""
+    rule, code = known.get(node._op, (None, None))
+    if rule is None or (code is not None
+                        and getattr(node._backward, "__code__", None) is not code):
+        rule = _rule_for(node, value_class, rules)  # the first of its kind, or an error
+        known[node._op] = rule, _closure_code(node._op, value_class)
+    return rule
+
+
+def _too_large(node, error):
+    """The OverflowError for a gradient built as a Value that is too large for a float."""
+    return OverflowError(
+        f"grad(..., create_graph=True): the gradient through {_show(node)}, made by "
+        f"{node._op!r}, is too large for a float ({error}). backward() gives an "
+        f"infinite gradient here; a gradient that is a Value follows the engine's rule "
+        f"for numbers and raises"
+    )
+
+
+def _built_quickly(output, order, masks, bounds, value_class):
+    """{node: d(output)/d(node), a Value} for the nodes whose mask (`_inputs_reached`) is
+    not 0: `_chain_rule` with create_graph, node for node, built with fewer steps per node.
+
+    The parts of `+`, `*` and relu are built in line, as their rules build them (`b * g` and
+    `a * g` for a product, of the nodes themselves; `g` itself for a sum and for relu where it
+    passes), where the node is what grad knows at a glance: on the reference engine, its
+    `_backward` is the engine's closure for its op; on the fast engine, its recorded slopes
+    are the ones `_as_recorded` would take. Any other node runs its rule (`_by_rule`).
+    `bounds`, unless None, is filled with {node: the wanted nodes that d(output)/d(node)'s
+    graph can reach, at most, as bits}: a part's graph holds only gradients, constants and
+    the nodes its rule reads (the other input of a product, nothing for `+` and relu, the
+    node and its inputs otherwise)."""
+    zero = value_class(0.0)
+    totals = {output: value_class(1.0)}
+    get = totals.get
+    keep = bounds is not None
+    bound_of = bounds.get if keep else None
+    known = {}  # for `_checked_rule`
+    fast_engine = value_class is fast.Value
+    if fast_engine:
+        product = total = relu = None
+    else:
+        product, total, relu = (_REFERENCE_BACKWARD[name] for name in ("*", "+", "relu"))
+    stop = ops._Stop
+    node = None
+    try:
+        for node in reversed(order):
+            mask = masks[node]
+            if not mask:
+                continue  # a node that leads to no input need not pass anything back
+            op = node._op
+            g = get(node, zero)
+            if fast_engine:
+                a, b = node._a, node._b
+                to_a = masks[a] != 0
+                to_b = b is not None and masks[b] != 0
+                if op == "*":
+                    if b is None:  # a * c: the part is c * g, c the recorded slope
+                        part_a, part_b = (node._da * g if to_a else None), None
+                    elif (not to_a or node._da == b.data) and (not to_b or node._db == a.data):
+                        part_a, part_b = (b * g if to_a else None), (a * g if to_b else None)
+                    else:
+                        _by_rule(node, g, masks, totals, bounds, value_class, known)
+                        continue
+                elif op == "+" and (not to_a or node._da == 1.0) and (
+                        not to_b or node._db == 1.0):
+                    part_a, part_b = (g if to_a else None), (g if to_b else None)
+                elif op == "relu" and b is None and (not to_a or (
+                        node._da == 1.0 if node.data > 0 else isinstance(node._da, stop))):
+                    part_a, part_b = (g if to_a and node.data > 0 else None), None
+                else:
+                    _by_rule(node, g, masks, totals, bounds, value_class, known)
+                    continue
+            else:
+                inputs = node._prev
+                code = getattr(node._backward, "__code__", None)
+                if op == "*" and code is product and len(inputs) == 2:
+                    a, b = inputs
+                    to_a, to_b = masks[a] != 0, masks[b] != 0
+                    part_a, part_b = (b * g if to_a else None), (a * g if to_b else None)
+                elif op == "+" and code is total and len(inputs) == 2:
+                    a, b = inputs
+                    part_a = g if masks[a] else None
+                    part_b = g if masks[b] else None
+                elif op == "relu" and code is relu and len(inputs) == 1:
+                    a, b = inputs[0], None
+                    part_a, part_b = (g if masks[a] and node.data > 0 else None), None
+                else:
+                    _by_rule(node, g, masks, totals, bounds, value_class, known)
+                    continue
+            if keep:
+                bound = bound_of(node, 0)
+                if op == "*" and b is not None:  # each part reads the other input
+                    bound_a, bound_b = bound | masks[b], bound | masks[a]
+                else:
+                    bound_a = bound_b = bound
+            if part_a is not None:
+                before = get(a)
+                if before is None:
+                    totals[a] = part_a
+                    if keep:
+                        bounds[a] = bound_a
+                else:
+                    totals[a] = before + part_a
+                    if keep:
+                        bounds[a] = bound_of(a, 0) | bound_a
+            if part_b is not None:
+                before = get(b)
+                if before is None:
+                    totals[b] = part_b
+                    if keep:
+                        bounds[b] = bound_b
+                else:
+                    totals[b] = before + part_b
+                    if keep:
+                        bounds[b] = bound_of(b, 0) | bound_b
+    except OverflowError as error:
+        raise _too_large(node, error) from error
+    return totals
+
+
+def _by_rule(node, g, masks, totals, bounds, value_class, known):
+    """`_built_quickly` for a node it does not know at a glance: the node's rule (checked
+    against the fast engine's recorded slopes), each part bounded by what the node and its
+    inputs reach."""
+    rule = _checked_rule(node, value_class, RULES[value_class], known)
+    inputs = node._prev
+    needs = tuple(masks[child] != 0 for child in inputs)
+    parts = rule(node, g, _node, needs)
+    if value_class is fast.Value:
+        parts = _as_recorded(node, g, parts, needs, True)
+    if bounds is not None:  # the rule may read the node and its inputs
+        bound = bounds.get(node, 0) | masks[node]
+    for child, part, need in zip(inputs, parts, needs):
+        if part is None or not need:
+            continue
+        before = totals.get(child)
+        totals[child] = part if before is None else before + part
+        if bounds is not None:
+            bounds[child] = bounds.get(child, 0) | bound
 
 
 def _closure_code(label, value_class):
@@ -874,7 +967,7 @@ def _tied(results, inputs, known=None):
     """Each result, or, where its graph misses an input, `result * x**0 * y**0 ...`: the same
     number (times 1.0), with a graph that reaches every input, whose slope there is 0.
     `known`, if given, is `_inputs_reached`'s masks and bits for the graph grad walked, and
-    for each result the wanted nodes its graph can reach at most (`_chain_rule`'s bounds)."""
+    for each result the wanted nodes its graph can reach at most (`_built_quickly`'s bounds)."""
     distinct = list({id(x): x for x in inputs}.values())
     if known is None or len(distinct) == 1:
         reach = [_reaches_all(result, distinct) for result in results]
@@ -906,22 +999,22 @@ def _all_reached(results, masks, bits, bounds):
     reach = [_reaches_all_soon(result, masks, everything) if bound == everything else False
              for result, bound in zip(results, bounds)]
     for result in (result for result, known in zip(results, reach) if known is None):
-        if id(result) in masks:  # a result met before
+        if result in masks:  # a result met before
             continue
         stack = [(result, iter(result._prev))]
         while stack:
             node, children = stack[-1]
             for child in children:
-                if id(child) not in masks:
+                if child not in masks:
                     stack.append((child, iter(child._prev)))
                     break
             else:
                 stack.pop()
-                mask = bits.get(id(node), 0)
+                mask = bits.get(node, 0)
                 for child in node._prev:
-                    mask |= masks[id(child)]
-                masks[id(node)] = mask
-    return [masks[id(result)] == everything if known is None else known
+                    mask |= masks[child]
+                masks[node] = mask
+    return [masks[result] == everything if known is None else known
             for result, known in zip(results, reach)]
 
 
@@ -929,18 +1022,17 @@ def _reaches_all_soon(root, masks, everything, budget=32):
     """True if a breadth-first look at no more than `budget` new nodes from `root` finds every
     wanted node (stopping at the nodes of `masks`, whose masks it takes); None if it cannot
     tell so soon."""
-    if id(root) in masks:
-        return masks[id(root)] == everything
-    found, seen, queue = 0, {id(root)}, [root]
+    if root in masks:
+        return masks[root] == everything
+    found, seen, queue = 0, {root}, [root]
     for node in queue:  # the list grows as the search goes: it is its own queue
         for child in node._prev:
-            key = id(child)
-            if key in masks:
-                found |= masks[key]
+            if child in masks:
+                found |= masks[child]
                 if found == everything:
                     return True
-            elif key not in seen:
-                seen.add(key)
+            elif child not in seen:
+                seen.add(child)
                 queue.append(child)
         if len(queue) > budget:
             return None
