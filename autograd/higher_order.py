@@ -134,9 +134,13 @@ def _as_values(output, wanted, single, value_class, allow_unused):
     found = _inputs_reached(output, wanted, value_class)
     if found is None or not (allow_unused or all(found[1][x] for x in wanted)):
         return _carefully(output, wanted, single, value_class, True, allow_unused)
-    order, masks, bits = found
+    order, masks, bits, dead = found
     bounds = {} if len(bits) > 1 else None  # for one input, `_tied` looks for it at the top
-    totals = _built_quickly(output, order, masks, bounds, value_class)
+    try:
+        totals = _built_quickly(output, order, masks, dead, bounds, value_class)
+    except _BuildThemAll:
+        bounds = {} if len(bits) > 1 else None
+        totals = _built_quickly(output, order, masks, None, bounds, value_class)
     zero = value_class(0.0)
     results = [totals.get(x, zero) for x in wanted]
     if bounds is not None:
@@ -148,10 +152,15 @@ def _as_values(output, wanted, single, value_class, allow_unused):
 
 def _inputs_reached(output, wanted, value_class):
     """(the operations in backward()'s order, {node: which wanted nodes it reaches, as the
-    bits of a number}, {x: the bit of each wanted x}) for the output's graph, or None where
-    the quick sort does not vouch for it (then the careful way walks it). The dictionaries
-    are keyed by the nodes themselves, whose hash is their identity: every node is checked
-    to be of the engine's own class."""
+    bits of a number}, {x: the bit of each wanted x}, the dead nodes) for the output's graph,
+    or None where the quick sort does not vouch for it (then the careful way walks it). The
+    dictionaries are keyed by the nodes themselves, whose hash is their identity: every node
+    is checked to be of the engine's own class.
+
+    A node is dead when it reaches a wanted node, but its gradient passes on to none: a relu
+    at or below 0 passes nothing back, and a node whose inputs that reach one are all dead
+    passes only to them. Their gradients are in no result's graph (`_built_quickly` need not
+    build them). The output and the wanted nodes are never dead."""
     if any(type(node) is not value_class for node in (output, *wanted)):
         return None
     try:
@@ -168,6 +177,7 @@ def _inputs_reached(output, wanted, value_class):
         bit = bits.get
         masks = {output: bit(output, 0)}  # the output may be a leaf
         kinds = {value_class}
+        dead, near = set(), set()  # the dead nodes; the nodes that are or pass to one
         if value_class is fast.Value:
             for node in order:  # inputs first: each input's mask is known before it is needed
                 a, b = node._a, node._b
@@ -175,29 +185,60 @@ def _inputs_reached(output, wanted, value_class):
                 if mask is None:  # a leaf, met for the first time
                     mask = masks[a] = bit(a, 0)
                     kinds.add(type(a))
+                alive = passes_to_dead = False
+                if mask:
+                    if a in dead:
+                        passes_to_dead = True
+                    else:
+                        alive = True
                 if b is not None:
                     other = masks.get(b)
                     if other is None:
                         other = masks[b] = bit(b, 0)
                         kinds.add(type(b))
-                    if other is not mask:
+                    if other:
                         mask |= other
-                masks[node] = mask | bit(node, 0)
+                        if b in dead:
+                            passes_to_dead = True
+                        else:
+                            alive = True
+                itself = bit(node, 0)
+                masks[node] = mask | itself
+                if mask and not itself and (not alive or (
+                        node._op == "relu" and not node.data > 0)):
+                    dead.add(node)
+                    near.add(node)
+                elif passes_to_dead:
+                    near.add(node)
         else:
             for node in order:
-                mask = bit(node, 0)
+                itself = mask = bit(node, 0)
+                alive = passes_to_dead = False
                 for child in node._prev:
                     other = masks.get(child)
                     if other is None:
                         other = masks[child] = bit(child, 0)
                         kinds.add(type(child))
-                    mask |= other
+                    if other:
+                        mask |= other
+                        if child in dead:
+                            passes_to_dead = True
+                        else:
+                            alive = True
                 masks[node] = mask
+                if mask and not itself and (not alive or (
+                        node._op == "relu" and not node.data > 0)):
+                    dead.add(node)
+                    near.add(node)
+                elif passes_to_dead:
+                    near.add(node)
+        if output in dead:
+            dead, near = set(), set()  # the output's gradient is 1: it is not dead; let alone
         if len(kinds) > 1 or len(set(map(type, order))) > 1:
             return None
     except Exception:  # the careful way raises it again, or finds that it should not
         return None
-    return order, masks, bits
+    return order, masks, bits, (dead, near) if dead else None
 
 
 def _carefully(output, wanted, single, value_class, create_graph, allow_unused):
@@ -292,15 +333,19 @@ def _too_large(node, error):
     )
 
 
-def _built_quickly(output, order, masks, bounds, value_class):
+def _built_quickly(output, order, masks, dead, bounds, value_class):
     """{node: d(output)/d(node), a Value} for the nodes whose mask (`_inputs_reached`) is
-    not 0: `_chain_rule` with create_graph, node for node, built with fewer steps per node.
+    not 0 and that are not dead: `_chain_rule` with create_graph, node for node, built with
+    fewer steps per node.
 
     The parts of `+`, `*` and relu are built in line, as their rules build them (`b * g` and
     `a * g` for a product, of the nodes themselves; `g` itself for a sum and for relu where it
     passes), where the node is what grad knows at a glance: on the reference engine, its
     `_backward` is the engine's closure for its op; on the fast engine, its recorded slopes
     are the ones `_as_recorded` would take. Any other node runs its rule (`_by_rule`).
+    `dead`, unless None, is `_inputs_reached`'s (dead nodes, the nodes that are or pass to
+    one): what is passed to a dead node is in no result's graph, so it is kept as a number
+    only (`_past_the_dead`); `_BuildThemAll` is raised where that is not enough.
     `bounds`, unless None, is filled with {node: the wanted nodes that d(output)/d(node)'s
     graph can reach, at most, as bits}: a part's graph holds only gradients, constants and
     the nodes its rule reads (the other input of a product, nothing for `+` and relu, the
@@ -311,6 +356,8 @@ def _built_quickly(output, order, masks, bounds, value_class):
     keep = bounds is not None
     bound_of = bounds.get if keep else None
     known = {}  # for `_checked_rule`
+    dead, near = dead or (frozenset(), frozenset())
+    numbers = {}  # {dead node: its gradient, a number}
     fast_engine = value_class is fast.Value
     if fast_engine:
         product = total = relu = None
@@ -325,47 +372,52 @@ def _built_quickly(output, order, masks, bounds, value_class):
                 continue  # a node that leads to no input need not pass anything back
             op = node._op
             g = get(node, zero)
+            # what the node passes to each input: `factor * g`, or g itself where it is None
             if fast_engine:
                 a, b = node._a, node._b
                 to_a = masks[a] != 0
                 to_b = b is not None and masks[b] != 0
-                if op == "*":
-                    if b is None:  # a * c: the part is c * g, c the recorded slope
-                        part_a, part_b = (node._da * g if to_a else None), None
-                    elif (not to_a or node._da == b.data) and (not to_b or node._db == a.data):
-                        part_a, part_b = (b * g if to_a else None), (a * g if to_b else None)
-                    else:
-                        _by_rule(node, g, masks, totals, bounds, value_class, known)
-                        continue
+                if op == "*" and b is None:  # a * c: the part is c * g, c the recorded slope
+                    factor_a = factor_b = node._da
+                elif op == "*" and ((not to_a or node._da == b.data)
+                                    and (not to_b or node._db == a.data)):
+                    factor_a, factor_b = b, a
                 elif op == "+" and (not to_a or node._da == 1.0) and (
                         not to_b or node._db == 1.0):
-                    part_a, part_b = (g if to_a else None), (g if to_b else None)
+                    factor_a = factor_b = None
                 elif op == "relu" and b is None and (not to_a or (
                         node._da == 1.0 if node.data > 0 else isinstance(node._da, stop))):
-                    part_a, part_b = (g if to_a and node.data > 0 else None), None
+                    factor_a = factor_b = None
+                    to_a = to_a and node.data > 0
                 else:
-                    _by_rule(node, g, masks, totals, bounds, value_class, known)
+                    _by_rule(node, g, masks, totals, bounds, value_class, known, dead, numbers)
                     continue
             else:
                 inputs = node._prev
                 code = getattr(node._backward, "__code__", None)
                 if op == "*" and code is product and len(inputs) == 2:
                     a, b = inputs
-                    to_a, to_b = masks[a] != 0, masks[b] != 0
-                    part_a, part_b = (b * g if to_a else None), (a * g if to_b else None)
+                    factor_a, factor_b = b, a
                 elif op == "+" and code is total and len(inputs) == 2:
                     a, b = inputs
-                    part_a = g if masks[a] else None
-                    part_b = g if masks[b] else None
+                    factor_a = factor_b = None
                 elif op == "relu" and code is relu and len(inputs) == 1:
                     a, b = inputs[0], None
-                    part_a, part_b = (g if masks[a] and node.data > 0 else None), None
+                    factor_a = factor_b = None
                 else:
-                    _by_rule(node, g, masks, totals, bounds, value_class, known)
+                    _by_rule(node, g, masks, totals, bounds, value_class, known, dead, numbers)
                     continue
+                to_a = masks[a] != 0 and (op != "relu" or node.data > 0)
+                to_b = b is not None and masks[b] != 0
+            if node in near:
+                _past_the_dead(node, g, ((a, factor_a, to_a), (b, factor_b, to_b)), masks,
+                               totals, bounds, dead, numbers)
+                continue
+            part_a = (g if factor_a is None else factor_a * g) if to_a else None
+            part_b = (g if factor_b is None else factor_b * g) if to_b else None
             if keep:
                 bound = bound_of(node, 0)
-                if op == "*" and b is not None:  # each part reads the other input
+                if factor_a is b is not None:  # each part of a product reads the other input
                     bound_a, bound_b = bound | masks[b], bound | masks[a]
                 else:
                     bound_a = bound_b = bound
@@ -394,25 +446,83 @@ def _built_quickly(output, order, masks, bounds, value_class):
     return totals
 
 
-def _by_rule(node, g, masks, totals, bounds, value_class, known):
+class _BuildThemAll(Exception):
+    """`_built_quickly` cannot leave a dead node's gradient unbuilt: a number passed to one
+    is not finite (building it as a Value might raise), or a dead node is not one it knows at
+    a glance (its rule might raise). It starts again, building them all, as the careful way
+    does."""
+
+
+def _past_the_dead(node, g, passes, masks, totals, bounds, dead, numbers):
+    """`_built_quickly` for a node known at a glance that is dead or passes to a dead node:
+    `passes` holds, for each input, (the input, the factor of its part, whether it has one).
+    A part for a dead node is kept as the number its Value would hold (the engine's float
+    product or sum), a dead node's own gradient being such a number (0 if none came)."""
+    if node in dead:
+        g_number = numbers.get(node, 0.0)
+    else:
+        g_number = g.data
+    parts = []
+    for child, factor, passed in passes:
+        if not passed:
+            continue
+        if child in dead:
+            if factor is None:
+                part = g_number
+            else:
+                part = (factor.data if type(factor) is type(node) else factor) * g_number
+        elif node in dead:  # a dead node passes only to dead ones
+            raise _BuildThemAll
+        else:
+            part = g if factor is None else factor * g
+        parts.append((child, part, factor))
+    g_bound = 0 if bounds is None else bounds.get(node, 0)
+    for child, part, factor in parts:
+        if child in dead:
+            _add_number(child, part, numbers)
+        else:  # the part of a product reads the other input
+            other = masks[factor] if type(factor) is type(node) else 0
+            _add_part(child, part, g_bound | other, totals, bounds)
+
+
+def _add_part(child, part, bound, totals, bounds):
+    """Add the Value `part` to the gradient `child` has received, and `bound` to its bound."""
+    before = totals.get(child)
+    totals[child] = part if before is None else before + part
+    if bounds is not None:
+        bounds[child] = bounds.get(child, 0) | bound
+
+
+def _add_number(child, part, numbers):
+    """Add the number `part` to the gradient the dead node `child` has received, as a Value's
+    sum would, if that is a finite number (else the Values might raise: `_BuildThemAll`)."""
+    before = numbers.get(child)
+    total = part if before is None else before + part
+    if total - total:  # inf or NaN
+        raise _BuildThemAll
+    numbers[child] = total
+
+
+def _by_rule(node, g, masks, totals, bounds, value_class, known, dead, numbers):
     """`_built_quickly` for a node it does not know at a glance: the node's rule (checked
     against the fast engine's recorded slopes), each part bounded by what the node and its
-    inputs reach."""
+    inputs reach; a part for a dead node (`_past_the_dead`) taken as its number."""
+    if node in dead:
+        raise _BuildThemAll
     rule = _checked_rule(node, value_class, RULES[value_class], known)
     inputs = node._prev
     needs = tuple(masks[child] != 0 for child in inputs)
     parts = rule(node, g, _node, needs)
     if value_class is fast.Value:
         parts = _as_recorded(node, g, parts, needs, True)
-    if bounds is not None:  # the rule may read the node and its inputs
-        bound = bounds.get(node, 0) | masks[node]
+    bound = (bounds.get(node, 0) | masks[node]) if bounds is not None else 0
     for child, part, need in zip(inputs, parts, needs):
         if part is None or not need:
             continue
-        before = totals.get(child)
-        totals[child] = part if before is None else before + part
-        if bounds is not None:
-            bounds[child] = bounds.get(child, 0) | bound
+        if child in dead:
+            _add_number(child, part.data, numbers)
+        else:  # the rule may read the node and its inputs
+            _add_part(child, part, bound, totals, bounds)
 
 
 def _closure_code(label, value_class):

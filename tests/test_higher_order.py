@@ -492,6 +492,54 @@ def test_products_that_reach_some_inputs_twice_give_the_careful_ways_graphs(Valu
 
 
 @both_engines
+@pytest.mark.parametrize("make", [
+    lambda x, y, z: (x.relu() * y) * z,
+    lambda x, y, z: (x.relu() + y.relu()) * z + x * y,
+    lambda x, y, z: ((x.relu() * 3.0) * y + z.relu()) * (y * z).relu(),
+    lambda x, y, z: (x.relu().tanh() * y + x.relu()) * z,
+    lambda x, y, z: ((x * y).relu() * z).relu() * x + (z * y).relu().exp(),
+], ids=["relu*y*z", "relus-added", "relu*3", "tanh-of-relu", "relu-of-relus"])
+def test_gradients_that_reach_no_result_leave_the_careful_ways_graphs(Value, make):
+    # a relu at or below 0 passes nothing back, so what reaches it reaches no result: grad
+    # keeps it as a number, and the results' graphs are the careful way's, node for node
+    x, y, z = Value(-0.75), Value(-1.25), Value(2.0)
+    total = make(x, y, z)
+    for nodes in ([x, y], [x, y, z], [y, z], [x], [z]):
+        ours = grad(total, nodes, create_graph=True, allow_unused=True)
+        theirs = higher_order._carefully(total, nodes, False, Value, True, True)
+        assert [graph_shape(g) for g in ours] == [graph_shape(g) for g in theirs]
+
+
+@both_engines
+def test_a_network_with_dead_relus_gives_the_careful_ways_graphs(Value):
+    from autograd.nn import MLP
+
+    model = MLP(2, [4, 4, 1], seed=5, value_class=Value)
+    points = [(0.5 * i - 1.5, 1.0 - 0.75 * i) for i in range(5)]
+    loss = sum(((1 + -(-1) ** i * model(p)).relu() for i, p in enumerate(points)), Value(0.0))
+    weights = model.parameters()
+    ours = grad(loss, weights, create_graph=True)
+    theirs = higher_order._carefully(loss, weights, False, Value, True, False)
+    assert [graph_shape(g) for g in ours] == [graph_shape(g) for g in theirs]
+    dead = [n for n in graph.topological_order(loss) if n._op == "relu" and not n.data > 0]
+    assert dead  # the test needs relus that pass nothing back
+
+
+@both_engines
+def test_an_overflow_in_a_gradient_that_reaches_no_result_raises_as_the_careful_way(Value):
+    # d(out)/d(dead) = w * 1e200 is too large for a float; dead, a relu at 0, passes nothing
+    # on, but the careful way builds that gradient, and raises, so grad raises the same
+    x, w, c = Value(-1.0), Value(1e200), Value(1e200)
+    dead = x.relu()
+    out = (dead * w) * c
+    with pytest.raises(OverflowError) as careful:
+        higher_order._carefully(out, [x, w, c], False, Value, True, False)
+    with pytest.raises(OverflowError) as ours:
+        grad(out, [x, w, c], create_graph=True)
+    assert str(ours.value) == str(careful.value)
+
+
+@both_engines
 def test_at_the_edges_of_floating_point_the_quick_way_gives_the_careful_ways_numbers(Value):
     compared = 0
     for i, program, nodes in edge_graphs(Value, 300):
