@@ -152,15 +152,18 @@ def _as_values(output, wanted, single, value_class, allow_unused):
 
 def _inputs_reached(output, wanted, value_class):
     """(the operations in backward()'s order, {node: which wanted nodes it reaches, as the
-    bits of a number}, {x: the bit of each wanted x}, the dead nodes) for the output's graph,
-    or None where the quick sort does not vouch for it (then the careful way walks it). The
+    bits of a number}, {x: the bit of each wanted x}, (the dead nodes, the nodes that are or
+    pass to one), or None if there are none) for the output's graph, or None where the quick
+    sort does not vouch for it (then the careful way walks it). The
     dictionaries are keyed by the nodes themselves, whose hash is their identity: every node
     is checked to be of the engine's own class.
 
     A node is dead when it reaches a wanted node, but its gradient passes on to none: a relu
     at or below 0 passes nothing back, and a node whose inputs that reach one are all dead
     passes only to them. Their gradients are in no result's graph (`_built_quickly` need not
-    build them). The output and the wanted nodes are never dead."""
+    build them). The output and the wanted nodes are never dead. Only the reference engine's
+    dead nodes are found: the fast engine's Values, which hold no cycles, are freed as soon
+    as they are dropped, and are cheaper to build than to leave out."""
     if any(type(node) is not value_class for node in (output, *wanted)):
         return None
     try:
@@ -185,31 +188,14 @@ def _inputs_reached(output, wanted, value_class):
                 if mask is None:  # a leaf, met for the first time
                     mask = masks[a] = bit(a, 0)
                     kinds.add(type(a))
-                alive = passes_to_dead = False
-                if mask:
-                    if a in dead:
-                        passes_to_dead = True
-                    else:
-                        alive = True
                 if b is not None:
                     other = masks.get(b)
                     if other is None:
                         other = masks[b] = bit(b, 0)
                         kinds.add(type(b))
-                    if other:
+                    if other is not mask:
                         mask |= other
-                        if b in dead:
-                            passes_to_dead = True
-                        else:
-                            alive = True
-                itself = bit(node, 0)
-                masks[node] = mask | itself
-                if mask and not itself and (not alive or (
-                        node._op == "relu" and not node.data > 0)):
-                    dead.add(node)
-                    near.add(node)
-                elif passes_to_dead:
-                    near.add(node)
+                masks[node] = mask | bit(node, 0)
         else:
             for node in order:
                 itself = mask = bit(node, 0)
@@ -345,7 +331,8 @@ def _built_quickly(output, order, masks, dead, bounds, value_class):
     are the ones `_as_recorded` would take. Any other node runs its rule (`_by_rule`).
     `dead`, unless None, is `_inputs_reached`'s (dead nodes, the nodes that are or pass to
     one): what is passed to a dead node is in no result's graph, so it is kept as a number
-    only (`_past_the_dead`); `_BuildThemAll` is raised where that is not enough.
+    only, a dead node's gradient being such a number (0 if none came); `_BuildThemAll` is
+    raised where that is not enough. (A dead node passes only to dead nodes, or to none.)
     `bounds`, unless None, is filled with {node: the wanted nodes that d(output)/d(node)'s
     graph can reach, at most, as bits}: a part's graph holds only gradients, constants and
     the nodes its rule reads (the other input of a product, nothing for `+` and relu, the
@@ -409,10 +396,15 @@ def _built_quickly(output, order, masks, dead, bounds, value_class):
                     continue
                 to_a = masks[a] != 0 and (op != "relu" or node.data > 0)
                 to_b = b is not None and masks[b] != 0
-            if node in near:
-                _past_the_dead(node, g, ((a, factor_a, to_a), (b, factor_b, to_b)), masks,
-                               totals, bounds, dead, numbers)
-                continue
+            if node in near:  # a part for a dead node is a number, and a dead node's parts too
+                is_dead = node in dead
+                g_number = numbers.get(node, 0.0) if is_dead else g.data
+                if to_a and (is_dead or a in dead):
+                    _add_number(a, _part_as_number(factor_a, g_number, value_class), numbers)
+                    to_a = False
+                if to_b and (is_dead or b in dead):
+                    _add_number(b, _part_as_number(factor_b, g_number, value_class), numbers)
+                    to_b = False
             part_a = (g if factor_a is None else factor_a * g) if to_a else None
             part_b = (g if factor_b is None else factor_b * g) if to_b else None
             if keep:
@@ -450,39 +442,15 @@ class _BuildThemAll(Exception):
     """`_built_quickly` cannot leave a dead node's gradient unbuilt: a number passed to one
     is not finite (building it as a Value might raise), or a dead node is not one it knows at
     a glance (its rule might raise). It starts again, building them all, as the careful way
-    does."""
+    does. (It checks each number no later than the careful way would build its Value, so an
+    error the careful way would raise there is not met first in another Value.)"""
 
 
-def _past_the_dead(node, g, passes, masks, totals, bounds, dead, numbers):
-    """`_built_quickly` for a node known at a glance that is dead or passes to a dead node:
-    `passes` holds, for each input, (the input, the factor of its part, whether it has one).
-    A part for a dead node is kept as the number its Value would hold (the engine's float
-    product or sum), a dead node's own gradient being such a number (0 if none came)."""
-    if node in dead:
-        g_number = numbers.get(node, 0.0)
-    else:
-        g_number = g.data
-    parts = []
-    for child, factor, passed in passes:
-        if not passed:
-            continue
-        if child in dead:
-            if factor is None:
-                part = g_number
-            else:
-                part = (factor.data if type(factor) is type(node) else factor) * g_number
-        elif node in dead:  # a dead node passes only to dead ones
-            raise _BuildThemAll
-        else:
-            part = g if factor is None else factor * g
-        parts.append((child, part, factor))
-    g_bound = 0 if bounds is None else bounds.get(node, 0)
-    for child, part, factor in parts:
-        if child in dead:
-            _add_number(child, part, numbers)
-        else:  # the part of a product reads the other input
-            other = masks[factor] if type(factor) is type(node) else 0
-            _add_part(child, part, g_bound | other, totals, bounds)
+def _part_as_number(factor, g_number, value_class):
+    """The number the part `factor * g` (g itself where `factor` is None) would hold."""
+    if factor is None:
+        return g_number
+    return (factor.data if type(factor) is value_class else factor) * g_number
 
 
 def _add_part(child, part, bound, totals, bounds):
@@ -506,7 +474,7 @@ def _add_number(child, part, numbers):
 def _by_rule(node, g, masks, totals, bounds, value_class, known, dead, numbers):
     """`_built_quickly` for a node it does not know at a glance: the node's rule (checked
     against the fast engine's recorded slopes), each part bounded by what the node and its
-    inputs reach; a part for a dead node (`_past_the_dead`) taken as its number."""
+    inputs reach; a part for a dead node taken as its number."""
     if node in dead:
         raise _BuildThemAll
     rule = _checked_rule(node, value_class, RULES[value_class], known)
