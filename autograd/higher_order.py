@@ -195,7 +195,8 @@ def _inputs_reached(output, wanted, value_class):
                         kinds.add(type(b))
                     if other is not mask:
                         mask |= other
-                masks[node] = mask | bit(node, 0)
+                itself = bit(node, 0)
+                masks[node] = mask | itself if itself else mask
         else:
             for node in order:
                 itself = mask = bit(node, 0)
@@ -206,7 +207,7 @@ def _inputs_reached(output, wanted, value_class):
                         other = masks[child] = bit(child, 0)
                         kinds.add(type(child))
                     if other:
-                        mask |= other
+                        mask = mask | other if mask else other
                         if child in dead:
                             passes_to_dead = True
                         else:
@@ -410,7 +411,9 @@ def _built_quickly(output, order, masks, dead, bounds, value_class):
             if keep:
                 bound = bound_of(node, 0)
                 if factor_a is b is not None:  # each part of a product reads the other input
-                    bound_a, bound_b = bound | masks[b], bound | masks[a]
+                    mask_a, mask_b = masks[a], masks[b]
+                    bound_a = bound | mask_b if mask_b else bound
+                    bound_b = bound | mask_a if mask_a else bound
                 else:
                     bound_a = bound_b = bound
             if part_a is not None:
@@ -422,7 +425,9 @@ def _built_quickly(output, order, masks, dead, bounds, value_class):
                 else:
                     totals[a] = before + part_a
                     if keep:
-                        bounds[a] = bound_of(a, 0) | bound_a
+                        known_bound = bound_of(a, 0)
+                        if known_bound != bound_a:  # (equal is common, and needs no new int)
+                            bounds[a] = known_bound | bound_a
             if part_b is not None:
                 before = get(b)
                 if before is None:
@@ -432,7 +437,9 @@ def _built_quickly(output, order, masks, dead, bounds, value_class):
                 else:
                     totals[b] = before + part_b
                     if keep:
-                        bounds[b] = bound_of(b, 0) | bound_b
+                        known_bound = bound_of(b, 0)
+                        if known_bound != bound_b:  # (equal is common, and needs no new int)
+                            bounds[b] = known_bound | bound_b
     except OverflowError as error:
         raise _too_large(node, error) from error
     return totals
