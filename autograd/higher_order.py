@@ -132,7 +132,7 @@ def _as_values(output, wanted, single, value_class, allow_unused):
     careful way itself where the quick sort does not vouch for the graph or an input is not
     in it."""
     found = _inputs_reached(output, wanted, value_class)
-    if found is None or not (allow_unused or all(found[1][x] for x in wanted)):
+    if found is None or not (allow_unused or all(x in found[1] for x in wanted)):
         return _carefully(output, wanted, single, value_class, True, allow_unused)
     order, masks, bits, dead = found
     bounds = {} if len(bits) > 1 else None  # for one input, `_tied` looks for it at the top

@@ -749,9 +749,10 @@ def test_mixing_the_engines_is_refused():
 def test_an_input_the_output_does_not_depend_on_is_named_or_given_zero(Value):
     x, z = Value(2.0, label="x"), Value(5.0, label="z")
     y = x * x
-    with pytest.raises(ValueError, match=r"does not depend on inputs\[1\], Value\(data=5.0, "
-                                         r"label='z'\).* Pass allow_unused=True to get 0"):
-        grad(y, [x, z])
+    for create_graph in (False, True):
+        with pytest.raises(ValueError, match=r"does not depend on inputs\[1\], Value\(data=5.0, "
+                                             r"label='z'\).* Pass allow_unused=True to get 0"):
+            grad(y, [x, z], create_graph=create_graph)
     with pytest.raises(ValueError, match=r"does not depend on the input Value\(data=7.0\):"):
         grad(y, Value(7.0))
     assert [g.data for g in grad(y, [x, z], allow_unused=True)] == [4.0, 0.0]
