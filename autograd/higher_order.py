@@ -28,7 +28,6 @@ knows are the table's.
 
 import contextlib
 import gc
-import itertools
 import math
 import operator
 import re
@@ -495,6 +494,8 @@ def _by_rule(node, g, masks, totals, bounds, value_class, known, dead, numbers):
         if part is None or not need:
             continue
         if child in dead:
+            if type(part) is not value_class:
+                raise _BuildThemAll  # (a part that is not a Value: the careful way adds it)
             _add_number(child, part.data, numbers)
         else:  # the rule may read the node and its inputs
             _add_part(child, part, bound, totals, bounds)
