@@ -415,30 +415,22 @@ def _built_quickly(output, order, masks, dead, bounds, value_class):
                     bound_b = bound | mask_a if mask_a else bound
                 else:
                     bound_a = bound_b = bound
-            if part_a is not None:
-                before = get(a)
+            else:
+                bound_a = bound_b = 0
+            for child, part, part_bound in ((a, part_a, bound_a), (b, part_b, bound_b)):
+                if part is None:
+                    continue
+                before = get(child)
                 if before is None:
-                    totals[a] = part_a
+                    totals[child] = part
                     if keep:
-                        bounds[a] = bound_a
+                        bounds[child] = part_bound
                 else:
-                    totals[a] = before + part_a
+                    totals[child] = before + part
                     if keep:
-                        known_bound = bound_of(a, 0)
-                        if known_bound != bound_a:  # (equal is common, and needs no new int)
-                            bounds[a] = known_bound | bound_a
-            if part_b is not None:
-                before = get(b)
-                if before is None:
-                    totals[b] = part_b
-                    if keep:
-                        bounds[b] = bound_b
-                else:
-                    totals[b] = before + part_b
-                    if keep:
-                        known_bound = bound_of(b, 0)
-                        if known_bound != bound_b:  # (equal is common, and needs no new int)
-                            bounds[b] = known_bound | bound_b
+                        known_bound = bound_of(child, 0)
+                        if known_bound != part_bound:  # (equal is common: no new int)
+                            bounds[child] = known_bound | part_bound
     except OverflowError as error:
         raise _too_large(node, error) from error
     return totals
