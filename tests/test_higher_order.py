@@ -457,6 +457,16 @@ def graph_shape(value):
     return [(node._op, bits(node.data), [position[id(c)] for c in node._prev]) for node in nodes]
 
 
+def network_loss(Value, sizes, seed, points):
+    """(the max-margin loss of a relu network MLP(2, sizes) on `points`, labelled +1 and -1 in
+    turn, as the benchmark builds it; the network's weights)."""
+    from autograd.nn import MLP
+
+    model = MLP(2, sizes, seed=seed, value_class=Value)
+    loss = sum(((1 + -(-1) ** i * model(p)).relu() for i, p in enumerate(points)), Value(0.0))
+    return loss, model.parameters()
+
+
 @both_engines
 @settings(max_examples=60)
 @given(program=programs(**SMALL))
@@ -512,12 +522,8 @@ def test_gradients_that_reach_no_result_leave_the_careful_ways_graphs(Value, mak
 
 @both_engines
 def test_a_network_with_dead_relus_gives_the_careful_ways_graphs(Value):
-    from autograd.nn import MLP
-
-    model = MLP(2, [4, 4, 1], seed=5, value_class=Value)
-    points = [(0.5 * i - 1.5, 1.0 - 0.75 * i) for i in range(5)]
-    loss = sum(((1 + -(-1) ** i * model(p)).relu() for i, p in enumerate(points)), Value(0.0))
-    weights = model.parameters()
+    loss, weights = network_loss(Value, [4, 4, 1], 5, [(0.5 * i - 1.5, 1.0 - 0.75 * i)
+                                                       for i in range(5)])
     ours = grad(loss, weights, create_graph=True)
     theirs = higher_order._carefully(loss, weights, False, Value, True, False)
     assert [graph_shape(g) for g in ours] == [graph_shape(g) for g in theirs]
@@ -555,12 +561,8 @@ def test_at_the_edges_of_floating_point_the_quick_way_gives_the_careful_ways_num
 def test_the_benchmarks_step_has_the_same_gradients_every_way(Value):
     # a network's loss, as the benchmark builds it: grad in both modes, the careful way and
     # backward() give each weight the same number
-    from autograd.nn import MLP
-
-    model = MLP(2, [8, 8, 1], seed=3, value_class=Value)
-    points = [(0.5 * i - 2.0, 1.0 - 0.25 * i) for i in range(12)]
-    loss = sum(((1 + -(-1) ** i * model(p)).relu() for i, p in enumerate(points)), Value(0.0))
-    weights = model.parameters()
+    loss, weights = network_loss(Value, [8, 8, 1], 3, [(0.5 * i - 2.0, 1.0 - 0.25 * i)
+                                                       for i in range(12)])
     quick = [bits(g.data) for g in grad(loss, weights)]
     as_values = [bits(g.data) for g in grad(loss, weights, create_graph=True)]
     loss.backward()
