@@ -192,7 +192,7 @@ def _inputs_reached(output, wanted, value_class):
                     if other is None:
                         other = masks[b] = bit(b, 0)
                         kinds.add(type(b))
-                    if other is not mask:
+                    if other and other is not mask:
                         mask |= other
                 itself = bit(node, 0)
                 masks[node] = mask | itself if itself else mask
@@ -362,8 +362,8 @@ def _built_quickly(output, order, masks, dead, bounds, value_class):
             # what the node passes to each input: `factor * g`, or g itself where it is None
             if fast_engine:
                 a, b = node._a, node._b
-                to_a = masks[a] != 0
-                to_b = b is not None and masks[b] != 0
+                mask_a, mask_b = masks[a], (0 if b is None else masks[b])
+                to_a, to_b = mask_a != 0, mask_b != 0
                 if op == "*" and b is None:  # a * c: the part is c * g, c the recorded slope
                     factor_a = factor_b = node._da
                 elif op == "*" and ((not to_a or node._da == b.data)
@@ -394,8 +394,9 @@ def _built_quickly(output, order, masks, dead, bounds, value_class):
                 else:
                     _by_rule(node, g, masks, totals, bounds, value_class, known, dead, numbers)
                     continue
-                to_a = masks[a] != 0 and (op != "relu" or node.data > 0)
-                to_b = b is not None and masks[b] != 0
+                mask_a, mask_b = masks[a], (0 if b is None else masks[b])
+                to_a = mask_a != 0 and (op != "relu" or node.data > 0)
+                to_b = mask_b != 0
             if node in near:  # a part for a dead node is a number, and a dead node's parts too
                 is_dead = node in dead
                 g_number = numbers.get(node, 0.0) if is_dead else g.data
@@ -410,7 +411,6 @@ def _built_quickly(output, order, masks, dead, bounds, value_class):
             if keep:
                 bound = bound_of(node, 0)
                 if factor_a is b is not None:  # each part of a product reads the other input
-                    mask_a, mask_b = masks[a], masks[b]
                     bound_a = bound | mask_b if mask_b else bound
                     bound_b = bound | mask_a if mask_a else bound
                 else:
