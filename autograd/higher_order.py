@@ -28,7 +28,6 @@ knows are the table's.
 
 import contextlib
 import gc
-import itertools
 import math
 import operator
 import re
@@ -127,62 +126,105 @@ def _collector_paused():
 
 
 def _as_values(output, wanted, single, value_class, allow_unused):
-    """grad with create_graph: the careful way's rules (`_chain_rule`), on the quick way's
-    sort, with what each node's gradient reaches found once for all the results; the careful
-    way itself where the quick sort does not vouch for the graph or an input is not in it."""
+    """grad with create_graph: the careful way's rules, on the quick way's sort, with what
+    each node's gradient reaches found once for all the results (`_built_quickly`); the
+    careful way itself where the quick sort does not vouch for the graph or an input is not
+    in it."""
     found = _inputs_reached(output, wanted, value_class)
-    if found is None or not (allow_unused or all(id(x) in found[1] for x in wanted)):
+    if found is None or not (allow_unused or all(x in found[1] for x in wanted)):
         return _carefully(output, wanted, single, value_class, True, allow_unused)
-    order, masks, bits = found
-    needed = {key for key, mask in masks.items() if mask}
-    bounds = {}  # kept for more than one input (for one, `_tied` looks for it at the top)
-    totals = _chain_rule(output, order, needed, value_class, True, at_a_glance=True,
-                         bounds=(masks, bounds) if len(bits) > 1 else None)
+    order, masks, bits, dead = found
+    bounds = {} if len(bits) > 1 else None  # for one input, `_tied` looks for it at the top
+    try:
+        totals = _built_quickly(output, order, masks, dead, bounds, value_class)
+    except _BuildThemAll:
+        bounds = {} if len(bits) > 1 else None
+        totals = _built_quickly(output, order, masks, None, bounds, value_class)
     zero = value_class(0.0)
-    results = _tied([totals.get(id(x), zero) for x in wanted], wanted,
-                    (masks, bits, [bounds.get(id(x), 0) for x in wanted]))
+    results = [totals.get(x, zero) for x in wanted]
+    if bounds is not None:
+        results = _tied(results, wanted, (masks, bits, [bounds.get(x, 0) for x in wanted]))
+    else:
+        results = _tied(results, wanted)
     return results[0] if single else results
 
 
 def _inputs_reached(output, wanted, value_class):
-    """(the operations in backward()'s order, {id(node): which wanted nodes it reaches, as the
-    bits of a number}, {id(x): the bit of each wanted x}) for the output's graph, or None where
-    the quick sort does not vouch for it (then the careful way walks it)."""
+    """(the operations in backward()'s order, {node: which wanted nodes it reaches, as the
+    bits of a number}, {x: the bit of each wanted x}, (the dead nodes, the nodes that are or
+    pass to one), or None if there are none) for the output's graph, or None where the quick
+    sort does not vouch for it (then the careful way walks it). The
+    dictionaries are keyed by the nodes themselves, whose hash is their identity: every node
+    is checked to be of the engine's own class.
+
+    A node is dead when it reaches a wanted node, but its gradient passes on to none: a relu
+    at or below 0 passes nothing back, and a node whose inputs that reach one are all dead
+    passes only to them. Their gradients are in no result's graph (`_built_quickly` need not
+    build them). The output and the wanted nodes are never dead. Only the reference engine's
+    dead nodes are found: the fast engine's Values, which hold no cycles, are freed as soon
+    as they are dropped, and are cheaper to build than to leave out."""
     if any(type(node) is not value_class for node in (output, *wanted)):
         return None
     try:
         if value_class is fast.Value:
-            order, inputs = _sorted_fast(output), _fast_inputs
+            order = _sorted_fast(output)
         else:
-            order, inputs = _sorted_reference(output), operator.attrgetter("_prev")
+            order = _sorted_reference(output)
             order = order and order[0]  # the operations, without the set of every node
         if order is None:
             return None
         bits = {}
         for x in wanted:
-            bits.setdefault(id(x), 1 << len(bits))
-        masks = {id(output): bits.get(id(output), 0)}  # the output may be a leaf
+            bits.setdefault(x, 1 << len(bits))
+        bit = bits.get
+        masks = {output: bit(output, 0)}  # the output may be a leaf
         kinds = {value_class}
-        for node in order:  # inputs first: each input's mask is known before it is needed
-            mask = bits.get(id(node), 0)
-            for child in inputs(node):
-                key = id(child)
-                if key not in masks:  # a leaf, met for the first time
-                    masks[key] = bits.get(key, 0)
-                    kinds.add(type(child))
-                mask |= masks[key]
-            masks[id(node)] = mask
+        dead, near = set(), set()  # the dead nodes; the nodes that are or pass to one
+        if value_class is fast.Value:
+            for node in order:  # inputs first: each input's mask is known before it is needed
+                a, b = node._a, node._b
+                mask = masks.get(a)
+                if mask is None:  # a leaf, met for the first time
+                    mask = masks[a] = bit(a, 0)
+                    kinds.add(type(a))
+                if b is not None:
+                    other = masks.get(b)
+                    if other is None:
+                        other = masks[b] = bit(b, 0)
+                        kinds.add(type(b))
+                    if other and other is not mask:
+                        mask |= other
+                itself = bit(node, 0)
+                masks[node] = mask | itself if itself else mask
+        else:
+            for node in order:
+                itself = mask = bit(node, 0)
+                alive = passes_to_dead = False
+                for child in node._prev:
+                    other = masks.get(child)
+                    if other is None:
+                        other = masks[child] = bit(child, 0)
+                        kinds.add(type(child))
+                    if other:
+                        mask = mask | other if mask else other
+                        if child in dead:
+                            passes_to_dead = True
+                        else:
+                            alive = True
+                masks[node] = mask
+                if mask and not itself and (not alive or (
+                        node._op == "relu" and not node.data > 0)):
+                    dead.add(node)
+                    near.add(node)
+                elif passes_to_dead:
+                    near.add(node)
+        if output in dead:
+            dead, near = set(), set()  # the output's gradient is 1: it is not dead; let alone
         if len(kinds) > 1 or len(set(map(type, order))) > 1:
             return None
     except Exception:  # the careful way raises it again, or finds that it should not
         return None
-    return order, masks, bits
-
-
-def _fast_inputs(node):
-    """A fast node's inputs, `_prev` without the property's call."""
-    b = node._b
-    return (node._a,) if b is None else (node._a, b)
+    return order, masks, bits, (dead, near) if dead else None
 
 
 def _carefully(output, wanted, single, value_class, create_graph, allow_unused):
@@ -216,110 +258,239 @@ def _carefully(output, wanted, single, value_class, create_graph, allow_unused):
     return results[0] if single else results
 
 
-def _chain_rule(output, order, needed, value_class, create_graph, at_a_glance=False,
-                bounds=None):
+def _chain_rule(output, order, needed, value_class, create_graph):
     """{id(node): d(output)/d(node)} for the nodes in `needed`: backward(), without `.grad`.
 
     Every node that leads to an input runs its rule, in reverse topological order, with the
     gradient it has received (0 if none, as backward() does, since 0 times an infinite slope
     is NaN there too), and each part it passes back is added to what its input holds.
-    `at_a_glance`: build the parts of `+`, `*` and relu straight away (`_parts_at_a_glance`).
-    `bounds`, with `at_a_glance`: (`_inputs_reached`'s masks, a dictionary that grad fills with
-    {id(node): the wanted nodes that d(output)/d(node)'s graph can reach, at most, as bits}).
-    A part's graph holds only its gradient g's, constants and the nodes its rule reads:
-    the other input of a product, nothing for `+` and relu, the node and its inputs otherwise.
     """
     rules = RULES[value_class]
     v = _node if create_graph else _number
     zero = value_class(0.0) if create_graph else 0.0
     totals = {id(output): value_class(1.0) if create_graph else 1.0}
     known = {}  # op label -> (its rule, the reference engine's closure code for it)
-    fast_engine = value_class is fast.Value
-    part_bounds = no_bounds = itertools.repeat(0)
-    if bounds is not None:
-        masks, bound = bounds
-        bound_of = bound.get
     for node in reversed(order):
         inputs = node._prev
         if not inputs or id(node) not in needed:
             continue  # a leaf passes nothing back; a node that leads to no input need not
-        rule, code = known.get(node._op, (None, None))
-        if rule is None or (code is not None
-                            and getattr(node._backward, "__code__", None) is not code):
-            rule = _rule_for(node, value_class, rules)  # the first of its kind, or an error
-            known[node._op] = rule, _closure_code(node._op, value_class)
+        rule = _checked_rule(node, value_class, rules, known)
         g = totals.get(id(node), zero)
-        if len(inputs) == 2:
-            needs = (id(inputs[0]) in needed, id(inputs[1]) in needed)
-        else:
-            needs = tuple(id(child) in needed for child in inputs)
+        needs = tuple(id(child) in needed for child in inputs)
         try:
-            parts = _parts_at_a_glance(node, inputs, g, needs, fast_engine) if at_a_glance else None
-            if parts is None:
-                parts = rule(node, g, v, needs)
-                if fast_engine:
-                    parts = _as_recorded(node, g, parts, needs, create_graph)
-                if bounds is not None:  # the rule may read the node and its inputs
-                    part_bounds = itertools.repeat(bound_of(id(node), 0) | masks[id(node)])
-            elif bounds is not None:
-                g_bound = bound_of(id(node), 0)
-                if node._op == "*" and len(inputs) == 2:  # each part reads the other input
-                    part_bounds = (g_bound | masks[id(inputs[1])], g_bound | masks[id(inputs[0])])
-                else:
-                    part_bounds = itertools.repeat(g_bound)
-            for child, part, need, part_bound in zip(inputs, parts, needs, part_bounds):
+            parts = rule(node, g, v, needs)
+            if value_class is fast.Value:
+                parts = _as_recorded(node, g, parts, needs, create_graph)
+            for child, part, need in zip(inputs, parts, needs):
                 if part is None or not need:
                     continue
                 key = id(child)
                 before = totals.get(key)
                 if before is None:  # backward() adds to a .grad that starts at 0.0
                     totals[key] = part if create_graph else 0.0 + part
-                    if part_bounds is not no_bounds:
-                        bound[key] = part_bound
                 else:
                     totals[key] = before + part
-                    if part_bounds is not no_bounds:
-                        bound[key] = bound_of(key, 0) | part_bound
         except OverflowError as error:
             if not create_graph:
                 raise
-            raise OverflowError(
-                f"grad(..., create_graph=True): the gradient through {_show(node)}, made by "
-                f"{node._op!r}, is too large for a float ({error}). backward() gives an "
-                f"infinite gradient here; a gradient that is a Value follows the engine's rule "
-                f"for numbers and raises"
-            ) from error
+            raise _too_large(node, error) from error
     return totals
 
 
-def _parts_at_a_glance(node, inputs, g, needs, fast_engine):
-    """With create_graph, the parts a `+`, `*` or relu node passes back, built as the table's
-    rules build them (`b * g` and `a * g` for a product, of the nodes themselves), where a fast
-    node's recorded slopes are the ones `_as_recorded` would take, at a glance; None for any
-    other node, or slope, which its rule and `_as_recorded` then see to."""
-    op, n = node._op, len(inputs)
-    if n != 2 and not (n == 1 and (fast_engine or op == "relu")):
-        return None  # a `_prev` edited to hold other inputs: the rule sees to it
-    if op == "*":
-        if n == 1:  # the fast engine's a * c: the part is c * g, c the recorded slope
-            return (node._da * g if needs[0] else None,)
-        a, b = inputs
-        if fast_engine and not ((not needs[0] or node._da == b.data)
-                                and (not needs[1] or node._db == a.data)):
-            return None
-        return (b * g if needs[0] else None, a * g if needs[1] else None)
-    if op == "+":
-        if fast_engine and not ((not needs[0] or node._da == 1.0)
-                                and (n == 1 or not needs[1] or node._db == 1.0)):
-            return None
-        return tuple(g if need else None for need in needs)
-    if op == "relu" and n == 1:
-        passes = node.data > 0
-        if fast_engine and needs[0] and not (
-                node._da == 1.0 if passes else isinstance(node._da, ops._Stop)):
-            return None
-        return (g if passes and needs[0] else None,)
-    return None
+def _checked_rule(node, value_class, rules, known):
+    """The rule for `node`, looked up once for each op label in `known` ({label: (its rule,
+    the reference engine's closure code for it)}) and checked against the node's `_backward`;
+    or the error that says why grad cannot differentiate the node."""
+    rule, code = known.get(node._op, (None, None))
+    if rule is None or (code is not None
+                        and getattr(node._backward, "__code__", None) is not code):
+        rule = _rule_for(node, value_class, rules)  # the first of its kind, or an error
+        known[node._op] = rule, _closure_code(node._op, value_class)
+    return rule
+
+
+def _too_large(node, error):
+    """The OverflowError for a gradient built as a Value that is too large for a float."""
+    return OverflowError(
+        f"grad(..., create_graph=True): the gradient through {_show(node)}, made by "
+        f"{node._op!r}, is too large for a float ({error}). backward() gives an "
+        f"infinite gradient here; a gradient that is a Value follows the engine's rule "
+        f"for numbers and raises"
+    )
+
+
+def _built_quickly(output, order, masks, dead, bounds, value_class):
+    """{node: d(output)/d(node), a Value} for the nodes whose mask (`_inputs_reached`) is
+    not 0 and that are not dead: `_chain_rule` with create_graph, node for node, built with
+    fewer steps per node.
+
+    The parts of `+`, `*` and relu are built in line, as their rules build them (`b * g` and
+    `a * g` for a product, of the nodes themselves; `g` itself for a sum and for relu where it
+    passes), where the node is what grad knows at a glance: on the reference engine, its
+    `_backward` is the engine's closure for its op; on the fast engine, its recorded slopes
+    are the ones `_as_recorded` would take. Any other node runs its rule (`_by_rule`).
+    `dead`, unless None, is `_inputs_reached`'s (dead nodes, the nodes that are or pass to
+    one): what is passed to a dead node is in no result's graph, so it is kept as a number
+    only, a dead node's gradient being such a number (0 if none came); `_BuildThemAll` is
+    raised where that is not enough. (A dead node passes only to dead nodes, or to none.)
+    `bounds`, unless None, is filled with {node: the wanted nodes that d(output)/d(node)'s
+    graph can reach, at most, as bits}: a part's graph holds only gradients, constants and
+    the nodes its rule reads (the other input of a product, nothing for `+` and relu, the
+    node and its inputs otherwise)."""
+    zero = value_class(0.0)
+    totals = {output: value_class(1.0)}
+    get = totals.get
+    keep = bounds is not None
+    bound_of = bounds.get if keep else None
+    known = {}  # for `_checked_rule`
+    dead, near = dead or (frozenset(), frozenset())
+    numbers = {}  # {dead node: its gradient, a number}
+    fast_engine = value_class is fast.Value
+    if fast_engine:
+        product = total = relu = None
+    else:
+        product, total, relu = (_REFERENCE_BACKWARD[name] for name in ("*", "+", "relu"))
+    stop = ops._Stop
+    node = None
+    try:
+        for node in reversed(order):
+            mask = masks[node]
+            if not mask:
+                continue  # a node that leads to no input need not pass anything back
+            op = node._op
+            g = get(node, zero)
+            # what the node passes to each input: `factor * g`, or g itself where it is None
+            if fast_engine:
+                a, b = node._a, node._b
+                mask_a, mask_b = masks[a], (0 if b is None else masks[b])
+                to_a, to_b = mask_a != 0, mask_b != 0
+                if op == "*" and b is None:  # a * c: the part is c * g, c the recorded slope
+                    factor_a = factor_b = node._da
+                elif op == "*" and ((not to_a or node._da == b.data)
+                                    and (not to_b or node._db == a.data)):
+                    factor_a, factor_b = b, a
+                elif op == "+" and (not to_a or node._da == 1.0) and (
+                        not to_b or node._db == 1.0):
+                    factor_a = factor_b = None
+                elif op == "relu" and b is None and (not to_a or (
+                        node._da == 1.0 if node.data > 0 else isinstance(node._da, stop))):
+                    factor_a = factor_b = None
+                    to_a = to_a and node.data > 0
+                else:
+                    _by_rule(node, g, masks, totals, bounds, value_class, known, dead, numbers)
+                    continue
+            else:
+                inputs = node._prev
+                code = getattr(node._backward, "__code__", None)
+                if op == "*" and code is product and len(inputs) == 2:
+                    a, b = inputs
+                    factor_a, factor_b = b, a
+                elif op == "+" and code is total and len(inputs) == 2:
+                    a, b = inputs
+                    factor_a = factor_b = None
+                elif op == "relu" and code is relu and len(inputs) == 1:
+                    a, b = inputs[0], None
+                    factor_a = factor_b = None
+                else:
+                    _by_rule(node, g, masks, totals, bounds, value_class, known, dead, numbers)
+                    continue
+                mask_a, mask_b = masks[a], (0 if b is None else masks[b])
+                to_a = mask_a != 0 and (op != "relu" or node.data > 0)
+                to_b = mask_b != 0
+            if node in near:  # a part for a dead node is a number, and a dead node's parts too
+                is_dead = node in dead
+                g_number = numbers.get(node, 0.0) if is_dead else g.data
+                if to_a and (is_dead or a in dead):
+                    _add_number(a, _part_as_number(factor_a, g_number, value_class), numbers)
+                    to_a = False
+                if to_b and (is_dead or b in dead):
+                    _add_number(b, _part_as_number(factor_b, g_number, value_class), numbers)
+                    to_b = False
+            part_a = (g if factor_a is None else factor_a * g) if to_a else None
+            part_b = (g if factor_b is None else factor_b * g) if to_b else None
+            if keep:
+                bound = bound_of(node, 0)
+                if factor_a is b is not None:  # each part of a product reads the other input
+                    bound_a = bound | mask_b if mask_b else bound
+                    bound_b = bound | mask_a if mask_a else bound
+                else:
+                    bound_a = bound_b = bound
+            else:
+                bound_a = bound_b = 0
+            for child, part, part_bound in ((a, part_a, bound_a), (b, part_b, bound_b)):
+                if part is None:
+                    continue
+                before = get(child)
+                if before is None:
+                    totals[child] = part
+                    if keep:
+                        bounds[child] = part_bound
+                else:
+                    totals[child] = before + part
+                    if keep:
+                        known_bound = bound_of(child, 0)
+                        if known_bound != part_bound:  # (equal is common: no new int)
+                            bounds[child] = known_bound | part_bound
+    except OverflowError as error:
+        raise _too_large(node, error) from error
+    return totals
+
+
+class _BuildThemAll(Exception):
+    """`_built_quickly` cannot leave a dead node's gradient unbuilt: a number passed to one
+    is not finite (building it as a Value might raise), or a dead node is not one it knows at
+    a glance (its rule might raise). It starts again, building them all, as the careful way
+    does. (It checks each number no later than the careful way would build its Value, so an
+    error the careful way would raise there is not met first in another Value.)"""
+
+
+def _part_as_number(factor, g_number, value_class):
+    """The number the part `factor * g` (g itself where `factor` is None) would hold."""
+    if factor is None:
+        return g_number
+    return (factor.data if type(factor) is value_class else factor) * g_number
+
+
+def _add_part(child, part, bound, totals, bounds):
+    """Add the Value `part` to the gradient `child` has received, and `bound` to its bound."""
+    before = totals.get(child)
+    totals[child] = part if before is None else before + part
+    if bounds is not None:
+        bounds[child] = bounds.get(child, 0) | bound
+
+
+def _add_number(child, part, numbers):
+    """Add the number `part` to the gradient the dead node `child` has received, as a Value's
+    sum would, if that is a finite number (else the Values might raise: `_BuildThemAll`)."""
+    before = numbers.get(child)
+    total = part if before is None else before + part
+    if total - total:  # inf or NaN
+        raise _BuildThemAll
+    numbers[child] = total
+
+
+def _by_rule(node, g, masks, totals, bounds, value_class, known, dead, numbers):
+    """`_built_quickly` for a node it does not know at a glance: the node's rule (checked
+    against the fast engine's recorded slopes), each part bounded by what the node and its
+    inputs reach; a part for a dead node taken as its number."""
+    if node in dead:
+        raise _BuildThemAll
+    rule = _checked_rule(node, value_class, RULES[value_class], known)
+    inputs = node._prev
+    needs = tuple(masks[child] != 0 for child in inputs)
+    parts = rule(node, g, _node, needs)
+    if value_class is fast.Value:
+        parts = _as_recorded(node, g, parts, needs, True)
+    bound = (bounds.get(node, 0) | masks[node]) if bounds is not None else 0
+    for child, part, need in zip(inputs, parts, needs):
+        if part is None or not need:
+            continue
+        if child in dead:
+            if type(part) is not value_class:
+                raise _BuildThemAll  # (a part that is not a Value: the careful way adds it)
+            _add_number(child, part.data, numbers)
+        else:  # the rule may read the node and its inputs
+            _add_part(child, part, bound, totals, bounds)
 
 
 def _closure_code(label, value_class):
@@ -874,7 +1045,7 @@ def _tied(results, inputs, known=None):
     """Each result, or, where its graph misses an input, `result * x**0 * y**0 ...`: the same
     number (times 1.0), with a graph that reaches every input, whose slope there is 0.
     `known`, if given, is `_inputs_reached`'s masks and bits for the graph grad walked, and
-    for each result the wanted nodes its graph can reach at most (`_chain_rule`'s bounds)."""
+    for each result the wanted nodes its graph can reach at most (`_built_quickly`'s bounds)."""
     distinct = list({id(x): x for x in inputs}.values())
     if known is None or len(distinct) == 1:
         reach = [_reaches_all(result, distinct) for result in results]
@@ -906,22 +1077,22 @@ def _all_reached(results, masks, bits, bounds):
     reach = [_reaches_all_soon(result, masks, everything) if bound == everything else False
              for result, bound in zip(results, bounds)]
     for result in (result for result, known in zip(results, reach) if known is None):
-        if id(result) in masks:  # a result met before
+        if result in masks:  # a result met before
             continue
         stack = [(result, iter(result._prev))]
         while stack:
             node, children = stack[-1]
             for child in children:
-                if id(child) not in masks:
+                if child not in masks:
                     stack.append((child, iter(child._prev)))
                     break
             else:
                 stack.pop()
-                mask = bits.get(id(node), 0)
+                mask = bits.get(node, 0)
                 for child in node._prev:
-                    mask |= masks[id(child)]
-                masks[id(node)] = mask
-    return [masks[id(result)] == everything if known is None else known
+                    mask |= masks[child]
+                masks[node] = mask
+    return [masks[result] == everything if known is None else known
             for result, known in zip(results, reach)]
 
 
@@ -929,18 +1100,17 @@ def _reaches_all_soon(root, masks, everything, budget=32):
     """True if a breadth-first look at no more than `budget` new nodes from `root` finds every
     wanted node (stopping at the nodes of `masks`, whose masks it takes); None if it cannot
     tell so soon."""
-    if id(root) in masks:
-        return masks[id(root)] == everything
-    found, seen, queue = 0, {id(root)}, [root]
+    if root in masks:
+        return masks[root] == everything
+    found, seen, queue = 0, {root}, [root]
     for node in queue:  # the list grows as the search goes: it is its own queue
         for child in node._prev:
-            key = id(child)
-            if key in masks:
-                found |= masks[key]
+            if child in masks:
+                found |= masks[child]
                 if found == everything:
                     return True
-            elif key not in seen:
-                seen.add(key)
+            elif child not in seen:
+                seen.add(child)
                 queue.append(child)
         if len(queue) > budget:
             return None

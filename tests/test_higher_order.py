@@ -457,6 +457,16 @@ def graph_shape(value):
     return [(node._op, bits(node.data), [position[id(c)] for c in node._prev]) for node in nodes]
 
 
+def network_loss(Value, sizes, seed, points):
+    """(the max-margin loss of a relu network MLP(2, sizes) on `points`, labelled +1 and -1 in
+    turn, as the benchmark builds it; the network's weights)."""
+    from autograd.nn import MLP
+
+    model = MLP(2, sizes, seed=seed, value_class=Value)
+    loss = sum(((1 + -(-1) ** i * model(p)).relu() for i, p in enumerate(points)), Value(0.0))
+    return loss, model.parameters()
+
+
 @both_engines
 @settings(max_examples=60)
 @given(program=programs(**SMALL))
@@ -492,6 +502,50 @@ def test_products_that_reach_some_inputs_twice_give_the_careful_ways_graphs(Valu
 
 
 @both_engines
+@pytest.mark.parametrize("make", [
+    lambda x, y, z: (x.relu() * y) * z,
+    lambda x, y, z: (x.relu() + y.relu()) * z + x * y,
+    lambda x, y, z: ((x.relu() * 3.0) * y + z.relu()) * (y * z).relu(),
+    lambda x, y, z: (x.relu().tanh() * y + x.relu()) * z,
+    lambda x, y, z: ((x * y).relu() * z).relu() * x + (z * y).relu().exp(),
+], ids=["relu*y*z", "relus-added", "relu*3", "tanh-of-relu", "relu-of-relus"])
+def test_gradients_that_reach_no_result_leave_the_careful_ways_graphs(Value, make):
+    # a relu at or below 0 passes nothing back, so what reaches it reaches no result: grad
+    # keeps it as a number, and the results' graphs are the careful way's, node for node
+    x, y, z = Value(-0.75), Value(-1.25), Value(2.0)
+    total = make(x, y, z)
+    for nodes in ([x, y], [x, y, z], [y, z], [x], [z]):
+        ours = grad(total, nodes, create_graph=True, allow_unused=True)
+        theirs = higher_order._carefully(total, nodes, False, Value, True, True)
+        assert [graph_shape(g) for g in ours] == [graph_shape(g) for g in theirs]
+
+
+@both_engines
+def test_a_network_with_dead_relus_gives_the_careful_ways_graphs(Value):
+    loss, weights = network_loss(Value, [4, 4, 1], 5, [(0.5 * i - 1.5, 1.0 - 0.75 * i)
+                                                       for i in range(5)])
+    ours = grad(loss, weights, create_graph=True)
+    theirs = higher_order._carefully(loss, weights, False, Value, True, False)
+    assert [graph_shape(g) for g in ours] == [graph_shape(g) for g in theirs]
+    dead = [n for n in graph.topological_order(loss) if n._op == "relu" and not n.data > 0]
+    assert dead  # the test needs relus that pass nothing back
+
+
+@both_engines
+def test_an_overflow_in_a_gradient_that_reaches_no_result_raises_as_the_careful_way(Value):
+    # d(out)/d(dead) = w * 1e200 is too large for a float; dead, a relu at 0, passes nothing
+    # on, but the careful way builds that gradient, and raises, so grad raises the same
+    x, w, c = Value(-1.0), Value(1e200), Value(1e200)
+    dead = x.relu()
+    out = (dead * w) * c
+    with pytest.raises(OverflowError) as careful:
+        higher_order._carefully(out, [x, w, c], False, Value, True, False)
+    with pytest.raises(OverflowError) as ours:
+        grad(out, [x, w, c], create_graph=True)
+    assert str(ours.value) == str(careful.value)
+
+
+@both_engines
 def test_at_the_edges_of_floating_point_the_quick_way_gives_the_careful_ways_numbers(Value):
     compared = 0
     for i, program, nodes in edge_graphs(Value, 300):
@@ -507,12 +561,8 @@ def test_at_the_edges_of_floating_point_the_quick_way_gives_the_careful_ways_num
 def test_the_benchmarks_step_has_the_same_gradients_every_way(Value):
     # a network's loss, as the benchmark builds it: grad in both modes, the careful way and
     # backward() give each weight the same number
-    from autograd.nn import MLP
-
-    model = MLP(2, [8, 8, 1], seed=3, value_class=Value)
-    points = [(0.5 * i - 2.0, 1.0 - 0.25 * i) for i in range(12)]
-    loss = sum(((1 + -(-1) ** i * model(p)).relu() for i, p in enumerate(points)), Value(0.0))
-    weights = model.parameters()
+    loss, weights = network_loss(Value, [8, 8, 1], 3, [(0.5 * i - 2.0, 1.0 - 0.25 * i)
+                                                       for i in range(12)])
     quick = [bits(g.data) for g in grad(loss, weights)]
     as_values = [bits(g.data) for g in grad(loss, weights, create_graph=True)]
     loss.backward()
@@ -544,13 +594,15 @@ def test_grad_pauses_the_garbage_collector_while_it_builds_a_graph(monkeypatch, 
     # collection, each walking every node alive: grad switches the collector off meanwhile,
     # and gives it back as it found it, after an error too.
     states = []
-    chain_rule = higher_order._chain_rule
 
-    def spy(*args, **options):
-        states.append(gc.isenabled())
-        return chain_rule(*args, **options)
+    def spy_on(builder):
+        def spy(*args, **options):
+            states.append(gc.isenabled())
+            return builder(*args, **options)
+        return spy
 
-    monkeypatch.setattr(higher_order, "_chain_rule", spy)
+    for name in ("_chain_rule", "_built_quickly"):  # the careful way's build and the quick one
+        monkeypatch.setattr(higher_order, name, spy_on(getattr(higher_order, name)))
     x = Value(0.5)
     tiny = Value(1e-310)  # the slope of log there, 1/x, is too large for a float
     try:
@@ -699,9 +751,10 @@ def test_mixing_the_engines_is_refused():
 def test_an_input_the_output_does_not_depend_on_is_named_or_given_zero(Value):
     x, z = Value(2.0, label="x"), Value(5.0, label="z")
     y = x * x
-    with pytest.raises(ValueError, match=r"does not depend on inputs\[1\], Value\(data=5.0, "
-                                         r"label='z'\).* Pass allow_unused=True to get 0"):
-        grad(y, [x, z])
+    for create_graph in (False, True):
+        with pytest.raises(ValueError, match=r"does not depend on inputs\[1\], Value\(data=5.0, "
+                                             r"label='z'\).* Pass allow_unused=True to get 0"):
+            grad(y, [x, z], create_graph=create_graph)
     with pytest.raises(ValueError, match=r"does not depend on the input Value\(data=7.0\):"):
         grad(y, Value(7.0))
     assert [g.data for g in grad(y, [x, z], allow_unused=True)] == [4.0, 0.0]
