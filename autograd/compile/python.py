@@ -133,7 +133,9 @@ class FusedPython(fusion.Arrays, Python):
 def fused_python_source(trace):
     """The source of the fast `loss_and_grads(p, x)`, fused (see `autograd.compile.fusion`):
     the statements of `python_source`, in the same order, on lists instead of names, with
-    every sum of products a running sum and every repeated block a loop."""
+    every sum of products a running sum and every repeated block a loop. A short innermost
+    loop is written out (`_written_out`): CPython spends longer on a turn of a loop than on
+    the arithmetic in it, and a whole slice read or written at once costs about one turn."""
     fused = fusion.fused_statements(trace, lambda values, grads: FusedPython(trace, values, grads))
     lang = fused.lang
     n_out = 1 + trace.n_params + len(trace.aux)
@@ -160,8 +162,8 @@ def fused_python_source(trace):
 
 def python_lines(items, number, names=(), counts=(), indent="    "):
     """The Python lines of rolled items (`fusion.roll`): a loop is a `for` over its index,
-    or, innermost, over the numbers it reads (see `_innermost`); `number` writes a number's
-    place (`fusion.constant`)."""
+    or over the numbers it reads (see `_loop`), or, innermost and short, written out with no
+    `for` at all (see `_written_out`); `number` writes a number's place (`fusion.constant`)."""
     for item in items:
         if isinstance(item, fusion.Statement):
             yield indent + fusion.fill(item, names, counts, number)
@@ -200,6 +202,11 @@ def _loop(loop, number, names, counts, indent):
     move is read once before the loop, and a place written that moves is a `range` zipped
     alongside. Every read sees what the statements one by one would see: a list that the loop
     writes is read by index, as before, wherever the loop could have written the place."""
+    if loop.count <= WRITTEN_OUT and all(isinstance(item, fusion.Statement) for item in loop.body):
+        lines = _written_out(loop, number, names, counts, indent)
+        if lines is not None:
+            yield from lines
+            return
     n, k = loop.count, f"i{len(names)}"
     inner, around = (*names, k), (*counts, n)
     depth = f"_{len(names)}" if names else ""  # a loop inside keeps its own names
@@ -286,3 +293,155 @@ def _slice(array, start, step, n, stops=True):
         return f"{array}[{start}:{_plus(start, step * n)}{f':{step}' if step != 1 else ''}]"
     first = _plus(start, step * (n - 1))
     return f"{array}[{first}:{_plus(start, 1)}{f':{-step}' if step != -1 else ''}][::-1]"
+
+
+# --------------------------------------------------------------------- loops written out
+
+WRITTEN_OUT = 64  # the most turns an innermost loop is written out for (see `_written_out`)
+_SUM = "s = s + "  # the term of a running sum (`fusion.dot_statements`)
+
+
+def _written_out(loop, number, names, counts, indent):
+    """An innermost loop without its `for`, which runs faster: the numbers each statement reads
+    at a place that moves are unpacked from one slice into names (`u0_0, u0_1, ... =
+    v[3:19]`); each statement is then one slice assignment of a list written out
+    (`d[40:56] = [u1_0 + u0_0 * h0, ...]`), and a running sum one line (`s = s + (u0_0 *
+    u1_0) + ...`), the same operations in the same order, element by element.
+
+    The statements run one after the other, each over all turns, instead of turn by turn, and
+    each reads all its numbers before it writes any: so this is done only where that changes
+    no number. Every statement writes a place that moves (no sum into one place), and no list
+    place is written by one statement and touched by another (or by itself) at another turn:
+    the places of two different forms (`d[40 + k]`, `d[72 - k]`) never meet, and places of the
+    same form meet only at the same turn. Otherwise (and for statements that return or test:
+    a guard, an `if`) None: the loop stays a loop."""
+    n = loop.count
+    around = (*counts, n)
+    depth = f"_{len(names)}" if names else ""
+    inner = (*names, "_")  # a loop index no number depends on here: see `read`
+    found = {}
+
+    def places_of(form):
+        if form not in found:
+            found[form] = fusion.values(form, around, most=1 << 16)
+        return found[form]
+
+    statements, accesses = [], []  # (target or None, text pieces, reads); (array, form, writes)
+    for item in loop.body:
+        pieces, kinds = _parse(item)
+        reads = list(zip(item.places, kinds))
+        if item.shape.startswith(_SUM) and len(loop.body) == 1:
+            target, pieces = None, [pieces[0][len(_SUM):], *pieces[1:]]
+        else:
+            kind, array, writes = kinds[0] if kinds else (None, None, False)
+            form = item.places[0] if kinds else None
+            if not (writes and pieces[0] == f"{array}[" and form[1][0]) or re.search(
+                    r"\bs\b", item.shape) or any(w for _, _, w in kinds[1:]):
+                return None
+            operator = "+=" if pieces[2].startswith("] +=") else "="
+            target = (array, form, operator)
+            pieces, reads = [pieces[2][len(f"] {operator} "):], *pieces[3:]], reads[1:]
+            accesses.append((array, form, True))
+            if operator == "+=":
+                accesses.append((array, form, False))
+        for form, (kind, array, _) in reads:
+            if kind == "@":
+                accesses.append((array, form, False))
+        statements.append((target, pieces, reads))
+    if not _apart(accesses, places_of):
+        return None
+
+    lines, held, unpacked = [], {}, {}  # (array, form) -> the name read first; -> its slot
+    slots = itertools.count()
+
+    def read(array, form):
+        """The names of a place's n numbers (in turn order), unpacking them if need be."""
+        if not form[1][0]:  # the same place at every turn: read once, first
+            if (array, form) not in held:
+                held[(array, form)] = f"h{len(held)}{depth}"
+                lines.insert(len(held) - 1, f"{indent}{held[(array, form)]} = "
+                                            f"{array}[{fusion.index((form[0], form[1][1:]), names)}]")
+            return [held[(array, form)]] * n
+        if (array, form) not in unpacked:
+            slot = unpacked[(array, form)] = next(slots)
+            run, down = _run(array, form, n, names)
+            order = range(n - 1, -1, -1) if down else range(n)
+            lines.append(f"{indent}{', '.join(f'u{slot}_{k}' for k in order)}"
+                         f"{',' * (n == 1)} = {run}")
+        return [f"u{unpacked[(array, form)]}_{k}" for k in range(n)]
+
+    for target, pieces, reads in statements:
+        terms = [[pieces[0]] for _ in range(n)]
+        for j, (form, (kind, array, _)) in enumerate(reads):
+            after = pieces[2 * j + 2]
+            if kind == "#":
+                text = number(form, inner, around)
+                if text.startswith("c["):  # from the table: a number for each turn
+                    names_read = read("c", form)
+                else:
+                    names_read = [text] * n
+            else:
+                names_read = read(array, form)
+                after = after[1:]  # the name holds the number: `v[` and `]` go
+            for term, name in zip(terms, names_read):
+                if kind == "@":
+                    term[-1] = term[-1][:-len(array) - 1]
+                term += [name, after]
+        terms = ["".join(term) for term in terms]
+        if target is None:
+            lines.append(f"{indent}s = s + {' + '.join(map(_operand, terms))}")
+            continue
+        array, form, operator = target
+        if operator == "+=":
+            terms = [f"{old} + {_operand(term)}" for old, term in zip(read(array, form), terms)]
+        run, down = _run(array, form, n, names)
+        lines.append(f"{indent}{run} = [{', '.join(terms[::-1] if down else terms)}]")
+        for key in [key for key in unpacked if key[0] == array and (
+                key[1] == form or not places_of(form).isdisjoint(places_of(key[1])))]:
+            del unpacked[key]  # written: read again where read again
+    return lines
+
+
+def _apart(accesses, places_of):
+    """Whether statements whose accesses are `accesses` ((list, form, whether written), see
+    `_written_out`) may run one after the other over all turns: every place written is
+    touched at another form by no statement (`places_of(form)`: the places a form takes, over
+    all turns of the loops around; None if too many to list)."""
+    for array, form, writes in accesses:
+        if writes:
+            written = places_of(form)
+            for other, its_form, _ in accesses:
+                if other == array and its_form != form and (
+                        written is None or places_of(its_form) is None
+                        or not written.isdisjoint(places_of(its_form))):
+                    return False
+    return True
+
+
+def _operand(term):
+    """`term` as the right operand of `+`: in brackets unless a name, a number, a product of
+    two, or in brackets already."""
+    if re.fullmatch(r"-?[\w.]+( \* -?[\w.]+)?", term) or _bracketed(term):
+        return term
+    return f"({term})"
+
+
+def _bracketed(text):
+    """Whether `text` is one expression in brackets: `(a * b)`, not `(a) + (b)`."""
+    depth = 0
+    for i, character in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(character, 0)
+        if depth == 0:
+            return i == len(text) - 1 and character == ")"
+    return False
+
+
+def _run(array, form, n, names):
+    """(the slice of `array` holding the n places of `form` in increasing order, and whether
+    the places go down as the loop turns)."""
+    c, steps = form
+    step = steps[0]
+    low = c + min(0, step * (n - 1))
+    first = fusion.index((low, steps[1:]), names)
+    stop = fusion.index((low + abs(step) * (n - 1) + 1, steps[1:]), names)
+    return f"{array}[{first}:{stop}{f':{abs(step)}' if abs(step) != 1 else ''}]", step < 0
