@@ -474,3 +474,84 @@ def test_writing_out_a_loop_whose_places_meet_would_be_caught(monkeypatch):
     assert "u0_0" in fused
     assert _run_lines(fused, v, d) != _run_lines(_one_by_one(lines), v, d)
     assert compiled(compile_loss(chain, params, points, fuse=True), params, points) != want
+
+
+def _nested_turns(inner, outer, n, m):
+    """The statements of `inner` for n turns (each place `(start, step, outer step)`), then of
+    `outer` (each place `(start, outer step)`), all that for m turns."""
+    lines = []
+    for j in range(m):
+        lines += [text.format(*(fusion.mark(c + s * k + t * j) for c, s, t in places))
+                  for k in range(n) for text, places in inner]
+        lines += [text.format(*(fusion.mark(c + t * j) for c, t in places))
+                  for text, places in outer]
+    return lines
+
+
+@st.composite
+def nested_blocks(draw):
+    """(lines, v, d): a loop of loops: an inner block of one or two statements for 3 to 6
+    turns, then an outer statement, all for 3 or 4 turns; places moving by -2 to 2 with each
+    index (0 too), so that a number the inner loop reads at every outer turn is often one the
+    outer loop writes."""
+    numbers = st.floats(-2.0, 2.0, allow_nan=False, allow_infinity=False)
+    step = st.integers(-2, 2)
+    inner_place = st.tuples(st.integers(16, 30), step, step)
+    outer_place = st.tuples(st.integers(16, 30), step)
+    inner = []
+    for _ in range(draw(st.integers(1, 2))):
+        operator = draw(st.sampled_from(("=", "+=")))
+        inner.append((f"{draw(st.sampled_from('vd'))}[{{0}}] {operator} "
+                      f"{draw(st.sampled_from('vd'))}[{{1}}] * {draw(st.sampled_from('vd'))}[{{2}}]",
+                      [draw(inner_place) for _ in range(3)]))
+    outer = [(f"{draw(st.sampled_from('vd'))}[{{0}}] = {draw(st.sampled_from('vd'))}[{{1}}] * 2.0",
+              [draw(outer_place), draw(outer_place)])]
+    lines = _nested_turns(inner, outer, draw(st.integers(3, 6)), draw(st.integers(3, 4)))
+    return lines, draw(st.lists(numbers, min_size=64, max_size=64)), draw(
+        st.lists(numbers, min_size=64, max_size=64))
+
+
+@settings(max_examples=300, deadline=None)
+@given(nested_blocks())
+def test_loops_written_out_inside_loops_run_the_statements_numbers(block):
+    lines, v, d = block
+    fused = _as_fused(lines)
+    assert _run_lines(fused, v, d) == _run_lines(_one_by_one(lines), v, d), fused
+
+
+def _read_then_written():
+    """Each outer turn j: d[20 + 4j + k] = d[k] * 2.0 for k < 4 (d[k] the same at every
+    turn j), then d[j] = v[40 + j] * 2.0, which writes d[0], d[1], d[2]: what the next
+    turn's inner loop reads."""
+    return _nested_turns([("d[{0}] = d[{1}] * 2.0", [(20, 1, 4), (0, 1, 0)])],
+                         [("d[{0}] = v[{1}] * 2.0", [(0, 1), (40, 1)])], 4, 3)
+
+
+def test_numbers_unpacked_before_a_loop_are_ones_it_does_not_write():
+    from autograd.compile import python
+    v, d = [0.5 * k for k in range(64)], [1.0 - 0.25 * k for k in range(64)]
+    # the weights of a layer, the same for every point: unpacked once, before the points' loop
+    lines = _nested_turns([("d[{0}] += v[{1}] * v[{2}]", [(20, 1, 4), (0, 1, 0), (40, 0, 1)])],
+                          [("d[{0}] = v[{1}] * 2.0", [(50, 1), (30, 1)])], 4, 3)
+    fused = _as_fused(lines)
+    assert "q0_0, q0_1, q0_2, q0_3 = v[0:4]" in fused.splitlines()
+    assert _run_lines(fused, v, d) == _run_lines(_one_by_one(lines), v, d)
+    # d[0:4], which the loop writes: unpacked at each turn, inside it
+    lines = _read_then_written()
+    fused = _as_fused(lines)
+    assert "q0_0" not in fused and "    u0_0, u0_1, u0_2, u0_3 = d[0:4]" in fused.splitlines()
+    assert _run_lines(fused, v, d) == _run_lines(_one_by_one(lines), v, d)
+    assert python.WRITTEN_OUT >= 4
+
+
+def test_unpacking_before_a_loop_what_it_writes_would_be_caught(monkeypatch):
+    """A planted mistake: where the test of what a loop writes (`python._unwritten`) says
+    "nothing", d[0:4] is unpacked once before the loop, and the turns after the first read
+    numbers the loop has since overwritten."""
+    from autograd.compile import python
+    v, d = [0.5 * k for k in range(64)], [1.0 - 0.25 * k for k in range(64)]
+    lines = _read_then_written()
+    monkeypatch.setattr(python, "_unwritten", lambda written, array, form, counts: True)
+    fused = _as_fused(lines)
+    assert "q0_0, q0_1, q0_2, q0_3 = d[0:4]" in fused.splitlines()
+    assert _run_lines(fused, v, d) != _run_lines(_one_by_one(lines), v, d)

@@ -195,15 +195,17 @@ def _statements(items, counts):
             yield from _statements(item.body, (*counts, item.count))
 
 
-def _loop(loop, number, names, counts, indent):
+def _loop(loop, number, names, counts, indent, ahead=None):
     """A loop in Python, which runs fastest with no arithmetic on indices: each list that
     its statements read at places that move with its index (and that it does not write) is
     sliced once and zipped (`for r0, r1 in zip(v[3:19], v[40:72:2])`), a place that does not
     move is read once before the loop, and a place written that moves is a `range` zipped
     alongside. Every read sees what the statements one by one would see: a list that the loop
-    writes is read by index, as before, wherever the loop could have written the place."""
+    writes is read by index, as before, wherever the loop could have written the place. A
+    loop written out inside (`_written_out`) has the numbers it reads at every turn of this
+    one unpacked once, before it (`ahead`, given to it: see `unpack_ahead`)."""
     if loop.count <= WRITTEN_OUT and all(isinstance(item, fusion.Statement) for item in loop.body):
-        lines = _written_out(loop, number, names, counts, indent)
+        lines = _written_out(loop, number, names, counts, indent, ahead)
         if lines is not None:
             yield from lines
             return
@@ -234,10 +236,8 @@ def _loop(loop, number, names, counts, indent):
                     zipped.append((names_of[key], f"range({start}, {_plus(start, step * n)}, "
                                                   f"{step})"))
                 continue
-            if array in written:
-                read = fusion.values(form, around, most=1 << 16)
-                if written[array] is None or read is None or not written[array].isdisjoint(read):
-                    continue  # the loop may write it: read by index
+            if not _unwritten(written, array, form, around):
+                continue  # the loop may write it: read by index
             if step:
                 names_of[key] = f"r{len(zipped)}{depth}"
                 stop = fusion.values((c + step * n, steps[1:]), counts, most=1 << 16)
@@ -252,13 +252,24 @@ def _loop(loop, number, names, counts, indent):
         for item, parts in zip(loop.body, parsed))
     if by_index or not zipped:
         zipped.insert(0, (k, f"range({n})"))
-    yield from before_loop
-    targets = ", ".join(name for name, _ in zipped)
-    sources = zipped[0][1] if len(zipped) == 1 else f"zip({', '.join(s for _, s in zipped)})"
-    yield f"{indent}for {targets} in {sources}:"
+    unpacked, unpacking = {}, []  # (array, form) -> names unpacked before the loop; the lines
+
+    def unpack_ahead(array, form, m, its_names):
+        """The names of the m numbers that a loop of m turns inside reads at `form` (which
+        moves with its index only), unpacked before this loop; None where this loop may
+        write one of them."""
+        if form[1][1] or not _unwritten(written, array, form, (*around, m)):
+            return None
+        if (array, form) not in unpacked:
+            slot = len(unpacked)
+            unpacked[(array, form)] = [f"q{slot}{depth}_{j}" for j in range(m)]
+            unpacking.append(f"{indent}{_unpack(unpacked[(array, form)], array, form, its_names)}")
+        return unpacked[(array, form)]
+
+    body = []
     for item, parts in zip(loop.body, parsed):
         if parts is None:
-            yield from _loop(item, number, inner, around, indent + "    ")
+            body += _loop(item, number, inner, around, indent + "    ", unpack_ahead)
             continue
         pieces, places = parts
         text = [pieces[0]]
@@ -276,7 +287,22 @@ def _loop(loop, number, names, counts, indent):
                 text.append(name)
                 after = after[1:]
             text.append(after)
-        yield f"{indent}    {''.join(text)}"
+        body.append(f"{indent}    {''.join(text)}")
+    yield from before_loop
+    yield from unpacking
+    targets = ", ".join(name for name, _ in zipped)
+    sources = zipped[0][1] if len(zipped) == 1 else f"zip({', '.join(s for _, s in zipped)})"
+    yield f"{indent}for {targets} in {sources}:"
+    yield from body
+
+
+def _unwritten(written, array, form, counts):
+    """Whether a loop that writes `written` (list -> its places, None if too many to list)
+    writes none of the places `form` takes in the loops `counts` around it."""
+    if array not in written:
+        return True
+    read = fusion.values(form, counts, most=1 << 16)
+    return written[array] is not None and read is not None and written[array].isdisjoint(read)
 
 
 def _plus(start, amount):
@@ -301,7 +327,7 @@ WRITTEN_OUT = 64  # the most turns an innermost loop is written out for (see `_w
 _SUM = "s = s + "  # the term of a running sum (`fusion.dot_statements`)
 
 
-def _written_out(loop, number, names, counts, indent):
+def _written_out(loop, number, names, counts, indent, ahead=None):
     """An innermost loop without its `for`, which runs faster: the numbers each statement reads
     at a place that moves are unpacked from one slice into names (`u0_0, u0_1, ... =
     v[3:19]`); each statement is then one slice assignment of a list written out
@@ -314,7 +340,8 @@ def _written_out(loop, number, names, counts, indent):
     place is written by one statement and touched by another (or by itself) at another turn:
     the places of two different forms (`d[40 + k]`, `d[72 - k]`) never meet, and places of the
     same form meet only at the same turn. Otherwise (and for statements that return or test:
-    a guard, an `if`) None: the loop stays a loop."""
+    a guard, an `if`) None: the loop stays a loop. Numbers that are the same at every turn of
+    the loop around are unpacked before it, by `ahead` (see `_loop`), where it can."""
     n = loop.count
     around = (*counts, n)
     depth = f"_{len(names)}" if names else ""
@@ -351,7 +378,7 @@ def _written_out(loop, number, names, counts, indent):
     if not _apart(accesses, places_of):
         return None
 
-    lines, held, unpacked = [], {}, {}  # (array, form) -> the name read first; -> its slot
+    lines, held, unpacked = [], {}, {}  # (array, form) -> the name read first; -> the names
     slots = itertools.count()
 
     def read(array, form):
@@ -363,12 +390,13 @@ def _written_out(loop, number, names, counts, indent):
                                             f"{array}[{fusion.index((form[0], form[1][1:]), names)}]")
             return [held[(array, form)]] * n
         if (array, form) not in unpacked:
-            slot = unpacked[(array, form)] = next(slots)
-            run, down = _run(array, form, n, names)
-            order = range(n - 1, -1, -1) if down else range(n)
-            lines.append(f"{indent}{', '.join(f'u{slot}_{k}' for k in order)}"
-                         f"{',' * (n == 1)} = {run}")
-        return [f"u{unpacked[(array, form)]}_{k}" for k in range(n)]
+            before = ahead and ahead(array, form, n, names)
+            if before:
+                return before
+            slot = next(slots)
+            unpacked[(array, form)] = [f"u{slot}_{k}" for k in range(n)]
+            lines.append(f"{indent}{_unpack(unpacked[(array, form)], array, form, names)}")
+        return unpacked[(array, form)]
 
     for target, pieces, reads in statements:
         terms = [[pieces[0]] for _ in range(n)]
@@ -434,6 +462,13 @@ def _bracketed(text):
         if depth == 0:
             return i == len(text) - 1 and character == ")"
     return False
+
+
+def _unpack(targets, array, form, names):
+    """The line unpacking the numbers of a moving place `form` (one for each of `targets`, in
+    turn order) from one slice of `array`."""
+    run, down = _run(array, form, len(targets), names)
+    return f"{', '.join(targets[::-1] if down else targets)}{',' * (len(targets) == 1)} = {run}"
 
 
 def _run(array, form, n, names):
