@@ -246,8 +246,9 @@ def _loop(loop, number, names, counts, indent, ahead=None):
             else:
                 names_of[key] = f"h{len(before_loop)}{depth}"
                 before_loop.append(f"{indent}{names_of[key]} = {array}[{start}]")
-    by_index = any(parts is None or any(
-        form[1][0] and (kind == "#" or (array, form, writes) not in names_of)
+    by_index = any(parts is None or any(  # a place read where the loop writes it: its `w`
+        form[1][0] and (kind == "#" or not ((array, form, writes) in names_of
+                                            or (array, form, True) in names_of))
         for form, (kind, array, writes) in zip(item.places, parts[1]))
         for item, parts in zip(loop.body, parsed))
     if by_index or not zipped:
