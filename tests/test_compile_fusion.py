@@ -397,9 +397,9 @@ def _turns(block, n):
 @st.composite
 def marked_blocks(draw):
     """(lines, v, d): a block of one to three statements on the lists v and d, each
-    `A[place] = or += B[place] * C[place]` (or a running sum into d), repeated for 3 to 8
-    turns with every place moving by a step of -2 to 2 (0 too), so that places often overlap
-    across turns and statements."""
+    `A[place] = or += B[place] * C[place]` (and maybe a sum into s stored at the end),
+    repeated for 3 to 8 turns with every place moving by a step of -2 to 2 (0 too), so that
+    places often overlap across turns and statements; maybe then a running sum over turns."""
     numbers = st.floats(-2.0, 2.0, allow_nan=False, allow_infinity=False)
     place = st.tuples(st.integers(16, 40), st.integers(-2, 2))
     array = st.sampled_from("vd")
@@ -409,6 +409,12 @@ def marked_blocks(draw):
         operator = draw(st.sampled_from(("=", "+=")))
         block.append((f"{a}[{{0}}] {operator} {b}[{{1}}] * {c}[{{2}}]",
                       [draw(place), draw(place), draw(place)]))
+    if draw(st.booleans()):  # a sum that starts and ends in each turn, as a small neuron's
+        block.append((f"s = {draw(array)}[{{0}}]", [draw(place)]))
+        for _ in range(draw(st.integers(1, 2))):
+            block.append((f"s = s + ({draw(array)}[{{0}}] * {draw(array)}[{{1}}])",
+                          [draw(place), draw(place)]))
+        block.append((f"{draw(array)}[{{0}}] = s", [draw(place)]))
     lines = _turns(block, draw(st.integers(3, 8)))
     if draw(st.booleans()):  # a running sum over the turns, as fusion writes a weighted sum
         n = draw(st.integers(3, 8))
@@ -555,3 +561,31 @@ def test_unpacking_before_a_loop_what_it_writes_would_be_caught(monkeypatch):
     fused = _as_fused(lines)
     assert "q0_0, q0_1, q0_2, q0_3 = d[0:4]" in fused.splitlines()
     assert _run_lines(fused, v, d) != _run_lines(_one_by_one(lines), v, d)
+
+
+def test_a_sum_written_out_adds_in_the_engines_order(monkeypatch):
+    """Each turn's sum `s = v[k]; s = s + v[10 + k] * v[30]; s = s + v[20 + k] * v[30]; d[40
+    + k] = s` is one expression, added left to right as the lines add it: (1 + 1e16) - 1e16
+    is 0.0. A planted mistake, the terms added first, gives 1.0 and is caught."""
+    from autograd.compile import python
+    lines = _turns([("s = v[{0}]", [(0, 1)]),
+                    ("s = s + (v[{0}] * v[{1}])", [(10, 1), (30, 0)]),
+                    ("s = s + (v[{0}] * v[{1}])", [(20, 1), (30, 0)]),
+                    ("d[{0}] = s", [(40, 1)])], 4)
+    v = [1.0] * 10 + [1e16] * 10 + [-1e16] * 10 + [1.0] * 34
+    d = [0.5] * 64
+    fused = _as_fused(lines)
+    assert "for " not in fused and "d[40:44] = [u0_0 + (u1_0 * h0) + (u2_0 * h0)," in fused
+    assert _run_lines(fused, v, d) == _run_lines(_one_by_one(lines), v, d)
+    assert _run_lines(fused, v, d)[1][40] == bits(0.0)
+    original = python._sums_as_expressions
+
+    def terms_first(body):
+        return [fusion.Statement(item.shape.replace(" = ", " = (", 1).replace(" + ", ") + (", 1)
+                                 + ")", item.places) if " + " in item.shape else item
+                for item in original(body)]
+
+    monkeypatch.setattr(python, "_sums_as_expressions", terms_first)
+    planted = _as_fused(lines)
+    assert "d[40:44] = [(u0_0) + ((u1_0 * h0) + (u2_0 * h0))," in planted
+    assert _run_lines(planted, v, d) != _run_lines(_one_by_one(lines), v, d)

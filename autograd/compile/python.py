@@ -354,11 +354,14 @@ def _written_out(loop, number, names, counts, indent, ahead=None):
             found[form] = fusion.values(form, around, most=1 << 16)
         return found[form]
 
+    body = loop.body if len(loop.body) == 1 else _sums_as_expressions(loop.body)
+    if body is None:
+        return None
     statements, accesses = [], []  # (target or None, text pieces, reads); (array, form, writes)
-    for item in loop.body:
+    for item in body:
         pieces, kinds = _parse(item)
         reads = list(zip(item.places, kinds))
-        if item.shape.startswith(_SUM) and len(loop.body) == 1:
+        if item.shape.startswith(_SUM) and len(body) == 1:
             target, pieces = None, [pieces[0][len(_SUM):], *pieces[1:]]
         else:
             kind, array, writes = kinds[0] if kinds else (None, None, False)
@@ -429,6 +432,30 @@ def _written_out(loop, number, names, counts, indent, ahead=None):
                 key[1] == form or not places_of(form).isdisjoint(places_of(key[1])))]:
             del unpacked[key]  # written: read again where read again
     return lines
+
+
+def _sums_as_expressions(body):
+    """The statements `body` with each running sum that starts and ends in it (`s = a`, `s = s
+    + b`, ..., `v[9] = s`) one statement (`v[9] = a + b + ...`: the same additions, in the same
+    order); None if `s` is read or written otherwise."""
+    out, total, places = [], None, ()
+    for item in body:
+        if item.shape.startswith(_SUM) and total is not None:
+            total, places = f"{total} + {item.shape[len(_SUM):]}", places + item.places
+        elif item.shape.startswith("s = ") and not re.search(r"\bs\b", item.shape[4:]):
+            if total is not None:
+                return None
+            start = item.shape[4:]
+            total = start if " " not in start or _bracketed(start) else f"({start})"
+            places = item.places
+        elif item.shape.endswith(" = s") and total is not None and item.shape.count("@") == 1:
+            out.append(fusion.Statement(f"{item.shape[:-1]}{total}", item.places + places))
+            total = None
+        elif re.search(r"\bs\b", item.shape):
+            return None
+        else:
+            out.append(item)
+    return out if total is None else None
 
 
 def _apart(accesses, places_of):
