@@ -8,6 +8,7 @@ a number of the trace for each point (its label) as the benchmark's hinge loss h
 comparison is exact: the same float, the same sign of zero, the same error.
 """
 
+import functools
 import random
 import struct
 import sys
@@ -105,7 +106,9 @@ def test_fused_python_gives_the_engines_numbers_on_random_batches(batch, data):
     want = engine(fn, params, inputs)
     assume(not isinstance(want[0], type))  # tracing raises where the engine does
     step = compile_loss(fn, params, inputs, fuse=True)
-    assert "for " in step.source  # the points' block is a loop: fusion ran
+    # the points' block is a loop, or written out (a list assigned to a slice, or a running
+    # sum over numbers unpacked): fusion ran
+    assert any(text in step.source for text in ("for ", "] = [", "u0_0"))
     assert compiled(step, params, inputs) == want
     numbers = st.floats(-3.0, 3.0, allow_nan=False, allow_infinity=False)
     others = [data.draw(numbers) for _ in params]
@@ -287,8 +290,11 @@ def test_a_neurons_weighted_sum_is_one_loop():
     step = compile_loss(lambda p, xs: model(xs), model.parameters(), x, fuse=True)
     lines = step.source.splitlines()
     assert "    s = v[5]" in lines  # the bias first, as the engine adds it
-    assert "    for r0, r1 in zip(v[0:5], v[6:11]):" in lines
-    assert "        s = s + (r0 * r1)" in lines
+    # the loop of five turns, written out in Python: the weights and the inputs unpacked
+    assert "    u0_0, u0_1, u0_2, u0_3, u0_4 = v[0:5]" in lines
+    assert "    u1_0, u1_1, u1_2, u1_3, u1_4 = v[6:11]" in lines
+    assert ("    s = s + (u0_0 * u1_0) + (u0_1 * u1_1) + (u0_2 * u1_2) + (u0_3 * u1_3)"
+            " + (u0_4 * u1_4)") in lines
     assert [ins.op for ins in step.tape].count("*") == 5
 
 
@@ -354,3 +360,234 @@ def test_a_sum_added_in_reverse_would_be_caught(monkeypatch):
     monkeypatch.setattr(fusion, "dot_statements", reversed_terms)
     assert compiled(compile_loss(fn, params, inputs, fuse=True), params, inputs) != want
     assert compiled(compile_loss(fn, params, inputs, backend="c"), params, inputs) != want
+
+
+# --------------------------------------------------------------------- loops written out (Python)
+#
+# An innermost loop of at most `python.WRITTEN_OUT` turns is written out in Python: each
+# statement one slice assignment over all turns. That is right only where no statement touches
+# a place another turn writes (`python._apart`); elsewhere the loop must stay a loop. The
+# statements here are marked lines (`fusion.mark`), rolled and written as the fused Python
+# writes them, and compared with the same lines run one by one.
+
+
+def _run_lines(code, v, d):
+    """Run Python lines on copies of the lists `v` and `d`; the lists after, as bits."""
+    arrays = {"v": list(v), "d": list(d)}
+    exec(code, {}, arrays)  # noqa: S102 (lines written here, from numbers only)
+    return [bits(x) for x in arrays["v"]], [bits(x) for x in arrays["d"]]
+
+
+def _one_by_one(lines):
+    return "\n".join(fusion.MARK.sub(r"\2", line) for line in lines)
+
+
+def _as_fused(lines):
+    """The lines rolled into loops and written as the fused Python writes them."""
+    from autograd.compile import python
+    number = functools.partial(fusion.constant, constants=[], literal=python.literal, table="c")
+    return "\n".join(line[4:] for line in python.python_lines(fusion.roll(lines), number))
+
+
+def _turns(block, n):
+    """`block`'s statements (each `(text with {0}, {1}, ... for places, [(start, step)])`) for
+    turns 0 to n - 1, the places moving by their steps."""
+    return [text.format(*(fusion.mark(c + s * k) for c, s in places))
+            for k in range(n) for text, places in block]
+
+
+@st.composite
+def marked_blocks(draw):
+    """(lines, v, d): a block of one to three statements on the lists v and d, each
+    `A[place] = or += B[place] * C[place]` (and maybe a sum into s stored at the end),
+    repeated for 3 to 8 turns with every place moving by a step of -2 to 2 (0 too), so that
+    places often overlap across turns and statements; maybe then a running sum over turns."""
+    numbers = st.floats(-2.0, 2.0, allow_nan=False, allow_infinity=False)
+    place = st.tuples(st.integers(16, 40), st.integers(-2, 2))
+    array = st.sampled_from("vd")
+    block = []
+    for _ in range(draw(st.integers(1, 3))):
+        a, b, c = draw(array), draw(array), draw(array)
+        operator = draw(st.sampled_from(("=", "+=")))
+        block.append((f"{a}[{{0}}] {operator} {b}[{{1}}] * {c}[{{2}}]",
+                      [draw(place), draw(place), draw(place)]))
+    if draw(st.booleans()):  # a sum that starts and ends in each turn, as a small neuron's
+        block.append((f"s = {draw(array)}[{{0}}]", [draw(place)]))
+        for _ in range(draw(st.integers(1, 2))):
+            block.append((f"s = s + ({draw(array)}[{{0}}] * {draw(array)}[{{1}}])",
+                          [draw(place), draw(place)]))
+        block.append((f"{draw(array)}[{{0}}] = s", [draw(place)]))
+    lines = _turns(block, draw(st.integers(3, 8)))
+    if draw(st.booleans()):  # a running sum over the turns, as fusion writes a weighted sum
+        n = draw(st.integers(3, 8))
+        lines += (["s = v[@0@]"] + _turns([("s = s + (v[{0}] * d[{1}])", [draw(place),
+                                                                            draw(place)])], n)
+                  + [f"d[@{draw(st.integers(0, 63))}@] = s"])
+    return lines, draw(st.lists(numbers, min_size=64, max_size=64)), draw(
+        st.lists(numbers, min_size=64, max_size=64))
+
+
+@settings(max_examples=300, deadline=None)
+@given(marked_blocks())
+def test_loops_written_out_run_the_statements_numbers(block):
+    lines, v, d = block
+    fused = _as_fused(lines)
+    assert _run_lines(fused, v, d) == _run_lines(_one_by_one(lines), v, d), fused
+
+
+def test_a_loop_whose_places_do_not_meet_is_written_out():
+    # each turn: d[10 + k] += v[k] * v[20 - k], then d[30 + 2k] = d[10 + k] * v[5]
+    lines = _turns([("d[{0}] += v[{1}] * v[{2}]", [(10, 1), (0, 1), (20, -1)]),
+                    ("d[{0}] = d[{1}] * v[{2}]", [(30, 2), (10, 1), (5, 0)])], 6)
+    fused = _as_fused(lines)
+    assert "for " not in fused
+    assert "d[10:16] = [u2_0 + u0_0 * u1_0," in fused
+    assert "d[30:41:2] = [u3_0 * h0," in fused
+    v, d = [0.1 * k - 1.3 for k in range(64)], [0.7 - 0.03 * k for k in range(64)]
+    assert _run_lines(fused, v, d) == _run_lines(_one_by_one(lines), v, d)
+
+
+def _recurrence():
+    """A loop whose turn reads the place the turn before wrote: d[11 + k] = d[10 + k] * v[k]
+    (a chain, as a sum over the points of a batch is)."""
+    return _turns([("d[{0}] = d[{1}] * v[{2}]", [(11, 1), (10, 1), (0, 1)])], 5)
+
+
+def test_a_loop_whose_turns_read_what_others_wrote_stays_a_loop():
+    lines = _recurrence()
+    fused = _as_fused(lines)
+    assert "for " in fused and "u0_0" not in fused
+    v, d = [1.5] * 64, [1.0] * 64
+    assert _run_lines(fused, v, d) == _run_lines(_one_by_one(lines), v, d)
+
+
+def test_writing_out_a_loop_whose_places_meet_would_be_caught(monkeypatch):
+    """A planted mistake: without the test that places do not meet (`python._apart`), the
+    recurrence is written out, every turn reads the number before the loop, and both the
+    comparison with the lines one by one and the comparison with the engine fail."""
+    from autograd.compile import python
+
+    def chain(ps, xs):  # the running total over the points is a recurrence
+        total = 0
+        for point in xs:
+            total = total + ps[0] * point[0] * point[1]
+        return total
+
+    params, points = [0.7], [[1.5, 2.0], [0.1, 3.0], [0.3, -1.0], [2.5, 1.25], [1.0, 1.0]]
+    want = engine(chain, params, points)
+    assert compiled(compile_loss(chain, params, points, fuse=True), params, points) == want
+    lines, v, d = _recurrence(), [1.5] * 64, [1.0] * 64
+    monkeypatch.setattr(python, "_apart", lambda accesses, places_of: True)
+    fused = _as_fused(lines)
+    assert "u0_0" in fused
+    assert _run_lines(fused, v, d) != _run_lines(_one_by_one(lines), v, d)
+    assert compiled(compile_loss(chain, params, points, fuse=True), params, points) != want
+
+
+def _nested_turns(inner, outer, n, m):
+    """The statements of `inner` for n turns (each place `(start, step, outer step)`), then of
+    `outer` (each place `(start, outer step)`), all that for m turns."""
+    lines = []
+    for j in range(m):
+        lines += [text.format(*(fusion.mark(c + s * k + t * j) for c, s, t in places))
+                  for k in range(n) for text, places in inner]
+        lines += [text.format(*(fusion.mark(c + t * j) for c, t in places))
+                  for text, places in outer]
+    return lines
+
+
+@st.composite
+def nested_blocks(draw):
+    """(lines, v, d): a loop of loops: an inner block of one or two statements for 3 to 6
+    turns, then an outer statement, all for 3 or 4 turns; places moving by -2 to 2 with each
+    index (0 too), so that a number the inner loop reads at every outer turn is often one the
+    outer loop writes."""
+    numbers = st.floats(-2.0, 2.0, allow_nan=False, allow_infinity=False)
+    step = st.integers(-2, 2)
+    inner_place = st.tuples(st.integers(16, 30), step, step)
+    outer_place = st.tuples(st.integers(16, 30), step)
+    inner = []
+    for _ in range(draw(st.integers(1, 2))):
+        operator = draw(st.sampled_from(("=", "+=")))
+        inner.append((f"{draw(st.sampled_from('vd'))}[{{0}}] {operator} "
+                      f"{draw(st.sampled_from('vd'))}[{{1}}] * {draw(st.sampled_from('vd'))}[{{2}}]",
+                      [draw(inner_place) for _ in range(3)]))
+    outer = [(f"{draw(st.sampled_from('vd'))}[{{0}}] = {draw(st.sampled_from('vd'))}[{{1}}] * 2.0",
+              [draw(outer_place), draw(outer_place)])]
+    lines = _nested_turns(inner, outer, draw(st.integers(3, 6)), draw(st.integers(3, 4)))
+    return lines, draw(st.lists(numbers, min_size=64, max_size=64)), draw(
+        st.lists(numbers, min_size=64, max_size=64))
+
+
+@settings(max_examples=300, deadline=None)
+@given(nested_blocks())
+def test_loops_written_out_inside_loops_run_the_statements_numbers(block):
+    lines, v, d = block
+    fused = _as_fused(lines)
+    assert _run_lines(fused, v, d) == _run_lines(_one_by_one(lines), v, d), fused
+
+
+def _read_then_written():
+    """Each outer turn j: d[20 + 4j + k] = d[k] * 2.0 for k < 4 (d[k] the same at every
+    turn j), then d[j] = v[40 + j] * 2.0, which writes d[0], d[1], d[2]: what the next
+    turn's inner loop reads."""
+    return _nested_turns([("d[{0}] = d[{1}] * 2.0", [(20, 1, 4), (0, 1, 0)])],
+                         [("d[{0}] = v[{1}] * 2.0", [(0, 1), (40, 1)])], 4, 3)
+
+
+def test_numbers_unpacked_before_a_loop_are_ones_it_does_not_write():
+    from autograd.compile import python
+    v, d = [0.5 * k for k in range(64)], [1.0 - 0.25 * k for k in range(64)]
+    # the weights of a layer, the same for every point: unpacked once, before the points' loop
+    lines = _nested_turns([("d[{0}] += v[{1}] * v[{2}]", [(20, 1, 4), (0, 1, 0), (40, 0, 1)])],
+                          [("d[{0}] = v[{1}] * 2.0", [(50, 1), (30, 1)])], 4, 3)
+    fused = _as_fused(lines)
+    assert "q0_0, q0_1, q0_2, q0_3 = v[0:4]" in fused.splitlines()
+    assert _run_lines(fused, v, d) == _run_lines(_one_by_one(lines), v, d)
+    # d[0:4], which the loop writes: unpacked at each turn, inside it
+    lines = _read_then_written()
+    fused = _as_fused(lines)
+    assert "q0_0" not in fused and "    u0_0, u0_1, u0_2, u0_3 = d[0:4]" in fused.splitlines()
+    assert _run_lines(fused, v, d) == _run_lines(_one_by_one(lines), v, d)
+    assert python.WRITTEN_OUT >= 4
+
+
+def test_unpacking_before_a_loop_what_it_writes_would_be_caught(monkeypatch):
+    """A planted mistake: where the test of what a loop writes (`python._unwritten`) says
+    "nothing", d[0:4] is unpacked once before the loop, and the turns after the first read
+    numbers the loop has since overwritten."""
+    from autograd.compile import python
+    v, d = [0.5 * k for k in range(64)], [1.0 - 0.25 * k for k in range(64)]
+    lines = _read_then_written()
+    monkeypatch.setattr(python, "_unwritten", lambda written, array, form, counts: True)
+    fused = _as_fused(lines)
+    assert "q0_0, q0_1, q0_2, q0_3 = d[0:4]" in fused.splitlines()
+    assert _run_lines(fused, v, d) != _run_lines(_one_by_one(lines), v, d)
+
+
+def test_a_sum_written_out_adds_in_the_engines_order(monkeypatch):
+    """Each turn's sum `s = v[k]; s = s + v[10 + k] * v[30]; s = s + v[20 + k] * v[30]; d[40
+    + k] = s` is one expression, added left to right as the lines add it: (1 + 1e16) - 1e16
+    is 0.0. A planted mistake, the terms added first, gives 1.0 and is caught."""
+    from autograd.compile import python
+    lines = _turns([("s = v[{0}]", [(0, 1)]),
+                    ("s = s + (v[{0}] * v[{1}])", [(10, 1), (30, 0)]),
+                    ("s = s + (v[{0}] * v[{1}])", [(20, 1), (30, 0)]),
+                    ("d[{0}] = s", [(40, 1)])], 4)
+    v = [1.0] * 10 + [1e16] * 10 + [-1e16] * 10 + [1.0] * 34
+    d = [0.5] * 64
+    fused = _as_fused(lines)
+    assert "for " not in fused and "d[40:44] = [u0_0 + (u1_0 * h0) + (u2_0 * h0)," in fused
+    assert _run_lines(fused, v, d) == _run_lines(_one_by_one(lines), v, d)
+    assert _run_lines(fused, v, d)[1][40] == bits(0.0)
+    original = python._sums_as_expressions
+
+    def terms_first(body):
+        return [fusion.Statement(item.shape.replace(" = ", " = (", 1).replace(" + ", ") + (", 1)
+                                 + ")", item.places) if " + " in item.shape else item
+                for item in original(body)]
+
+    monkeypatch.setattr(python, "_sums_as_expressions", terms_first)
+    planted = _as_fused(lines)
+    assert "d[40:44] = [(u0_0) + ((u1_0 * h0) + (u2_0 * h0))," in planted
+    assert _run_lines(planted, v, d) != _run_lines(_one_by_one(lines), v, d)
