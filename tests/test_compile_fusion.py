@@ -583,8 +583,8 @@ def test_a_sum_written_out_adds_in_the_engines_order(monkeypatch):
     original = python._sums_as_expressions
 
     def terms_first(body):
-        return [fusion.Statement(item.shape.replace(" = ", " = (", 1).replace(" + ", ") + (", 1)
-                                 + ")", item.places) if " + " in item.shape else item
+        return [fusion.statement_of(item.shape.replace(" = ", " = (", 1).replace(" + ", ") + (", 1)
+                                    + ")", item.places) if " + " in item.shape else item
                 for item in original(body)]
 
     monkeypatch.setattr(python, "_sums_as_expressions", terms_first)

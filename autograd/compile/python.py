@@ -449,7 +449,7 @@ def _sums_as_expressions(body):
             total = start if " " not in start or _bracketed(start) else f"({start})"
             places = item.places
         elif item.shape.endswith(" = s") and total is not None and item.shape.count("@") == 1:
-            out.append(fusion.Statement(f"{item.shape[:-1]}{total}", item.places + places))
+            out.append(fusion.statement_of(f"{item.shape[:-1]}{total}", item.places + places))
             total = None
         elif re.search(r"\bs\b", item.shape):
             return None
