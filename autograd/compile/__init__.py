@@ -69,7 +69,8 @@ C code does the same float operations in the same order (and is built with
 compiler is found, a `NoCompilerWarning` says so and the Python code runs instead.
 
 **Fusion.** Written one line per operation, a training step is tens of thousands of lines.
-The C code is *fused* (`fusion`; Python's too with `fuse=True`): each sum of products, a
+The C code is *fused* (`fusion`; Python's too, for a tape of `FUSE_PYTHON_FROM` instructions
+or more, or with `fuse=True`): each sum of products, a
 neuron's `b + w1*x1 + ... + wn*xn`, becomes a running sum that a loop adds the products to,
 and each block of statements that repeats with its indices moving by fixed steps (the
 neurons of a layer, the points of a batch) becomes a loop. The loops run the same
@@ -123,9 +124,10 @@ forward line and its backward lines, in modules that each do one thing:
 """
 
 from .build import CacheWarning
-from .front import (CompiledLoss, CompiledStep, NoCompilerWarning, TraceMismatch, c_compiler,
-                    compile_loss, compile_step)
+from .front import (FUSE_PYTHON_FROM, CompiledLoss, CompiledStep, NoCompilerWarning,
+                    TraceMismatch, c_compiler, compile_loss, compile_step)
 from .tape import Instruction
 
 __all__ = ["compile_loss", "compile_step", "c_compiler", "CompiledLoss", "CompiledStep",
-           "Instruction", "TraceMismatch", "NoCompilerWarning", "CacheWarning"]
+           "Instruction", "TraceMismatch", "NoCompilerWarning", "CacheWarning",
+           "FUSE_PYTHON_FROM"]

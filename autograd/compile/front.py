@@ -25,6 +25,11 @@ BACKENDS = ("python", "c")
 # the time -O0 does (the C is some 200 lines) and its step runs in about half the time; -O3
 # gains little more. (Measured on the benchmark's step; see `autograd.compile.fusion`.)
 OPT_LEVEL = 2
+# The Python code of a tape at least this long is fused too, unless `fuse=False`: a training
+# step's tens of thousands of lines take CPython about a second to compile, its few hundred
+# fused lines a few milliseconds, and they run about as fast. A shorter tape is written one
+# line per operation, which is the code to read (a neuron's, say).
+FUSE_PYTHON_FROM = 1000
 
 
 class TraceMismatch(AssertionError):
@@ -60,8 +65,10 @@ def compile_loss(fn, params, inputs=(), *, check=False, has_aux=False, backend="
     running sum and each repeated block as a loop (`autograd.compile.fusion`), or, with
     `fuse=False`, one statement per operation; the same numbers either way. By default the C
     code is fused (a few hundred lines instead of tens of thousands, which build in a
-    fraction of the time) and the Python code is not (on CPython its loops over lists
-    measured no faster than straight-line code on local names).
+    fraction of the time), and so is the Python code of a tape of `FUSE_PYTHON_FROM` (1,000)
+    instructions or more, a training step's (which then compiles in milliseconds instead of
+    about a second, and runs about as fast); a shorter tape's Python is one line per
+    operation, for reading.
     """
     return CompiledLoss(fn, params, inputs, check=check, has_aux=has_aux, backend=backend,
                         opt_level=opt_level, fuse=fuse)
@@ -81,6 +88,9 @@ class CompiledLoss:
         started = time.perf_counter()
         if backend not in BACKENDS:
             raise ValueError(f"backend must be 'python' or 'c', not {backend!r}")
+        if fuse is not None and type(fuse) is not bool:
+            raise TypeError(f"fuse must be True, False or None (the default: see compile_loss), "
+                            f"not {fuse!r}")
         if type(opt_level) is not int or not 0 <= opt_level <= 3:
             raise ValueError(f"opt_level must be a whole number from 0 to 3 (the C compiler's "
                              f"-O level), not {opt_level!r}")
@@ -129,10 +139,12 @@ class CompiledLoss:
             if self._c is not None:
                 self.backend, self.source = "c", self._c.source
             else:
+                if fuse is None:
+                    fuse = len(self.tape) >= FUSE_PYTHON_FROM
                 self.source = (fused_python_source(self._trace) if fuse
                                else python_source(self._trace, careful=False))
                 self._function = load(self.source)
-        self.fused = bool(fuse) or (fuse is None and self.backend == "c")
+        self.fused = fuse is not False if self.backend == "c" else bool(fuse)
         self.compile_seconds = time.perf_counter() - started
 
     def __call__(self, params, inputs=()):
