@@ -427,14 +427,6 @@ def marked_blocks(draw):
         st.lists(numbers, min_size=64, max_size=64))
 
 
-@settings(max_examples=300, deadline=None)
-@given(marked_blocks())
-def test_loops_written_out_run_the_statements_numbers(block):
-    lines, v, d = block
-    fused = _as_fused(lines)
-    assert _run_lines(fused, v, d) == _run_lines(_one_by_one(lines), v, d), fused
-
-
 def test_a_loop_whose_places_do_not_meet_is_written_out():
     # each turn: d[10 + k] += v[k] * v[20 - k], then d[30 + 2k] = d[10 + k] * v[5]
     lines = _turns([("d[{0}] += v[{1}] * v[{2}]", [(10, 1), (0, 1), (20, -1)]),
@@ -519,9 +511,9 @@ def nested_blocks(draw):
         st.lists(numbers, min_size=64, max_size=64))
 
 
-@settings(max_examples=300, deadline=None)
-@given(nested_blocks())
-def test_loops_written_out_inside_loops_run_the_statements_numbers(block):
+@settings(max_examples=600, deadline=None)
+@given(st.one_of(marked_blocks(), nested_blocks()))
+def test_loops_written_out_alone_or_inside_loops_run_the_statements_numbers(block):
     lines, v, d = block
     fused = _as_fused(lines)
     assert _run_lines(fused, v, d) == _run_lines(_one_by_one(lines), v, d), fused
