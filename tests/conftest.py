@@ -8,6 +8,7 @@ import contextlib
 import functools
 import http.server
 import importlib.util
+import inspect
 import os
 import shutil
 import signal
@@ -79,13 +80,16 @@ def fresh_answers():
 
 
 # ------------------------------------------------------------------ long work, started early
-# Two tests wait minutes for work that mostly downloads and installs: the website's build
-# (`built_site`) and the README's set-up in a new environment (tests/test_fresh_machine.py).
-# Each starts as soon as the tests are collected, in a process of its own, and the tests go on
-# meanwhile; the tests that need the website run last, so that its build has the whole run to
-# finish in. A test module that defines `before_the_tests()` has it called then (once the tests
-# are collected and selected, before the first runs), to call `start_early`; `run_early(name,
-# ...)` waits for what was started under `name`, or starts it there and then if nothing was.
+# Some tests wait minutes for work that mostly downloads, installs or runs notebooks: the
+# website's build (`built_site`), the README's set-up in a new environment
+# (tests/test_fresh_machine.py) and nbgrader's pipeline on a class (tests/test_classroom.py's
+# `graded_class`). Each starts as soon as the tests are collected, in a process of its own, and
+# the tests go on meanwhile; the tests that need the pipeline run after all others but those that
+# need the website, which run last, so that their work has the whole run to finish in. A test
+# module that defines `before_the_tests()` has it called then (once the tests are collected and
+# selected, before the first runs; given the module's selected tests if it takes an argument),
+# to call `start_early`; `run_early(name, ...)` waits for what was started under `name`, or
+# starts it there and then if nothing was.
 
 
 class _Early:
@@ -174,10 +178,18 @@ def _needs_the_website_build(item):
     return "built_site" in names or ("site" in names and not os.environ.get("AUTOGRAD_LITE_SITE"))
 
 
+def _runs_late(item):
+    """2 for the tests that need the built website, 1 for those that wait for the nbgrader
+    pipeline, 0 for the others."""
+    if _needs_the_website_build(item):
+        return 2
+    return int("graded_class" in getattr(item, "fixturenames", ()))
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    """The tests that need the built website run last, in their order (see above)."""
-    items.sort(key=_needs_the_website_build)  # a stable sort: the order is kept otherwise
+    """The tests that wait for work started early run last, in their order (see above)."""
+    items.sort(key=_runs_late)  # a stable sort: the order is kept otherwise
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -189,9 +201,12 @@ def pytest_runtestloop(session):
     for item in session.items:
         module = getattr(item, "module", None)
         if module is not None and hasattr(module, "before_the_tests"):
-            modules.setdefault(module.__name__, module)
-    for module in modules.values():  # before the build, which writes into the repository
-        module.before_the_tests()
+            modules.setdefault(module.__name__, (module, []))[1].append(item)
+    for module, items in modules.values():  # before the build, which writes into the repository
+        if inspect.signature(module.before_the_tests).parameters:
+            module.before_the_tests(items)
+        else:
+            module.before_the_tests()
     if (any(_needs_the_website_build(item) for item in session.items)
             and shutil.which("npm") and _lite_build_module().find_python() is not None):
         start_early("website build", _build_the_website)

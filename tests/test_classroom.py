@@ -10,22 +10,19 @@ class (see "the real pipeline" below); `pytest -s` prints its gradebook.
 """
 
 import html
-import importlib.util
-import inspect
 import json
 import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import class_environment
+import class_pipeline
 import pytest
-from conftest import IN_CI
+from class_pipeline import BUILD, CLASS_CHAPTERS, LOOPS, build, course_notebook, name, the_class
+from conftest import IN_CI, run_early, start_early
 from mistakes import catalogue
 from mistakes.ch04 import _SIGMOID
-from test_checks_time_limits import _endless_sort
 from test_run_all import shows
 
 from autograd import syllabus
@@ -33,24 +30,6 @@ from autograd.checks import ChecksFailed, ch04, checkpoint
 from autograd.checks.core import GIVE_UP_AFTER
 from autograd.checks.exercise import NoPoints, forget_answers, graded
 from autograd.stages import add_to_class, stage
-
-ROOT = Path(__file__).resolve().parent.parent
-BUILD = ROOT / "classroom" / "build.py"
-
-
-def load_build():
-    spec = importlib.util.spec_from_file_location("classroom_build", BUILD)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-build = load_build()
-
-
-def course_notebook(chapter):
-    return json.loads((ROOT / chapter.path).read_text(encoding="utf-8"))
-
 
 def text(cell):
     return "".join(cell["source"])
@@ -88,8 +67,8 @@ def test_build_writes_an_assignment_for_each_chapter_with_exercises_and_the_conf
     assert wanted, "no chapter has an exercise"
     written = {p.name for p in (course / "source").iterdir()}
     assert written == wanted
-    for name in written:
-        assert [p.name for p in (course / "source" / name).iterdir()] == [f"{name}.ipynb"]
+    for stem in written:
+        assert [p.name for p in (course / "source" / stem).iterdir()] == [f"{stem}.ipynb"]
     from traitlets.config import Config
 
     config = Config()
@@ -290,113 +269,44 @@ def test_the_checkpoint_gives_its_points_once_every_exercise_has_an_answer():
 # whose iterative sort never ends); nbgrader autogrades them, one process per chapter, and
 # writes their feedback. A chapter's notebook takes seconds to run and the catalogue has dozens
 # of mistakes, so this part runs in CI (`CI=true`) and, on your own computer, when you ask:
-# `COURSE_CLASSROOM=1`.
+# `COURSE_CLASSROOM=1`. It runs as a script of its own (tests/class_pipeline.py), started in the
+# background as soon as the tests are collected, while the other tests run; its tests run last
+# (see conftest), and wait for it.
 
 ASKED_FOR = IN_CI or os.environ.get("COURSE_CLASSROOM") == "1"
 slow = pytest.mark.skipif(
     not ASKED_FOR,
     reason="runs nbgrader on a class of about 90 submissions, which takes minutes: set "
     "COURSE_CLASSROOM=1 to run it (CI always does)")
-CLASS_CHAPTERS = (4, 5)
-# a sort that forgets to mark what it visited: it goes back into the same input for ever
-ENDLESS_SORT = inspect.getsource(_endless_sort).replace("def _endless_sort(",
-                                                       "def iterative_topological_order(")
-LOOPS = ("ch05.check_topological_sort", ENDLESS_SORT)
+PIPELINE = "class pipeline"
+PIPELINE_TIMEOUT = 3600  # seconds from its start: the class environment, if made, then nbgrader
 
 
-def before_the_tests():
-    """Called by conftest once the tests are collected: make the class environment meanwhile."""
-    if ASKED_FOR:
-        class_environment.start_building()
-
-
-def name(chapter):
-    return Path(chapter.notebook).stem
-
-
-def the_class():
-    """{student: {chapter number: {exercise: answer}}}, and what each mistaken student did."""
-    students, mistakes = {"right": {}, "nothing": {}}, {}
-    for number in CLASS_CHAPTERS:
-        chapter = syllabus.chapter(number)
-        found = build.exercises(course_notebook(chapter), chapter.notebook)
-        right = {build.exercise_key(e[0]): e[4] for e in found}
-        students["right"][number] = right
-        students["nothing"][number] = {}
-        for k, mistake in enumerate(catalogue(number)):
-            student = f"m{number:02d}-{k:02d}"
-            students[student] = {number: {**right, mistake.check: mistake.answer}}
-            mistakes[student] = mistake
-    students["loops"] = {5: {**students["right"][5], LOOPS[0]: LOOPS[1]}}
-    return students, mistakes
-
-
-def submit(course, student, chapter, answers):
-    """The released notebook with `answers` ({exercise: cell source}) typed into its cells."""
-    notebook = json.loads((course / "release" / name(chapter) / chapter.notebook).read_text())
-    found = build.exercises(course_notebook(chapter), chapter.notebook)
-    cell_of = {build.exercise_key(e[0]): course_notebook(chapter)["cells"][e[1]]["id"]
-               for e in found}
-    assert set(answers) <= set(cell_of)
-    by_cell = {cell_of[k]: v for k, v in answers.items()}
-    for cell in notebook["cells"]:
-        grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
-        if grade_id in by_cell:
-            cell["source"] = by_cell[grade_id]
-    folder = course / "submitted" / student / name(chapter)
-    folder.mkdir(parents=True)
-    (folder / chapter.notebook).write_text(json.dumps(notebook, indent=1))
-
-
-GRADEBOOK = '''
-import json, sys
-from nbgrader.api import Gradebook
-out = {}
-with Gradebook("sqlite:///" + sys.argv[1]) as gradebook:
-    for assignment in gradebook.assignments:
-        for submission in assignment.submissions:
-            cells = {g.name: g.score for nb in submission.notebooks for g in nb.grades}
-            out.setdefault(submission.student.id, {})[assignment.name] = {
-                "score": submission.score, "max": submission.max_score, "cells": cells}
-print(json.dumps(out))
-'''
+def before_the_tests(items):
+    """Called by conftest once the tests are collected, with those of this module that will run:
+    if the real pipeline's are among them, start it (tests/class_pipeline.py) meanwhile."""
+    if ASKED_FOR and any("graded_class" in item.fixturenames for item in items):
+        start_early(PIPELINE, class_pipeline.start)
 
 
 @pytest.fixture(scope="module")
-def graded_class(tmp_path_factory):
-    """Build, release, submit, autograde and give feedback, with nbgrader; the gradebook."""
-    python = class_environment.python()
-    course = tmp_path_factory.mktemp("graded") / "course"
-    assert build.build(course)
-    env = dict(os.environ, PATH=f"{python.parent}{os.pathsep}{os.environ['PATH']}",
-               PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
-    seconds = {}
-
-    def nbgrader_run(*commands):
-        """Run nbgrader commands at once (one process each); fail with the first one's log."""
-        started = time.monotonic()
-        runs = [subprocess.Popen(["nbgrader", *command, "--force"], cwd=course, env=env,
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-                for command in commands]
-        for command, run in zip(commands, runs):
-            out, _ = run.communicate(timeout=1800)
-            assert run.returncode == 0, f"nbgrader {' '.join(command)}:\n{out[-4000:]}"
-            assert "[ERROR]" not in out and "| ERROR]" not in out, out[-4000:]
-        seconds[commands[0][0]] = time.monotonic() - started
-
-    nbgrader_run(["generate_assignment", "*"])
+def graded_class():
+    """The class that nbgrader built, released, autograded and gave feedback to (the pipeline of
+    tests/class_pipeline.py): the course directory, the gradebook, the class, and the seconds
+    each step of nbgrader took."""
+    try:
+        done = run_early(PIPELINE, class_pipeline.start, timeout=PIPELINE_TIMEOUT)
+    except subprocess.TimeoutExpired as timeout:
+        pytest.fail(f"tests/class_pipeline.py took more than {PIPELINE_TIMEOUT} s:\n"
+                    f"{(timeout.stdout or '')[-4000:]}\n{(timeout.stderr or '')[-4000:]}",
+                    pytrace=False)
+    assert done.returncode == 0, (f"tests/class_pipeline.py failed (exit {done.returncode}):\n"
+                                  f"{done.stdout[-4000:]}\n{done.stderr[-6000:]}")
+    results = json.loads((done.folder / class_pipeline.RESULTS).read_text(encoding="utf-8"))
+    print(f"\nclass pipeline: {done.seconds:.0f} s from its start")
     students, mistakes = the_class()
-    for student, chapters in students.items():
-        for number, answers in chapters.items():
-            submit(course, student, syllabus.chapter(number), answers)
-    assignments = [name(syllabus.chapter(n)) for n in CLASS_CHAPTERS]
-    nbgrader_run(*(["autograde", a] for a in assignments))
-    nbgrader_run(*(["generate_feedback", a] for a in assignments))
-    done = subprocess.run([str(python), "-c", GRADEBOOK, str(course / "gradebook.db")],
-                          capture_output=True, text=True, timeout=300, env=env)
-    assert done.returncode == 0, done.stderr
-    return {"course": course, "grades": json.loads(done.stdout), "students": students,
-            "mistakes": mistakes, "seconds": seconds}
+    return {"course": Path(results["course"]), "grades": results["grades"], "students": students,
+            "mistakes": mistakes, "seconds": results["seconds"]}
 
 
 def feedback(course, student, chapter):
