@@ -551,7 +551,7 @@ def _flatten(obj):
             return list(obj), (None,) * len(obj)
         if kinds <= set(_SEQUENCES) and not _any_sequence(set(map(type, chain(*obj)))):
             return list(chain(*obj)), tuple([(None,) * len(item) for item in obj])
-    if isinstance(obj, (list, tuple)):
+    if isinstance(obj, _SEQUENCES):
         flat, shapes = [], []
         for item in obj:
             f, s = _flatten(item)
