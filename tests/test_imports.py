@@ -12,9 +12,9 @@ PACKAGE = ROOT / "autograd"
 # Lower layers first. A module may import from its own layer's other packages only as listed
 # in SIDEWAYS, and from any lower layer.
 LAYERS = [
-    {"autograd._floats", "autograd.ops", "autograd._platform", "autograd._slider_names",
-     "autograd.graph", "autograd.syllabus", "autograd.data", "autograd.profiling",
-     "autograd.article", "autograd.plots"},
+    {"autograd._floats", "autograd._arrays", "autograd.ops", "autograd._platform",
+     "autograd._slider_names", "autograd.graph", "autograd.syllabus", "autograd.data",
+     "autograd.profiling", "autograd.article", "autograd.plots"},
     {"autograd.engine", "autograd.fast", "autograd.tensor"},
     {"autograd.nn", "autograd.gradcheck", "autograd.stages", "autograd.compile",
      "autograd.higher_order"},
