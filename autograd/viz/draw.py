@@ -115,13 +115,7 @@ def draw_dot(
     the inputs' gradients once backward() has run), which every SVG picture of it carries as
     its <title> and aria-label; `describe()` goes through it value by value.
     """
-    if rankdir not in RANKDIRS:
-        raise ValueError(f"rankdir must be one of {', '.join(RANKDIRS)}, but was {rankdir!r}")
-    if not is_int(max_nodes) or max_nodes < 1:
-        raise ValueError(f"max_nodes must be a whole number of at least 1, but was {max_nodes!r}")
-    _check_max_width(max_width)
-    check_timeout(timeout)
-
+    _check_arguments(rankdir, max_nodes, max_width, timeout)
     values, _ = trace(root)
     if len(values) > max_nodes:
         raise ValueError(
@@ -135,6 +129,42 @@ def draw_dot(
     steps = {id(value): len(values) - i for i, value in enumerate(values)}
     largest = _largest_abs_grad(values) if color_grads else None
 
+    graph = _empty_drawing(rankdir, max_width)
+    graph.values = tuple(values)
+    graph.timeout = timeout
+    fields_across = rankdir in ("LR", "RL")  # a record's fields run across the rank direction
+    for i, value in enumerate(values):
+        fields = [f"#{steps[id(value)]}"] if show_order else []
+        fields += _fields(value, show_grad)
+        text = " | ".join(fields)
+        attributes = {"label": graphviz.nohtml(f"{{ {text} }}" if fields_across else text)}
+        if color_grads:
+            attributes.update(_grad_fill(value.grad, largest))
+        _draw_value(graph, i, value, names, attributes, id(value) in highlighted)
+
+    caption = _caption(color_grads, largest, show_order, values)
+    if caption:
+        graph.attr(label=caption, labelloc="b", labeljust="l")
+    # The drawing in words, for a screen reader and for anyone who asks (`describe()`): taken
+    # now, like the picture, so that both say the same even if the values change later.
+    chosen = [value for value in values if id(value) in highlighted]
+    graph.summary_text = _summary(values, names, show_grad, chosen)
+    graph.description_text = _description(values, names)
+    return graph
+
+
+def _check_arguments(rankdir, max_nodes, max_width, timeout):
+    """A ValueError (or TypeError) for an argument of draw_dot's that is not one it takes."""
+    if rankdir not in RANKDIRS:
+        raise ValueError(f"rankdir must be one of {', '.join(RANKDIRS)}, but was {rankdir!r}")
+    if not is_int(max_nodes) or max_nodes < 1:
+        raise ValueError(f"max_nodes must be a whole number of at least 1, but was {max_nodes!r}")
+    _check_max_width(max_width)
+    check_timeout(timeout)
+
+
+def _empty_drawing(rankdir, max_width):
+    """A drawing with no nodes yet, in the house style, laid out along `rankdir`."""
     graph_attr = {
         "rankdir": rankdir,
         "bgcolor": "white",
@@ -147,50 +177,34 @@ def draw_dot(
         # Graphviz scales the whole layout down when it exceeds `size` (never up), so every
         # layout program draws the same picture, only smaller.
         graph_attr["size"] = f"{_inches(max_width)},{_NO_HEIGHT_LIMIT}"
-    graph = GraphDrawing(
+    return GraphDrawing(
         name="autograd",
         graph_attr=graph_attr,
         # Slim padding: a notebook shrinks a drawing wider than its output area, text and all.
         node_attr={"fontname": FONT, "fontsize": "12", "margin": "0.09,0.05", "height": "0.3"},
         edge_attr={"color": "#555555", "arrowsize": "0.7"},
     )
-    graph.values = tuple(values)
-    graph.timeout = timeout
-    fields_across = rankdir in ("LR", "RL")  # a record's fields run across the rank direction
 
-    for i, value in enumerate(values):
-        name = names[id(value)]
-        fields = [f"#{steps[id(value)]}"] if show_order else []
-        fields += _fields(value, show_grad)
-        text = " | ".join(fields)
-        attributes = {"label": graphviz.nohtml(f"{{ {text} }}" if fields_across else text)}
-        classes = ["value"]
-        if color_grads:
-            attributes.update(_grad_fill(value.grad, largest))
-        if id(value) in highlighted:
-            attributes.update(color=_HIGHLIGHT, penwidth="3.5")
-            classes.append("highlighted")
-        graph.node(name, shape="record", **attributes, **{"class": " ".join(classes)})
 
-        inputs = value._prev  # checked by trace: a tuple, list or set of values
-        target = name
-        if inputs and value._op not in (None, ""):  # without an _op, inputs point straight in
-            target = f"op{i}"
-            label = graphviz.nohtml(_escape_plain(str(value._op)))
-            graph.node(target, label=label, **_OP_STYLE)
-            graph.edge(target, name)
-        for child in inputs:
-            graph.edge(names[id(child)], target)
+def _draw_value(graph, i, value, names, attributes, highlighted):
+    """Add the `i`-th value's box (with `attributes`), the oval of the operation that made it,
+    and an arrow from each of its inputs, to `graph`."""
+    name = names[id(value)]
+    classes = ["value"]
+    if highlighted:
+        attributes.update(color=_HIGHLIGHT, penwidth="3.5")
+        classes.append("highlighted")
+    graph.node(name, shape="record", **attributes, **{"class": " ".join(classes)})
 
-    caption = _caption(color_grads, largest, show_order, values)
-    if caption:
-        graph.attr(label=caption, labelloc="b", labeljust="l")
-    # The drawing in words, for a screen reader and for anyone who asks (`describe()`): taken
-    # now, like the picture, so that both say the same even if the values change later.
-    chosen = [value for value in values if id(value) in highlighted]
-    graph.summary_text = _summary(values, names, show_grad, chosen)
-    graph.description_text = _description(values, names)
-    return graph
+    inputs = value._prev  # checked by trace: a tuple, list or set of values
+    target = name
+    if inputs and value._op not in (None, ""):  # without an _op, inputs point straight in
+        target = f"op{i}"
+        label = graphviz.nohtml(_escape_plain(str(value._op)))
+        graph.node(target, label=label, **_OP_STYLE)
+        graph.edge(target, name)
+    for child in inputs:
+        graph.edge(names[id(child)], target)
 
 
 # --------------------------------------------------------------------------- the drawing in words
