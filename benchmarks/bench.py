@@ -87,7 +87,7 @@ CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 PARTS = ("demo", "wide", "digits", "grad")
 RESULTS = HERE / "results" / "bench.json"  # where --save writes, and chapter 11 reads
 NAME = 26  # the width of the tables' first column, the contenders' names
-WIDE_RECURSION_LIMIT = 20_000  # see the wide part of `main`
+WIDE_RECURSION_LIMIT = 20_000  # see `run_wide`
 REFERENCE = "autograd"  # the engine whose numbers the compiled steps must give bit for bit
 
 
@@ -742,8 +742,8 @@ def parse_wide(text):
     return width, points
 
 
-def main(argv=None, registry=CONTENDERS):
-    argv = sys.argv[1:] if argv is None else list(argv)
+def argument_parser(registry=CONTENDERS):
+    """The command line's options, each with its help."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--engines", default=",".join(registry),
                         help=f"comma-separated, from: {', '.join(registry)} (default: all)")
@@ -786,6 +786,14 @@ def main(argv=None, registry=CONTENDERS):
                              "bench.json, which chapter 11 plots)")
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes (2 rounds, 10 points, chains up to 1,000): checks it runs")
+    return parser
+
+
+def parse_arguments(argv, registry=CONTENDERS):
+    """`(args, parts, makers)`: the options with their defaults filled in, the parts to run,
+    and `(key, how to make the contender)` for each contender named; a usage error (SystemExit)
+    for options that do not fit together."""
+    parser = argument_parser(registry)
     args = parser.parse_args(argv)
     if args.quick:
         args.rounds, args.wide_rounds, args.grad_rounds, args.chain_limit = 2, 2, 2, 1000
@@ -834,136 +842,174 @@ def main(argv=None, registry=CONTENDERS):
         else:
             makers.append((key, registry[key]))
 
-    load_start = os.getloadavg()
-    rows, steps, grad_nodes, skipped, compiled_on_demo = {}, [], {}, [], {}
+    return args, parts, makers
+
+
+def run_demo(args, makers, run):
+    """The demo part: micrograd's demo step, every contender, with memory and the deepest
+    chain; the compiled steps' compile times are kept in `run` for the wide part."""
     frozen = "imported modules NOT frozen" if args.no_freeze else "imported modules frozen"
-    if "demo" in parts:
-        X, y = make_moons(args.points, noise=0.1, seed=0)
-        contenders, skipped = make_contenders(makers, SIZES, X, y)
-        compiled_on_demo = {c.maker_key: compile_time(c, args.clock) for c in contenders
-                            if compile_time(c, args.clock) is not None}
-        if not contenders:
-            raise SystemExit("no engine to benchmark")
+    X, y = make_moons(args.points, noise=0.1, seed=0)
+    contenders, skipped = make_contenders(makers, SIZES, X, y)
+    run["compiled_on_demo"] = {c.maker_key: compile_time(c, args.clock) for c in contenders
+                               if compile_time(c, args.clock) is not None}
+    if not contenders:
+        raise SystemExit("no engine to benchmark")
+    record = {}
+    try:
+        largest = check_agreement(contenders, X, y, record=record)
+    except EnginesDisagree as e:
+        raise SystemExit(f"benchmark aborted: {e}") from None
+    print(f"demo step: MLP{SIZES} on {args.points} moons points, hinge + L2, backward, SGD")
+    print(f"agreement: {CHECK_STEPS} steps from the same weights, every engine matches the "
+          f"hand-written floor (largest relative difference {largest:.1e})")
+    torch = sys.modules.get("torch")
+    versions = f"Python {sys.version.split()[0]}" + (
+        f", torch {torch.__version__} ({torch.get_num_threads()} thread)" if torch else "")
+    load = os.getloadavg()
+    print(f"{args.rounds} interleaved rounds, {args.clock} clock, {frozen}; {versions}; "
+          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n", flush=True)
+
+    rows = measure(contenders, X, y, args)
+    for key, bits in bits_differing(record, X, y).items():
+        rows[key]["bits"] = bits
+    print(table(rows))
+    print("\n".join(baseline_lines(rows, contenders)))
+    for note in skipped:
+        print(f"({note})")
+    run["rows"] = rows
+    run["steps"].append(("demo", SIZES, args.points))
+
+
+def within_compile_budget(makers, args, compiled_on_demo, grown):
+    """`(makers, notes)`: the makers of the contenders to run on the wide step, and a note for
+    each compiled step left out because compiling it would take more than --compile-budget."""
+    wide_makers, budget_notes = [], []
+    for key, make in makers:
+        if key.startswith("compiled-"):  # what compiling would take, from the demo step's
+            demo = compiled_on_demo.get(key)
+            expected = None if demo is None else demo * grown
+            why = None
+            if expected is None and args.compile_budget != math.inf:
+                why = ("no demo-step compile time to predict its compile time from (run "
+                       "the demo part too, or give --compile-budget inf)")
+            elif expected is not None and expected > args.compile_budget:
+                why = (f"compiling it would take about {expected:.0f} s (its demo-step "
+                       f"compile time x {grown:.1f}, the growth of the arithmetic), more "
+                       f"than --compile-budget {args.compile_budget:g} s")
+            if why is not None:
+                print(f"skipping {key} on the wide step: {why}", flush=True)
+                budget_notes.append(f"{key} not run on the wide step: {why}")
+                continue
+        wide_makers.append((key, make))
+    return wide_makers, budget_notes
+
+
+def run_wide(args, makers, run):
+    """The wide part: the same step on a wider network and more points, every contender that
+    fits the compile budget, without memory or chains."""
+    rows = run["rows"]
+    width, points = args.wide
+    sizes = (SIZES[0], width, width, SIZES[-1])
+    grown = multiply_adds(sizes, points) / multiply_adds(SIZES, args.points)
+    print(f"\nwide step: MLP{sizes} on {points} moons points, the same step; "
+          f"{args.wide_rounds} interleaved rounds, {args.clock} clock", flush=True)
+    X, y = make_moons(points, noise=0.1, seed=0)
+    wide_makers, budget_notes = within_compile_budget(makers, args, run["compiled_on_demo"],
+                                                      grown)
+    contenders, wide_skipped = make_contenders(wide_makers, sizes, X, y)
+    # micrograd's backward sorts the graph recursively, and the L2 penalty's sum over
+    # every parameter is a chain of that many additions: deeper than Python's default limit
+    limit = sys.getrecursionlimit()
+    params = sum((nin + 1) * nout for nin, nout in zip(sizes, sizes[1:]))
+    if params > limit / 2 and any(c.key == "micrograd" for c in contenders):
+        sys.setrecursionlimit(max(limit, WIDE_RECURSION_LIMIT))
+        print(f"(Python's recursion limit is raised from {limit:,} to "
+              f"{sys.getrecursionlimit():,} for the wide step: micrograd sorts its graph "
+              f"recursively, and the L2 penalty adds up {params:,} parameters in a chain)")
+    if contenders:
         record = {}
         try:
-            largest = check_agreement(contenders, X, y, record=record)
+            largest = check_agreement(contenders, X, y, steps=1, record=record)
         except EnginesDisagree as e:
             raise SystemExit(f"benchmark aborted: {e}") from None
-        print(f"demo step: MLP{SIZES} on {args.points} moons points, hinge + L2, backward, SGD")
-        print(f"agreement: {CHECK_STEPS} steps from the same weights, every engine matches the "
-              f"hand-written floor (largest relative difference {largest:.1e})")
-        torch = sys.modules.get("torch")
-        versions = f"Python {sys.version.split()[0]}" + (
-            f", torch {torch.__version__} ({torch.get_num_threads()} thread)" if torch else "")
-        load = os.getloadavg()
-        print(f"{args.rounds} interleaved rounds, {args.clock} clock, {frozen}; {versions}; "
-              f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n", flush=True)
+        print(f"agreement: one step from the same weights, every engine matches the floor "
+              f"(largest relative difference {largest:.1e})\n", flush=True)
+        wide = measure_wide(contenders, X, y, args, rows)
+        for key, bits in bits_differing(record, X, y, sizes, steps=1).items():
+            wide[f"wide/{key}"]["bits"] = bits
+        print(wide_table(wide, grown))
+        rows.update(wide)
+        run["steps"].append(("wide", sizes, points))
+    for note in budget_notes + wide_skipped:
+        print(f"({note})")
+    sys.setrecursionlimit(limit)
 
-        rows = measure(contenders, X, y, args)
-        for key, bits in bits_differing(record, X, y).items():
-            rows[key]["bits"] = bits
-        print(table(rows))
-        print("\n".join(baseline_lines(rows, contenders)))
-        for note in skipped:
-            print(f"({note})")
-        steps.append(("demo", SIZES, args.points))
 
-    if "wide" in parts:
-        width, points = args.wide
-        sizes = (SIZES[0], width, width, SIZES[-1])
-        grown = multiply_adds(sizes, points) / multiply_adds(SIZES, args.points)
-        print(f"\nwide step: MLP{sizes} on {points} moons points, the same step; "
-              f"{args.wide_rounds} interleaved rounds, {args.clock} clock", flush=True)
-        X, y = make_moons(points, noise=0.1, seed=0)
-        wide_makers, budget_notes = [], []
-        for key, make in makers:
-            if key.startswith("compiled-"):  # what compiling would take, from the demo step's
-                demo = compiled_on_demo.get(key)
-                expected = None if demo is None else demo * grown
-                why = None
-                if expected is None and args.compile_budget != math.inf:
-                    why = ("no demo-step compile time to predict its compile time from (run "
-                           "the demo part too, or give --compile-budget inf)")
-                elif expected is not None and expected > args.compile_budget:
-                    why = (f"compiling it would take about {expected:.0f} s (its demo-step "
-                           f"compile time x {grown:.1f}, the growth of the arithmetic), more "
-                           f"than --compile-budget {args.compile_budget:g} s")
-                if why is not None:
-                    print(f"skipping {key} on the wide step: {why}", flush=True)
-                    budget_notes.append(f"{key} not run on the wide step: {why}")
-                    continue
-            wide_makers.append((key, make))
-        contenders, wide_skipped = make_contenders(wide_makers, sizes, X, y)
-        # micrograd's backward sorts the graph recursively, and the L2 penalty's sum over
-        # every parameter is a chain of that many additions: deeper than Python's default limit
-        limit = sys.getrecursionlimit()
-        params = sum((nin + 1) * nout for nin, nout in zip(sizes, sizes[1:]))
-        if params > limit / 2 and any(c.key == "micrograd" for c in contenders):
-            sys.setrecursionlimit(max(limit, WIDE_RECURSION_LIMIT))
-            print(f"(Python's recursion limit is raised from {limit:,} to "
-                  f"{sys.getrecursionlimit():,} for the wide step: micrograd sorts its graph "
-                  f"recursively, and the L2 penalty adds up {params:,} parameters in a chain)")
-        if contenders:
-            record = {}
-            try:
-                largest = check_agreement(contenders, X, y, steps=1, record=record)
-            except EnginesDisagree as e:
-                raise SystemExit(f"benchmark aborted: {e}") from None
-            print(f"agreement: one step from the same weights, every engine matches the floor "
-                  f"(largest relative difference {largest:.1e})\n", flush=True)
-            wide = measure_wide(contenders, X, y, args, rows)
-            for key, bits in bits_differing(record, X, y, sizes, steps=1).items():
-                wide[f"wide/{key}"]["bits"] = bits
-            print(wide_table(wide, grown))
-            rows.update(wide)
-            steps.append(("wide", sizes, points))
-        for note in budget_notes + wide_skipped:
-            print(f"({note})")
-        sys.setrecursionlimit(limit)
+def run_digits(args, makers, run):
+    """The digits part: one epoch on the handwritten digits, autograd.tensor against PyTorch
+    (its own contenders: `makers` is not used)."""
+    images, labels = load_digits()
+    if args.quick:
+        images, labels = images[:96], labels[:96]
+    print(f"\ndigits epoch: MLP{digits.SIZES} on {len(images):,} 8x8 digits, minibatches of "
+          f"{digits.BATCH} ({math.ceil(len(images) / digits.BATCH)} steps), cross-entropy, "
+          f"SGD; {args.rounds} interleaved rounds, {args.clock} clock", flush=True)
+    contenders = []
+    for key, make in digits.CONTENDERS.items():
+        try:
+            contenders.append(make())
+        except ImportError as e:
+            print(f"(digits: {key} not run: {e})")
+    if contenders:
+        try:
+            largest = check_digits(contenders, (images, labels))
+        except EnginesDisagree as e:
+            raise SystemExit(f"benchmark aborted: {e}") from None
+        print(f"agreement: one epoch from the same weights, the same loss and weights "
+              f"(largest relative difference {largest:.1e})")
+        found = measure_digits(contenders, (images, labels), args)
+        print("\n".join(timing_lines(found, [
+            ("PyTorch's epoch / autograd.tensor's", "digits/torch", "digits/tensor")])))
+        run["rows"].update(found)
 
-    if "digits" in parts:
-        images, labels = load_digits()
-        if args.quick:
-            images, labels = images[:96], labels[:96]
-        print(f"\ndigits epoch: MLP{digits.SIZES} on {len(images):,} 8x8 digits, minibatches of "
-              f"{digits.BATCH} ({math.ceil(len(images) / digits.BATCH)} steps), cross-entropy, "
-              f"SGD; {args.rounds} interleaved rounds, {args.clock} clock", flush=True)
-        contenders = []
-        for key, make in digits.CONTENDERS.items():
-            try:
-                contenders.append(make())
-            except ImportError as e:
-                print(f"(digits: {key} not run: {e})")
-        if contenders:
-            try:
-                largest = check_digits(contenders, (images, labels))
-            except EnginesDisagree as e:
-                raise SystemExit(f"benchmark aborted: {e}") from None
-            print(f"agreement: one epoch from the same weights, the same loss and weights "
-                  f"(largest relative difference {largest:.1e})")
-            found = measure_digits(contenders, (images, labels), args)
-            print("\n".join(timing_lines(found, [
-                ("PyTorch's epoch / autograd.tensor's", "digits/torch", "digits/tensor")])))
-            rows.update(found)
 
-    if "grad" in parts:
-        graphs = grad_graphs(args.grad_points)
-        grad_nodes = {key: nodes for key, (_, _, nodes) in graphs.items()}
-        shown = ", ".join(f"{nodes:,} nodes ({GRAD_ENGINES[key]})"
-                          for key, nodes in grad_nodes.items())
-        params = len(next(iter(graphs.values()))[1])
-        print(f"\ngrad against backward(): the demo step's loss on {args.grad_points} moons "
-              f"points ({shown}), d(loss)/d(each of {params} parameters); "
-              f"{args.grad_rounds} interleaved rounds, {args.clock} clock", flush=True)
-        found = measure_grad(graphs, args)
-        del graphs
-        pairs = []
-        for key, name in GRAD_ENGINES.items():
-            pairs += [(f"grad / backward, {name}", f"grad/{key}", f"backward/{key}"),
-                      (f"create_graph / backward, {name}", f"grad-graph/{key}",
-                       f"backward/{key}")]
-        print("\n".join(timing_lines(found, pairs)))
-        rows.update(found)
+def run_grad(args, makers, run):
+    """The grad part: `autograd.grad` against backward() on the same graph of each engine,
+    with and without create_graph (its own engines: `makers` is not used)."""
+    graphs = grad_graphs(args.grad_points)
+    grad_nodes = run["grad_nodes"] = {key: nodes for key, (_, _, nodes) in graphs.items()}
+    shown = ", ".join(f"{nodes:,} nodes ({GRAD_ENGINES[key]})"
+                      for key, nodes in grad_nodes.items())
+    params = len(next(iter(graphs.values()))[1])
+    print(f"\ngrad against backward(): the demo step's loss on {args.grad_points} moons "
+          f"points ({shown}), d(loss)/d(each of {params} parameters); "
+          f"{args.grad_rounds} interleaved rounds, {args.clock} clock", flush=True)
+    found = measure_grad(graphs, args)
+    del graphs
+    pairs = []
+    for key, name in GRAD_ENGINES.items():
+        pairs += [(f"grad / backward, {name}", f"grad/{key}", f"backward/{key}"),
+                  (f"create_graph / backward, {name}", f"grad-graph/{key}",
+                   f"backward/{key}")]
+    print("\n".join(timing_lines(found, pairs)))
+    run["rows"].update(found)
+
+
+# The parts in the order they run, whatever the order --parts names them in.
+PART_RUNNERS = {"demo": run_demo, "wide": run_wide, "digits": run_digits, "grad": run_grad}
+assert tuple(PART_RUNNERS) == PARTS
+
+
+def main(argv=None, registry=CONTENDERS):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args, parts, makers = parse_arguments(argv, registry)
+    load_start = os.getloadavg()
+    run = {"rows": {}, "steps": [], "grad_nodes": {}, "compiled_on_demo": {}}
+    for part, run_part in PART_RUNNERS.items():
+        if part in parts:
+            run_part(args, makers, run)
+    rows, steps, grad_nodes = run["rows"], run["steps"], run["grad_nodes"]
 
     print()
     targets = target_lines(rows)
