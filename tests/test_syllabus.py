@@ -273,6 +273,16 @@ def test_every_checks_module_belongs_to_a_chapter():
     assert set(numbers) <= {c.number for c in CHAPTERS}, numbers
 
 
+def test_the_checks_package_names_the_range_of_its_chapter_modules_as_they_are():
+    """`autograd/checks/__init__.py` says which chapter modules there are, `ch01` to the last."""
+    import autograd.checks
+
+    numbers = sorted(int(p.stem[2:]) for p in CHECKS.glob("ch[0-9][0-9].py"))
+    said = re.search(r"`ch(\d\d)` to `ch(\d\d)`", autograd.checks.__doc__)
+    assert said, "autograd/checks/__init__.py no longer says which chapter modules there are"
+    assert (int(said[1]), int(said[2])) == (numbers[0], numbers[-1])
+
+
 def test_the_checks_run_a_checkpoint_for_exactly_the_chapters_that_have_one():
     from autograd.checks import CHAPTERS as CHECKPOINT_CHAPTERS
 

@@ -1,6 +1,6 @@
 """Chapter checkpoints: run a chapter's specification on what the learner built.
 
-Each chapter module (`ch01` ... `ch12`) has the chapter's exercise checks and, if the chapter
+Each chapter module (`ch01` to `ch13`, one a chapter) has its exercise checks and, if the chapter
 ends with a checkpoint (`autograd.syllabus` says which do), lists the checks that make up its
 specification, as small functions decorated with `@check("what it protects")`, in `CHECKPOINT`,
 and declares `checkpoint(obj)` with `@declare_checkpoint(chapter, title, CHECKPOINT)`. Chapter
