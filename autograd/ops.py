@@ -45,12 +45,8 @@ floats first fails, and starts compiled Python's namespace from `NAMESPACE`: eac
 `forward` as `'_' + helper`, and `_power_slope`, `_log_slope` (it adds its own checks,
 `_checked` and `_quotient`). A row's `statement` (relu) is each writer's own. C needs a helper
 in its prelude only for a `helper` that C's library lacks (today `sigmoid`, `power_slope`,
-`log_slope`; `power` is spelled `pow`). `source(instruction, lang, number)` writes one
-instruction `(out, op, args)` of the tape straight from the rows, as text of the language
-`lang` (a writer with `v`, `d`, `f`, `assign`, `guard`, `divisor_guard`, `relu`: the
-compiler's `Python` or `C`; `number(arg)` is the float a literal argument stands for, None for
-a variable): the forward expression, the forward statements and the backward parts. The
-compiler's text is held to it (tests/test_ops.py, both languages).
+`log_slope`; `power` is spelled `pow`). The compiler's text is held to text written straight
+from the rows by a writer the tests keep (tests/rows_as_text.py, both languages).
 
 Other readers: `grad` runs the rules on Values, the fast engine makes a method of each one-input
 row (`slope_text` written into it), and `python_function` makes a function from generated text.
@@ -64,8 +60,8 @@ from typing import Callable, NamedTuple, Optional
 
 from . import _floats
 
-__all__ = ["Op", "OPS", "FLOATS", "TEXT", "Expr", "Source", "NAMESPACE", "STOP", "find",
-           "exponent", "source", "slope_text", "argument_names", "python_function", "reciprocal"]
+__all__ = ["Op", "OPS", "FLOATS", "TEXT", "Expr", "NAMESPACE", "STOP", "find",
+           "exponent", "slope_text", "argument_names", "python_function", "reciprocal"]
 
 
 # ----------------------------------------------------------------------- slopes as numbers
@@ -410,56 +406,3 @@ def find(label):
             return None
         return OPS["**n"]
     return OPS.get(label)
-
-
-# ----------------------------------------------------------------------- for the compiler
-
-
-class Source(NamedTuple):
-    """One instruction as text: `expression`, its forward expression (a helper call for
-    relu, whose forward is a statement); `forward`, the statements computing it, guards
-    first; `backward`, what it adds to each input's gradient, in the engine's order, as
-    (input name, expression, condition or None)."""
-
-    expression: str
-    forward: list
-    backward: list
-
-
-def source(instruction, lang, number, gradient=None):
-    """The text of `instruction`, `(out, op, args)` with `op` a row's name, in `lang`.
-
-    `number(arg)` is the float a literal argument stands for, or None for a variable;
-    `gradient(name)` names the variable holding a value's gradient (`lang.d` by default).
-    """
-    out, name, args = instruction
-    op = OPS[name]
-    values = [number(a) for a in args]
-    xs = [Expr.leaf(lang.v(a), value) for a, value in zip(args, values)]
-    o = Expr.leaf(lang.v(out))
-    if op.helper is None:
-        expression = Expr(name, tuple(xs))
-    else:
-        expression = Expr("call", (op.helper, *xs))
-    expression = expression.text(lang.f)
-    if op.statement:
-        forward = [getattr(lang, op.statement)(lang.v(out), *(x.text(lang.f) for x in xs))]
-    else:
-        forward = []
-        if op.guard == "divisor" and values[1] is None:
-            forward.append(lang.divisor_guard(xs[1].text(lang.f)))
-        elif op.guard == "inputs":
-            forward.extend(lang.guard(x.text(lang.f)) for x, v in zip(xs, values) if v is None)
-        forward.append(lang.assign(lang.v(out), expression))
-    g = Expr.leaf((gradient or lang.d)(out))
-    backward = []
-    for target, rule in zip(args, op.backward):
-        part = rule(TEXT, *xs, o, g)
-        if part is None:
-            continue
-        if part.op == "if":
-            condition, then, _ = part.parts
-            backward.append((target, then.text(lang.f), condition.text(lang.f)))
-        else:
-            backward.append((target, part.text(lang.f), None))
-    return Source(expression, forward, backward)
