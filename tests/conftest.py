@@ -33,18 +33,24 @@ settings.load_profile("course")
 
 
 def skip_or_fail(reason):
-    """Skip on a learner's machine; fail in CI, where every test must run."""
+    """Skip on a learner's machine; fail in CI, where every test must run. Every test that
+    needs something a machine may lack skips through here (in a test, or at the top of a
+    test module, which it then skips whole)."""
     if IN_CI:
         pytest.fail(f"{reason} (CI=true, so this test must run)", pytrace=False)
-    pytest.skip(reason)
+    pytest.skip(reason, allow_module_level=True)
 
 
-def require_module(name):
-    """Import and return module `name`, or skip (fail in CI) with a reason that says how to get it."""
+def require_module(name, hint=None):
+    """Import module `name` and return it (for a dotted name `a.b`, the package `a`, as
+    `import a.b` names it), or skip (fail in CI) with a reason that says how to get it: `hint`,
+    or by default how to install it."""
     try:
         return __import__(name)
     except ImportError:
-        hint = "pip install -r requirements-torch.txt" if name == "torch" else f"pip install {name}"
+        if hint is None:
+            hint = ("pip install -r requirements-torch.txt" if name == "torch"
+                    else f"pip install {name.split('.')[0]}")
         skip_or_fail(f"{name} is not installed ({hint})")
 
 

@@ -220,7 +220,7 @@ def test_without_a_c_compiler_the_c_row_is_left_out_with_a_note_under_the_table(
 
 def test_a_c_compiler_that_fails_leaves_the_c_row_out_with_its_reason():
     if shutil.which("false") is None:
-        pytest.skip("needs the `false` command to stand for a C compiler that fails")
+        skip_or_fail("needs the `false` command to stand for a C compiler that fails")
     # compile_loss falls back on Python with a NoCompilerWarning; the benchmark says why
     done = run_bench("--quick", "--parts", "demo", "--points", "4", "--no-chain", "--engines", "compiled-c,floor",
                      prelude="import os; os.environ['CC'] = 'false'; ")

@@ -176,6 +176,7 @@ def test_a_path_that_stops_before_out_is_asked_to_come_back_to_out():
     assert not report.passed and "end where it started" in messages(report)
 
 
+# A plain skip, not skip_or_fail: nothing is missing; what is tested does not exist before 3.11.
 @pytest.mark.skipif(sys.version_info < (3, 11),
                     reason="before 3.11 every instance keeps its attributes in a dict of its own")
 def test_the_cycle_check_never_reports_a_dict_it_created_itself():
@@ -274,6 +275,7 @@ def test_a_wrong_prediction_gets_a_hint_first_then_the_measured_count_and_its_pa
     assert "1 TupleOnly" in message and "1 tuple" in message
 
 
+# A plain skip, not skip_or_fail: nothing is missing; what is tested does not exist before 3.11.
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="on 3.10 the dictionary is an object")
 def test_counting_an_attribute_dictionary_on_a_recent_python_gets_the_hint_about_it():
     count, _ = ch10.count_made_by_product(Plain)

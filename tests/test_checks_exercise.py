@@ -7,6 +7,7 @@ import sys
 import textwrap
 
 import pytest
+from conftest import require_module
 
 from autograd.checks import ch01, ch03, checkpoint
 from autograd.checks.exercise import forget_answers, is_unwritten, solution
@@ -145,7 +146,7 @@ def test_is_unwritten_knows_a_stub_from_an_answer():
 
 def test_solution_magic_works_in_an_ipython_shell():
     # In a process of its own: an IPython shell left behind would change other tests.
-    pytest.importorskip("IPython")
+    require_module("IPython")
     script = textwrap.dedent("""\
         from IPython.core.interactiveshell import InteractiveShell
         shell = InteractiveShell.instance()

@@ -10,6 +10,7 @@ import struct
 import threading
 
 import pytest
+from conftest import require_module
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -213,7 +214,7 @@ def test_inputs_that_are_not_numbers_say_what_they_were():
 
 
 def test_numpy_inputs_say_what_they_were():
-    np = pytest.importorskip("numpy")
+    np = require_module("numpy")
     step = compile_loss(lambda p, x: p[0] * x[0], [2.0], [1.5])
     with pytest.raises(TypeError, match=r"but were given array\(\[1.5\]\) of type "
                                         r"numpy.ndarray: pass a list, e\.g\. array\.tolist\(\)"):

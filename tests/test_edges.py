@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import require_module
 
 from autograd import engine, fast, nn
 
@@ -375,7 +376,7 @@ def test_any_real_number_is_accepted_everywhere_a_number_is(Value, number):
 
 @engines
 def test_numpy_scalars_are_numbers(Value):
-    np = pytest.importorskip("numpy")  # the course's plotting needs it; the engine does not
+    np = require_module("numpy")  # the course's plotting needs it; the engine does not
     for number in (np.float32(1.5), np.float64(1.5), np.int64(3), np.int8(-2), np.float16(0.5)):
         v = Value(number)
         assert type(v.data) is float and v.data == float(number)

@@ -14,6 +14,7 @@ import types
 from pathlib import Path
 
 import pytest
+from conftest import require_module, skip_or_fail
 
 import autograd
 from autograd import environment
@@ -33,7 +34,7 @@ def pretend_installed(monkeypatch, **versions):
 
 def hide_layout_programs(monkeypatch, tmp_path):
     """No `dot` and no `graphviz-pure` anywhere: an empty PATH and no scripts folders."""
-    viz = pytest.importorskip("autograd.viz")
+    viz = require_module("autograd.viz", "pip install -r requirements.txt").viz
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
@@ -41,11 +42,11 @@ def hide_layout_programs(monkeypatch, tmp_path):
 
 
 def layout_program_on_this_machine():
-    viz = pytest.importorskip("autograd.viz")
+    viz = require_module("autograd.viz", "pip install -r requirements.txt").viz
     try:
         return viz.layout_program()
     except viz.GraphvizNotFoundError:
-        pytest.skip("no Graphviz layout program on this machine (pip install graphviz-pure)")
+        skip_or_fail("no Graphviz layout program on this machine (pip install graphviz-pure)")
 
 
 # ---------------------------------------------------------------- what the report says
@@ -162,7 +163,7 @@ def test_without_a_layout_program_the_report_says_how_to_install_one(monkeypatch
 
 def test_graphviz_pure_is_not_needed_when_dot_draws(monkeypatch):
     if layout_program_on_this_machine().name != "dot":
-        pytest.skip("the system's dot is not on PATH here")
+        skip_or_fail("the system's dot is not on PATH here (Debian: apt-get install graphviz)")
     pretend_installed(monkeypatch, graphviz_pure=None)
     found = check_environment(cwd=ROOT / "notebooks").finding("graphviz-pure")
     assert found.status == "ok" and "not needed" in found.detail
@@ -171,7 +172,7 @@ def test_graphviz_pure_is_not_needed_when_dot_draws(monkeypatch):
 def test_in_the_browser_the_report_knows_what_the_site_brings_and_where_edits_live(monkeypatch):
     """The JupyterLite edition: no JupyterLab, no graphviz-pure, matplotlib not yet loaded and
     Graphviz compiled to WebAssembly are all as they should be, not problems to fix."""
-    viz = pytest.importorskip("autograd.viz")
+    viz = require_module("autograd.viz", "pip install -r requirements.txt").viz
     monkeypatch.setattr(environment, "IN_BROWSER", True)
     monkeypatch.setattr(viz.layout, "IN_BROWSER", True)
     monkeypatch.setattr(viz.layout.browser, "location", lambda: "http://course.test/viz.js")
@@ -282,7 +283,7 @@ def test_without_the_graphviz_package_the_drawing_says_to_install_it(monkeypatch
 
 
 def test_the_label_follows_the_slider():
-    pytest.importorskip("ipywidgets")
+    require_module("ipywidgets", "pip install -r requirements.txt")
     check = widget_test()
     assert "at 5." in check.label.value
     check.slider.value = 8  # what the browser does when the learner drags
@@ -291,7 +292,7 @@ def test_the_label_follows_the_slider():
 
 
 def test_a_front_end_without_widgets_shows_the_fix_as_text():
-    pytest.importorskip("ipywidgets")
+    require_module("ipywidgets", "pip install -r requirements.txt")
     bundle = widget_test()._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert "instead of a slider" in bundle["text/plain"]

@@ -14,6 +14,7 @@ import weakref
 
 import numpy as np
 import pytest
+from conftest import require_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -304,7 +305,7 @@ def test_non_finite_inputs_give_what_numpy_gives():
 
 
 def test_draw_dot_shows_each_tensors_label_shape_op_and_a_preview_of_its_numbers():
-    graphviz = pytest.importorskip("graphviz")  # noqa: F841  (part of requirements.txt)
+    require_module("graphviz", "pip install -r requirements.txt")
     from autograd.viz import draw_dot
 
     x = Tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], label="x")

@@ -99,6 +99,7 @@ def test_without_any_program_the_notebook_shows_advice_and_dot_text(monkeypatch,
     assert "Traceback" not in capsys.readouterr().err
 
 
+# A plain skip, not skip_or_fail: nothing is missing; the stand-in cannot run on Windows.
 @pytest.mark.skipif(os.name == "nt", reason="the stand-in broken program is a POSIX shell script")
 def test_a_failing_layout_program_shows_its_complaint_in_the_notebook(monkeypatch, tmp_path):
     broken = tmp_path / "broken-dot"

@@ -6,8 +6,10 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
+from conftest import require_module
 
-widgets = pytest.importorskip("ipywidgets")  # part of requirements.txt; a bare engine install lacks it
+# part of requirements.txt; a bare engine install lacks it
+widgets = require_module("ipywidgets", "pip install -r requirements.txt")
 from autograd import Value  # noqa: E402 (only once ipywidgets is known to be there)
 from autograd.widgets import (  # noqa: E402
     TrainingDashboard,
