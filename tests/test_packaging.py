@@ -38,6 +38,13 @@ def test_readme_test_command_is_what_ci_runs():
     assert commands[0] in ci.splitlines()
 
 
+def test_ci_makes_its_environment_once_and_installs_pytorch_into_it():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    code = [line for line in ci.splitlines() if not line.lstrip().startswith("#")]
+    assert sum(line.count("-m venv .venv ") for line in code) == 1, code
+    assert "export PIP_REQUIREMENT=requirements-torch.txt" in code
+
+
 
 def test_every_package_of_the_course_is_listed_for_installation():
     # a package missing here is left out of a wheel, though an editable install still finds it
