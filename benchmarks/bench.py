@@ -74,8 +74,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import digits  # noqa: E402
-from contenders import (CONTENDERS, SIZES, build_loss, loss_and_scores,  # noqa: E402
-                        multiply_adds)
+from contenders import CONTENDERS, SIZES, build_loss, loss_and_scores, multiply_adds  # noqa: E402
 
 from autograd.data import load_digits, make_moons  # noqa: E402
 from autograd.graph import count  # noqa: E402

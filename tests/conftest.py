@@ -24,6 +24,9 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+# .ci/run has pip install PyTorch with the test requirements by PIP_REQUIREMENT; the environments
+# the tests make (a fresh machine's, the class's) install only what their own commands name.
+os.environ.pop("PIP_REQUIREMENT", None)
 
 # The machine that runs the tests is shared and noisy: never fail a property test for time.
 settings.register_profile(
@@ -190,6 +193,48 @@ def _runs_late(item):
     if _needs_the_website_build(item):
         return 2
     return int("graded_class" in getattr(item, "fixturenames", ()))
+
+
+# ------------------------------------------------------------------ the quick lane
+# `python -m pytest -m "not slow"` leaves out the tests marked `slow` here: those that take
+# minutes, run the notebooks, build the website, start JupyterLab, a browser or nbgrader, or run
+# the benchmark (CONTRIBUTING.md, "Before a commit"). The full run, `python -m pytest`, runs
+# them all, as CI does. A test module is slow as a whole when it is named here; a single slow
+# test elsewhere carries `@pytest.mark.slow` itself.
+SLOW_MODULES = {
+    "test_run_all.py": "runs every chapter as a learner does, and once per catalogued mistake",
+    "test_browser.py": "starts JupyterLab and opens it in headless Chromium",
+    "test_viz_browser.py": "opens drawings in headless Chromium",
+    "test_viz_screen.py": "opens drawings in headless Chromium",
+    "test_accessibility.py": "opens the built website in headless Chromium",
+    "test_lite.py": "builds and opens the JupyterLite edition",
+    "test_website.py": "builds the website, the notebooks executed",
+    "test_binder.py": "writes Binder's build with repo2docker",
+    "test_fresh_machine.py": "installs the course into a new environment",
+    "test_classroom.py": "runs nbgrader on a class",
+    "test_classroom_hub.py": "starts a JupyterHub with ten JupyterLab servers",
+    "test_benchmarks.py": "runs the benchmark (its quick runs)",
+}
+
+
+def _is_slow(item):
+    """A notebook run by nbmake, or a test of a module in SLOW_MODULES."""
+    return item.path.suffix == ".ipynb" or item.path.name in SLOW_MODULES
+
+
+class _QuickLane:
+    """Marks the slow tests, the notebooks too (which this file's own collection hooks do not
+    see, being outside tests/), before `-m` selects among them."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, items):
+        for item in items:
+            if _is_slow(item):
+                item.add_marker(pytest.mark.slow)
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(_QuickLane(), "course-quick-lane")
 
 
 @pytest.hookimpl(trylast=True)
