@@ -198,9 +198,10 @@ def _runs_late(item):
 # ------------------------------------------------------------------ the quick lane
 # `python -m pytest -m "not slow"` leaves out the tests marked `slow` here: those that take
 # minutes, run the notebooks, build the website, start JupyterLab, a browser or nbgrader, or run
-# the benchmark (CONTRIBUTING.md, "Before a commit"). The full run, `python -m pytest`, runs
-# them all, as CI does. A test module is slow as a whole when it is named here; a single slow
-# test elsewhere carries `@pytest.mark.slow` itself.
+# the benchmark, and the few others that take many seconds each (CONTRIBUTING.md, "Run the
+# tests"). The full run, `python -m pytest`, runs them all, as CI does. A test module is slow as
+# a whole when SLOW_MODULES names it, a single test when SLOW_TESTS does (or it carries
+# `@pytest.mark.slow` itself); `--durations=30` shows which tests take long.
 SLOW_MODULES = {
     "test_run_all.py": "runs every chapter as a learner does, and once per catalogued mistake",
     "test_browser.py": "starts JupyterLab and opens it in headless Chromium",
@@ -214,12 +215,24 @@ SLOW_MODULES = {
     "test_classroom.py": "runs nbgrader on a class",
     "test_classroom_hub.py": "starts a JupyterHub with ten JupyterLab servers",
     "test_benchmarks.py": "runs the benchmark (its quick runs)",
+    "test_without_plots.py": "runs every chapter in a kernel without numpy and matplotlib",
+    "test_tensor_torch.py": "random tensor programs against PyTorch",
+}
+SLOW_TESTS = {  # "module::test": why (every parameter of the test)
+    "test_nn.py::test_mlp_learns_moons_to_95_percent": "trains an MLP on the scalar engine",
+    "test_engine_contract.py::test_million_node_chain_at_default_recursion_limit":
+        "a chain of a million nodes, on each engine",
+    "test_checks_ch07.py::test_the_solution_of_the_circles_reaches_90_percent_whatever_the_random_state":
+        "trains chapter 7's network on several random states",
+    "test_compile_fusion.py::test_loops_written_out_alone_or_inside_loops_run_the_statements_numbers":
+        "600 property examples, each compiled",
 }
 
 
 def _is_slow(item):
-    """A notebook run by nbmake, or a test of a module in SLOW_MODULES."""
-    return item.path.suffix == ".ipynb" or item.path.name in SLOW_MODULES
+    """A notebook run by nbmake, or a test that SLOW_MODULES or SLOW_TESTS names."""
+    name = f"{item.path.name}::{getattr(item, 'originalname', item.name)}"
+    return item.path.suffix == ".ipynb" or item.path.name in SLOW_MODULES or name in SLOW_TESTS
 
 
 class _QuickLane:

@@ -1,0 +1,38 @@
+"""The quick lane, `python -m pytest -m "not slow"`: it leaves out exactly the slow tests that
+tests/conftest.py names (and every notebook), and every name there is a test that exists, so that
+a renamed slow test cannot slip into the quick lane unnoticed."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import SLOW_MODULES, SLOW_TESTS
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+
+
+def test_every_module_named_slow_exists():
+    assert sorted(name for name in SLOW_MODULES if not (TESTS / name).is_file()) == []
+
+
+@pytest.mark.parametrize("named", sorted(SLOW_TESTS))
+def test_every_test_named_slow_exists(named):
+    module, _, test = named.partition("::")
+    tree = ast.parse((TESTS / module).read_text(encoding="utf-8"))
+    assert any(isinstance(node, ast.FunctionDef) and node.name == test for node in tree.body), named
+
+
+def test_the_quick_lane_leaves_out_the_notebooks_and_the_slow_tests_only():
+    chosen = ["notebooks/00_start_here.ipynb", "tests/test_nn.py", "tests/test_lint.py"]
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
+                           "-p", "no:cacheprovider", "-m", "not slow", *chosen],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    collected = [line for line in done.stdout.splitlines() if "::" in line]
+    assert collected, done.stdout + done.stderr
+    assert not [line for line in collected if ".ipynb" in line]
+    assert not [line for line in collected if "test_mlp_learns_moons_to_95_percent" in line]
+    assert any(line.startswith("tests/test_nn.py::") for line in collected)
+    assert any(line.startswith("tests/test_lint.py::") for line in collected)
