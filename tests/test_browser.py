@@ -207,6 +207,87 @@ SVG_OF = """(selector) => {
 }"""
 
 
+def _run_all(page, base, token):
+    """Open the notebook in JupyterLab and run all its cells; fail with the error if one fails."""
+    page.goto(f"{base}/lab/tree/{NOTEBOOK.name}?token={token}")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=RUN_ALL)
+    # Run All before the kernel is up can race with its start and lose cells.
+    page.wait_for_function(KERNEL_IDLE, timeout=RUN_ALL)
+    _run_all_cells(page)
+    page.wait_for_function(RUN_ALL_FINISHED, timeout=RUN_ALL)
+    if page.evaluate(UNRUN_CELLS):
+        stderr = page.locator(STDERR_OUTPUT).all_inner_texts()
+        pytest.fail("Run All stopped at an error:\n" + "\n".join(stderr))
+
+
+def _check_the_graph_explorer_and_the_stepper(page):
+    # The graph explorer draws the neuron with data and gradients.
+    explorer = ".autograd-graph-explorer"
+    page.wait_for_selector(f"{explorer} .explorer-graph svg g.node", timeout=STEP)
+    drawn = page.locator(f"{explorer} .explorer-graph svg").text_content()
+    assert "data 0.7071" in drawn and "grad -1.5000" in drawn
+
+    # The stepper starts at step 1 (o fired): Next moves the highlight to n and fills
+    # in the gradients of n's inputs.
+    stepper = ".autograd-backward-stepper"
+    page.wait_for_selector(f"{stepper} g.node.highlighted", timeout=STEP)
+    highlighted = page.evaluate(HIGHLIGHTED)
+    assert highlighted.startswith("o | ")
+    grads_before = page.evaluate(GRAD_TEXTS, stepper)
+    page.locator(f"{stepper} button", has_text="Next").click()
+    page.wait_for_function(f"(before) => ({HIGHLIGHTED})() !== before",
+                           arg=highlighted, timeout=STEP)
+    assert page.evaluate(HIGHLIGHTED).startswith("n | ")
+    assert page.evaluate(GRAD_TEXTS, stepper) != grads_before
+    assert "n just fired" in page.locator(f"{stepper} .explorer-info").first.inner_text()
+
+    # Moving a slider of the graph explorer with the keyboard redraws the graph.
+    svg_before = page.evaluate(SVG_OF, explorer)
+    handle = page.locator(f"{explorer} .widget-slider").nth(1).locator(".noUi-handle")
+    handle.focus()
+    handle.press("ArrowRight")
+    page.wait_for_function(f"(before) => ({SVG_OF})('{explorer}') !== before",
+                           arg=svg_before, timeout=STEP)
+    assert "data 0.0100" in page.locator(f"{explorer} .explorer-graph svg").text_content()
+
+
+def _check_the_plotting_explorers(page):
+    # The plotting explorers show their pictures, and the dashboard trains a step.
+    for name in ("finite-differences", "activation-explorer", "training-dashboard"):
+        page.wait_for_selector(f".autograd-{name} img", timeout=STEP)
+    dashboard = page.locator(".autograd-training-dashboard")
+    dashboard.locator("button", has_text="Step").click()
+    dashboard.get_by_text("step 1: loss").wait_for(timeout=STEP)
+
+    # The curvature explorer's Newton step moves the point to the parabola's vertex,
+    # x - f'/f'' = 1.4 - 5.876 / 19.52 = 1.099, and the plot is drawn again.
+    curvature = page.locator(".autograd-curvature")
+    curvature.locator("img").wait_for(timeout=STEP)
+    assert "At x = 1.4:" in curvature.inner_text()
+    picture = curvature.locator("img").get_attribute("src")
+    curvature.locator("button", has_text="Newton step").click()
+    curvature.get_by_text("At x = 1.099:").wait_for(timeout=STEP)
+    page.wait_for_function(
+        "(before) => document.querySelector('.autograd-curvature img').src !== before",
+        arg=picture, timeout=STEP)
+
+
+def _check_the_saved_notebook(path):
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    code = [cell for cell in saved["cells"] if cell["cell_type"] == "code"]
+    assert all(cell["execution_count"] for cell in code)  # saved after every cell ran
+    errors = [output for cell in code for output in cell["outputs"]
+              if output["output_type"] == "error"]
+    assert errors == [], errors
+
+    # `%%solution` cells in a real kernel: a correct answer is kept, a missing one is filled in.
+    said = ["".join(output.get("text", "")) for cell in code if "solution" in
+            cell["metadata"].get("tags", []) for output in cell["outputs"]]
+    assert len(said) == 2, said
+    assert "passed its check, so this solution did not run" in said[0]
+    assert "Not answered yet, so this solution ran" in said[1]
+
+
 def test_explorers_work_in_jupyterlab(jupyter_lab, tmp_path):
     require_module("playwright")
     from playwright.sync_api import sync_playwright
@@ -221,64 +302,9 @@ def test_explorers_work_in_jupyterlab(jupyter_lab, tmp_path):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
             page.on("pageerror", lambda error: page_errors.append(str(error)))
-            page.goto(f"{base}/lab/tree/{NOTEBOOK.name}?token={token}")
-            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=RUN_ALL)
-            # Run All before the kernel is up can race with its start and lose cells.
-            page.wait_for_function(KERNEL_IDLE, timeout=RUN_ALL)
-            _run_all_cells(page)
-            page.wait_for_function(RUN_ALL_FINISHED, timeout=RUN_ALL)
-            if page.evaluate(UNRUN_CELLS):
-                stderr = page.locator(STDERR_OUTPUT).all_inner_texts()
-                pytest.fail("Run All stopped at an error:\n" + "\n".join(stderr))
-
-            # The graph explorer draws the neuron with data and gradients.
-            explorer = ".autograd-graph-explorer"
-            page.wait_for_selector(f"{explorer} .explorer-graph svg g.node", timeout=STEP)
-            drawn = page.locator(f"{explorer} .explorer-graph svg").text_content()
-            assert "data 0.7071" in drawn and "grad -1.5000" in drawn
-
-            # The stepper starts at step 1 (o fired): Next moves the highlight to n and fills
-            # in the gradients of n's inputs.
-            stepper = ".autograd-backward-stepper"
-            page.wait_for_selector(f"{stepper} g.node.highlighted", timeout=STEP)
-            highlighted = page.evaluate(HIGHLIGHTED)
-            assert highlighted.startswith("o | ")
-            grads_before = page.evaluate(GRAD_TEXTS, stepper)
-            page.locator(f"{stepper} button", has_text="Next").click()
-            page.wait_for_function(f"(before) => ({HIGHLIGHTED})() !== before",
-                                   arg=highlighted, timeout=STEP)
-            assert page.evaluate(HIGHLIGHTED).startswith("n | ")
-            assert page.evaluate(GRAD_TEXTS, stepper) != grads_before
-            assert "n just fired" in page.locator(f"{stepper} .explorer-info").first.inner_text()
-
-            # Moving a slider of the graph explorer with the keyboard redraws the graph.
-            svg_before = page.evaluate(SVG_OF, explorer)
-            handle = page.locator(f"{explorer} .widget-slider").nth(1).locator(".noUi-handle")
-            handle.focus()
-            handle.press("ArrowRight")
-            page.wait_for_function(f"(before) => ({SVG_OF})('{explorer}') !== before",
-                                   arg=svg_before, timeout=STEP)
-            assert "data 0.0100" in page.locator(f"{explorer} .explorer-graph svg").text_content()
-
-            # The plotting explorers show their pictures, and the dashboard trains a step.
-            for name in ("finite-differences", "activation-explorer", "training-dashboard"):
-                page.wait_for_selector(f".autograd-{name} img", timeout=STEP)
-            dashboard = page.locator(".autograd-training-dashboard")
-            dashboard.locator("button", has_text="Step").click()
-            dashboard.get_by_text("step 1: loss").wait_for(timeout=STEP)
-
-            # The curvature explorer's Newton step moves the point to the parabola's vertex,
-            # x - f'/f'' = 1.4 - 5.876 / 19.52 = 1.099, and the plot is drawn again.
-            curvature = page.locator(".autograd-curvature")
-            curvature.locator("img").wait_for(timeout=STEP)
-            assert "At x = 1.4:" in curvature.inner_text()
-            picture = curvature.locator("img").get_attribute("src")
-            curvature.locator("button", has_text="Newton step").click()
-            curvature.get_by_text("At x = 1.099:").wait_for(timeout=STEP)
-            page.wait_for_function(
-                "(before) => document.querySelector('.autograd-curvature img').src !== before",
-                arg=picture, timeout=STEP)
-
+            _run_all(page, base, token)
+            _check_the_graph_explorer_and_the_stepper(page)
+            _check_the_plotting_explorers(page)
             page.screenshot(path=str(tmp_path / "jupyterlab.png"))
             for name in ("graph-explorer", "backward-stepper", "finite-differences",
                          "activation-explorer", "training-dashboard", "curvature"):
@@ -296,19 +322,7 @@ def test_explorers_work_in_jupyterlab(jupyter_lab, tmp_path):
           f"{tmp_path / 'jupyterlab.png'}")
     assert page_errors == [], page_errors
     assert broken_widgets == 0
-    saved = json.loads((work / NOTEBOOK.name).read_text(encoding="utf-8"))
-    code = [cell for cell in saved["cells"] if cell["cell_type"] == "code"]
-    assert all(cell["execution_count"] for cell in code)  # saved after every cell ran
-    errors = [output for cell in code for output in cell["outputs"]
-              if output["output_type"] == "error"]
-    assert errors == [], errors
-
-    # `%%solution` cells in a real kernel: a correct answer is kept, a missing one is filled in.
-    said = ["".join(output.get("text", "")) for cell in code if "solution" in
-            cell["metadata"].get("tags", []) for output in cell["outputs"]]
-    assert len(said) == 2, said
-    assert "passed its check, so this solution did not run" in said[0]
-    assert "Not answered yet, so this solution ran" in said[1]
+    _check_the_saved_notebook(work / NOTEBOOK.name)
 
 
 # ------------------------------------------------------------------ every output fits its area
