@@ -189,7 +189,7 @@ def test_each_way_of_getting_the_constructor_wrong_is_named(init, words):
 def test_the_constructor_exercise_passes_the_package_and_knows_the_stub():
     assert ch02.check_rejects_non_numbers(stage(2)).passed
 
-    def stub_init(self, data, _children=(), _op="", label=""):
+    def stub_init(self, data, _children=(), _op="", label=""):  # a stub, as a notebook gives it
         ...  # Your turn: raise TypeError here unless data is an int or a float
         self.data = float(data)
 
@@ -455,7 +455,7 @@ def test_an_answer_written_around_the_stubs_ellipsis_is_checked_not_called_unans
     report = ch02.check_count_nodes(count_with_ellipsis_left, stage(2))
     assert report.summary() != "not answered yet" and "counted twice" in only_message(report)
 
-    def central_with_ellipsis_left(f, x, h=1e-5):
+    def central_with_ellipsis_left(f, x, h=1e-5):  # a stub, as a notebook gives it
         ...
         return (f(x + h) - f(x - h)) / (2 * h)
 

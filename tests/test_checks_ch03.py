@@ -129,7 +129,7 @@ def test_chapter_three_untouched_stub_is_not_answered_yet_not_a_bug():
     V = stage(3)
 
     @add_to_class(V)
-    def __sub__(self, other):
+    def __sub__(self, other):  # a stub, as a notebook gives it
         ...  # replace ... with one line built from + and unary -
 
     report = ch03.check_sub(V)

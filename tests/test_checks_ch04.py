@@ -85,7 +85,7 @@ def test_chapter_four_sigmoid_stub_is_not_answered_and_a_missing_return_is_named
     V = stage(4)
 
     @add_to_class(V)
-    def sigmoid(self):
+    def sigmoid(self):  # a stub, as a notebook gives it
         ...  # replace ...: s, out, a _backward with local derivative s·(1 − s), return out
 
     report = ch04.check_sigmoid(V)

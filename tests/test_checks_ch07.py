@@ -216,7 +216,7 @@ def test_layer_parameters_stub_is_not_answered_yet():
     ns = chapter_seven()
     del ns["Layer"].parameters
 
-    def parameters(self):
+    def parameters(self):  # a stub, as a notebook gives it
         ...  # return one flat list of every neuron's parameters
 
     ns["Layer"].parameters = parameters

@@ -96,7 +96,7 @@ def test_correct_dual_tanh_passes_every_check():
 
 
 def test_unfinished_dual_tanh_stub_is_not_answered_yet_not_a_bug():
-    def tanh(self):
+    def tanh(self):  # a stub, as a notebook gives it
         ...  # return a new Dual: its value tanh(self.value), its slope by the chain rule
 
     report = ch09.check_dual_tanh(dual_with(tanh))

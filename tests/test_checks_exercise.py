@@ -131,7 +131,7 @@ def test_warm_up_numbers_are_shown_as_precisely_as_asked():
 
 
 def test_is_unwritten_knows_a_stub_from_an_answer():
-    def stub(self):
+    def stub(self):  # a stub, as a notebook gives it
         ...  # your code
 
     def answered(self):

@@ -137,7 +137,7 @@ def test_activation_explorer_offers_only_the_activations_a_learners_class_has():
 
 
 def test_activation_explorer_refuses_a_method_that_returns_no_value():
-    def sigmoid(self):
+    def sigmoid(self):  # a stub, as a notebook gives it
         ...  # the learner's stub, not yet written
 
     Stubbed = stage(4, sigmoid=sigmoid)
