@@ -45,7 +45,7 @@ def operand(other, op, value):
     return as_float(other)
 
 
-def exponent(n, value):
+def exponent_operand(n, value):
     """A number exponent of `value ** n` as an int or a float; refuse anything else."""
     if type(n) is int or type(n) is float:
         return n
@@ -110,6 +110,21 @@ def quotient(a, b):
 def short(n):
     """Print an exponent compactly: 2 rather than 2.0, for the op label in drawings."""
     return int(n) if float(n).is_integer() else n
+
+
+class PowerLabel(str):
+    """The op label of `a ** n` with a number n: the string `'**2'` that drawings show (and a
+    learner's class writes), which also holds the exponent itself as data, `exponent`: `2` or
+    `2.0`, exactly as given, where the text shows both as `2`. Readers of a graph (grad, the
+    compiler) take n from here, never from the text."""
+
+    def __new__(cls, n):
+        label = super().__new__(cls, f"**{short(n)}")
+        label.exponent = n
+        return label
+
+    def __reduce__(self):  # pickle and copy by the exponent, not by the text
+        return PowerLabel, (self.exponent,)
 
 
 def power(a, n):

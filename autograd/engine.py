@@ -138,8 +138,8 @@ class Value:
         """
         if isinstance(other, Value):
             return self._pow_value(other)
-        n = _floats.exponent(other, self)
-        out = Value(_floats.power(self.data, n), (self,), f"**{_floats.short(n)}")
+        n = _floats.exponent_operand(other, self)
+        out = Value(_floats.power(self.data, n), (self,), _floats.PowerLabel(n))
 
         def _backward():
             a = out._prev[0]

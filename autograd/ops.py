@@ -3,8 +3,8 @@
 Every operation the engines build a node for is one row of `OPS`, an `Op`:
 
 - `name`: the engine's `_op` label (`'**n'` stands for every power by a number, which the
-  engine labels `'**2'`, `'**0.5'`: see `find`); `arity`: how many inputs are values;
-  `parameters`: how many numbers follow them (the exponent of `'**n'`).
+  engine labels `'**2'`, `'**0.5'`, a label that holds the exponent: see `find`); `arity`:
+  how many inputs are values; `parameters`: how many numbers follow them (the exponent of `'**n'`).
 - `forward(*numbers)`: the output on floats, through `autograd._floats`, so that the errors
   and the overflow are the engines' own, message for message.
 - `backward`: one rule per input, `rule(k, *args, out, g)`: what passes back to that input
@@ -65,7 +65,7 @@ from typing import Callable, NamedTuple, Optional
 from . import _floats
 
 __all__ = ["Op", "OPS", "FLOATS", "TEXT", "Expr", "Source", "NAMESPACE", "STOP", "find",
-           "exponent", "source", "slope_text", "argument_names", "python_function", "reciprocal"]
+           "source", "slope_text", "argument_names", "python_function", "reciprocal"]
 
 
 # ----------------------------------------------------------------------- slopes as numbers
@@ -392,22 +392,11 @@ OPS.update((op.name, op._replace(slopes=tuple(_slope(op, i) for i in range(op.ar
            for op in _ROWS)
 
 
-def exponent(label):
-    """The number n of an op label `'**n'` as `_floats.short` wrote it; ValueError if none."""
-    text = label[2:]
-    try:
-        return int(text)
-    except ValueError:
-        return float(text)
-
-
 def find(label):
-    """The row for an engine's op label (`'**2'` finds `'**n'`), or None if there is none."""
-    if label.startswith("**") and label != "**":
-        try:
-            exponent(label)
-        except ValueError:
-            return None
+    """The row for an engine's op label, or None if there is none. A power by a number is
+    labelled `'**2'`, `'**0.5'` by a `_floats.PowerLabel`, which holds the exponent: that
+    label finds `'**n'`; the same text in a plain string (a node made by hand) finds none."""
+    if type(label) is _floats.PowerLabel:
         return OPS["**n"]
     return OPS.get(label)
 

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from autograd import engine, fast, grad, graph, higher_order, stages
-from autograd.higher_order import RULES
+from autograd import _grad_speed, engine, fast, grad, graph, higher_order, stages
+from autograd.grad_rules import RULES
 from conftest import require_module
 from edge_programs import apply as apply_edge_step
 from edge_programs import program as edge_program
@@ -421,22 +421,22 @@ def test_at_the_edges_of_floating_point_gradients_are_backwards(Value):
     assert ran > 250 and overflowed < ran / 10  # most programs ran: the test did compare
 
 
-# Without create_graph, grad takes a quick way (`_quickly`): backward()'s own parts, added into
-# a dictionary of its own. On a graph it does not vouch for it takes the careful way
-# (`_carefully`), which runs each operation's rule from the table, as grad always has. The two
-# must agree bit for bit, and the quick way must take every graph the engines build.
+# Without create_graph, grad takes a speed path (`_grad_speed.numbers`): backward()'s own parts,
+# added into a dictionary of its own. On a graph it does not vouch for it runs the chain rule
+# (`higher_order._by_the_chain_rule`), each operation's rule from the table. The two must agree
+# bit for bit, and the speed path must take every graph the engines build.
 
 
 def quick_numbers(total, nodes, Value):
-    """The quick way's gradient of every node of `nodes`, as bytes (0 for one it never meets)."""
-    quick = higher_order._quickly(total, nodes, Value)
-    assert quick is not None, "the quick way refused a graph the engine built"
-    return [bits(quick[0].get(node, 0.0)) for node in nodes]
+    """The speed path's gradient of every node of `nodes`, as bytes (0 for one it never meets)."""
+    quick = _grad_speed.numbers(total, nodes, Value, True)
+    assert quick is not None, "the speed path refused a graph the engine built"
+    return [bits(g.data) for g in quick]
 
 
 def careful_numbers(total, nodes, Value, create_graph=False):
-    """The careful way's gradient of every node of `nodes`, as bytes."""
-    found = higher_order._carefully(total, nodes, False, Value, create_graph, True)
+    """The chain rule's gradient of every node of `nodes`, as bytes."""
+    found = higher_order._by_the_chain_rule(total, nodes, False, Value, create_graph, True)
     return [bits(g.data) for g in found]
 
 
@@ -472,13 +472,13 @@ def network_loss(Value, sizes, seed, points):
 @given(program=programs(**SMALL))
 def test_gradients_as_values_are_the_careful_ways_node_for_node(Value, program):
     # with create_graph grad sorts the graph, finds what each result reaches and ties the
-    # others its own way; the gradients' graphs are the careful way's, node for node
+    # others its own way; the gradients' graphs are the chain rule's, node for node
     assume((made := built(program, Value)) is not None)
     pool, total = made
     leaves = pool[: len(program[0])]
     for nodes in (leaves, pool):
         ours = grad(total, nodes, create_graph=True, allow_unused=True)
-        theirs = higher_order._carefully(total, nodes, False, Value, True, True)
+        theirs = higher_order._by_the_chain_rule(total, nodes, False, Value, True, True)
         assert [graph_shape(g) for g in ours] == [graph_shape(g) for g in theirs]
 
 
@@ -492,12 +492,12 @@ def test_gradients_as_values_are_the_careful_ways_node_for_node(Value, program):
 def test_products_that_reach_some_inputs_twice_give_the_careful_ways_graphs(Value, make):
     # the gradient of a product reads the other factor: which inputs each gradient's graph can
     # reach decides how grad ties it, so these small products, where an input sits on both
-    # sides, must give the careful way's graphs node for node
+    # sides, must give the chain rule's graphs node for node
     x, y, z = Value(0.75), Value(-1.25), Value(2.0)
     total = make(x, y, z)
     for nodes in ([x, y], [x, y, z], [y, z], [x]):
         ours = grad(total, nodes, create_graph=True, allow_unused=True)
-        theirs = higher_order._carefully(total, nodes, False, Value, True, True)
+        theirs = higher_order._by_the_chain_rule(total, nodes, False, Value, True, True)
         assert [graph_shape(g) for g in ours] == [graph_shape(g) for g in theirs]
 
 
@@ -511,12 +511,12 @@ def test_products_that_reach_some_inputs_twice_give_the_careful_ways_graphs(Valu
 ], ids=["relu*y*z", "relus-added", "relu*3", "tanh-of-relu", "relu-of-relus"])
 def test_gradients_that_reach_no_result_leave_the_careful_ways_graphs(Value, make):
     # a relu at or below 0 passes nothing back, so what reaches it reaches no result: grad
-    # keeps it as a number, and the results' graphs are the careful way's, node for node
+    # keeps it as a number, and the results' graphs are the chain rule's, node for node
     x, y, z = Value(-0.75), Value(-1.25), Value(2.0)
     total = make(x, y, z)
     for nodes in ([x, y], [x, y, z], [y, z], [x], [z]):
         ours = grad(total, nodes, create_graph=True, allow_unused=True)
-        theirs = higher_order._carefully(total, nodes, False, Value, True, True)
+        theirs = higher_order._by_the_chain_rule(total, nodes, False, Value, True, True)
         assert [graph_shape(g) for g in ours] == [graph_shape(g) for g in theirs]
 
 
@@ -525,7 +525,7 @@ def test_a_network_with_dead_relus_gives_the_careful_ways_graphs(Value):
     loss, weights = network_loss(Value, [4, 4, 1], 5, [(0.5 * i - 1.5, 1.0 - 0.75 * i)
                                                        for i in range(5)])
     ours = grad(loss, weights, create_graph=True)
-    theirs = higher_order._carefully(loss, weights, False, Value, True, False)
+    theirs = higher_order._by_the_chain_rule(loss, weights, False, Value, True, False)
     assert [graph_shape(g) for g in ours] == [graph_shape(g) for g in theirs]
     dead = [n for n in graph.topological_order(loss) if n._op == "relu" and not n.data > 0]
     assert dead  # the test needs relus that pass nothing back
@@ -534,12 +534,12 @@ def test_a_network_with_dead_relus_gives_the_careful_ways_graphs(Value):
 @both_engines
 def test_an_overflow_in_a_gradient_that_reaches_no_result_raises_as_the_careful_way(Value):
     # d(out)/d(dead) = w * 1e200 is too large for a float; dead, a relu at 0, passes nothing
-    # on, but the careful way builds that gradient, and raises, so grad raises the same
+    # on, but the chain rule builds that gradient, and raises, so grad raises the same
     x, w, c = Value(-1.0), Value(1e200), Value(1e200)
     dead = x.relu()
     out = (dead * w) * c
     with pytest.raises(OverflowError) as careful:
-        higher_order._carefully(out, [x, w, c], False, Value, True, False)
+        higher_order._by_the_chain_rule(out, [x, w, c], False, Value, True, False)
     with pytest.raises(OverflowError) as ours:
         grad(out, [x, w, c], create_graph=True)
     assert str(ours.value) == str(careful.value)
@@ -559,7 +559,7 @@ def test_at_the_edges_of_floating_point_the_quick_way_gives_the_careful_ways_num
 
 @both_engines
 def test_the_benchmarks_step_has_the_same_gradients_every_way(Value):
-    # a network's loss, as the benchmark builds it: grad in both modes, the careful way and
+    # a network's loss, as the benchmark builds it: grad in both modes, the chain rule and
     # backward() give each weight the same number
     loss, weights = network_loss(Value, [8, 8, 1], 3, [(0.5 * i - 2.0, 1.0 - 0.25 * i)
                                                        for i in range(12)])
@@ -572,8 +572,8 @@ def test_the_benchmarks_step_has_the_same_gradients_every_way(Value):
 
 
 def test_a_fast_node_whose_slope_does_not_fit_is_refused_without_create_graph_too():
-    # The quick way checks each recorded slope at a glance; where it does not fit, it leaves
-    # the graph to the careful way, which says why.
+    # The speed path checks each recorded slope at a glance; where it does not fit, it leaves
+    # the graph to the chain rule, which says why.
     a, b = fast.Value(0.5), fast.Value(3.0)
     made_by_hand = [fast._node(0.25, op, a, wrong) for op, wrong in
                     (("tanh", 1.0), ("relu", 0.0), ("exp", 2.0), ("sigmoid", 0.5))]
@@ -601,8 +601,8 @@ def test_grad_pauses_the_garbage_collector_while_it_builds_a_graph(monkeypatch, 
             return builder(*args, **options)
         return spy
 
-    for name in ("_chain_rule", "_built_quickly"):  # the careful way's build and the quick one
-        monkeypatch.setattr(higher_order, name, spy_on(getattr(higher_order, name)))
+    for module, name in ((higher_order, "_chain_rule"), (_grad_speed, "_build")):  # the chain
+        monkeypatch.setattr(module, name, spy_on(getattr(module, name)))  # rule, the speed path
     x = Value(0.5)
     tiny = Value(1e-310)  # the slope of log there, 1/x, is too large for a float
     try:
