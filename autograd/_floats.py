@@ -188,3 +188,14 @@ def sigmoid(x):
         return 1.0 / (1.0 + math.exp(-x))
     e = math.exp(x)  # for x < 0, the same function as e**x / (1 + e**x)
     return e / (1.0 + e)
+
+
+def sin(x):
+    """sin x; NaN for an infinite x, as IEEE arithmetic, C's `sin` and PyTorch give it (Python's
+    `math.sin` raises there). A finite x gives a number in [-1, 1]."""
+    return math.sin(x) if x - x == 0 else math.nan
+
+
+def cos(x):
+    """cos x; NaN for an infinite x (see `sin`)."""
+    return math.cos(x) if x - x == 0 else math.nan

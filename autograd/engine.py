@@ -221,6 +221,31 @@ class Value:
         out._backward = _backward
         return out
 
+    # ----------------------------------------------------------------- package operations
+    # Not built in any chapter (`stages.PACKAGE_ONLY`), but written the same way.
+
+    def sin(self):
+        """$f(x) = \\sin x$, so $f'(x) = \\cos x$."""
+        out = Value(_floats.sin(self.data), (self,), "sin")
+
+        def _backward():
+            a = out._prev[0]
+            a.grad += _floats.cos(a.data) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def cos(self):
+        """$f(x) = \\cos x$, so $f'(x) = -\\sin x$."""
+        out = Value(_floats.cos(self.data), (self,), "cos")
+
+        def _backward():
+            a = out._prev[0]
+            a.grad += -_floats.sin(a.data) * out.grad
+
+        out._backward = _backward
+        return out
+
     # ----------------------------------------------------------------- the backward pass
 
     def backward(self):

@@ -85,8 +85,8 @@ def grad(output, inputs, *, create_graph=False, allow_unused=False):
 
     Errors: TypeError for an output that is not a Value of the two engines (a class of your
     own, or a chapter's stage), for inputs that are not such Values, and for a graph or inputs
-    that mix the engines; NotImplementedError for an operation grad has no rule for (your own,
-    such as `sin`); ValueError for an input the output does not depend on (see above) and for a
+    that mix the engines; NotImplementedError for an operation grad has no rule for (one of
+    your own); ValueError for an input the output does not depend on (see above) and for a
     node whose derivative grad cannot know: made by hand (`Value(data, children, op)`), with a
     `_backward` that is not its engine's, or, on the fast engine, whose recorded derivative no
     longer fits its inputs' data.

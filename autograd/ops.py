@@ -338,6 +338,10 @@ _ROWS = [
        helper="relu", statement="relu"),
     Op("sigmoid", 1, _floats.sigmoid, (lambda k, x, out, g: out * (1.0 - out) * g,), "sigmoid",
        helper="sigmoid", guard="inputs"),
+    # package operations, which no chapter teaches: the slope of each is the other row's
+    # function, which a rule names with `k.call` (an infinite input gives NaN: nothing vanishes)
+    Op("sin", 1, _floats.sin, (lambda k, x, out, g: k.call("cos", x) * g,), "sin", helper="sin"),
+    Op("cos", 1, _floats.cos, (lambda k, x, out, g: -k.call("sin", x) * g,), "cos", helper="cos"),
 ]
 
 
