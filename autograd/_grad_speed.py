@@ -21,7 +21,7 @@ raise here are caught; any other is a bug, and surfaces.
 import re
 from typing import AbstractSet, NamedTuple, Optional
 
-from . import engine, fast, grad_rules, nodes, ops
+from . import engine, fast, grad_rules, ops, reading
 from .graph import operations_order, operations_order_in_slots
 
 __all__ = ["numbers", "values"]
@@ -172,7 +172,7 @@ def _reference_entry(label):
     row = ops.find(label)
     if row is None:
         return None, None
-    return nodes.REFERENCE_BACKWARD[row.name], _ACCUMULATORS[row.name]
+    return reading.REFERENCE_BACKWARD[row.name], _ACCUMULATORS[row.name]
 
 
 def _recorded_slope_times_g(op):
@@ -402,7 +402,7 @@ def _build_reference(order, building):
     return True
 
 
-_CLOSURES = {name: nodes.REFERENCE_BACKWARD[name] for name in ("*", "+", "relu")}
+_CLOSURES = {name: reading.REFERENCE_BACKWARD[name] for name in ("*", "+", "relu")}
 
 
 def _build_fast(order, building):

@@ -23,7 +23,7 @@ recorded slope, and the reciprocal 1/x where the reference divides.
 import math
 import operator
 
-from . import _floats, engine, fast, nodes, ops
+from . import _floats, engine, fast, ops, reading
 
 __all__ = ["ENGINES", "RULES", "VALUES", "read_number", "read_node", "rule_for", "checked_rule",
            "as_recorded", "same_float", "too_large"]
@@ -106,7 +106,7 @@ def _by_table(name):
 
         def rule(out, g, read, needs):
             k = VALUES if read is read_node else ops.FLOATS
-            n = nodes.exponent(out)
+            n = reading.exponent(out)
             return (rule_a(k, read(out._prev[0]), n, read(out), g) if needs[0] else None,)
     elif op.arity == 1:
         (rule_a,) = op.backward
@@ -237,18 +237,18 @@ def rule_for(node, value_class):
     """The rule for `node`'s operation, or the error that says why there is none."""
     op = node._op
     if not op or (value_class is engine.Value and node._backward is engine._leaf_backward):
-        raise ValueError(nodes.made_by_hand(node, "grad"))
+        raise ValueError(reading.made_by_hand(node, "grad"))
     row = ops.find(op)
     rule = None if row is None else RULES[value_class].get(row.name)
     if rule is None:
         raise NotImplementedError(
-            f"grad has no rule for the operation {op!r} of {nodes.show(node)}. It knows the "
+            f"grad has no rule for the operation {op!r} of {reading.show(node)}. It knows the "
             f"operations of {ENGINES[value_class]}: {_known_operations()} (-, negation and the "
             f"rest are made of these). Write your own operation from these, or use backward() "
             f"for its first derivative"
         )
     if value_class is engine.Value:
-        nodes.require_engine_derivative(node)  # a _backward replaced since
+        reading.require_engine_derivative(node)  # a _backward replaced since
     return rule
 
 
@@ -266,7 +266,7 @@ def as_recorded(node, g, parts, needs, create_graph):
             fits = same_float(part.data if create_graph else part, stored * g_number)
         if not fits:
             raise ValueError(
-                f"grad cannot differentiate {nodes.show(node)}, made by {node._op!r}: the fast "
+                f"grad cannot differentiate {reading.show(node)}, made by {node._op!r}: the fast "
                 f"engine recorded a local derivative ({float(stored)!r}) that is not the one "
                 f"{node._op!r} gives for the numbers its inputs hold now. The node was made by "
                 f"hand, or an input's data changed after it was computed (the fast engine takes "
@@ -285,7 +285,7 @@ def checked_rule(node, value_class, known):
     if rule is None or (code is not None
                         and getattr(node._backward, "__code__", None) is not code):
         rule = rule_for(node, value_class)  # the first of its kind, or an error
-        known[node._op] = rule, (nodes.REFERENCE_BACKWARD[ops.find(node._op).name]
+        known[node._op] = rule, (reading.REFERENCE_BACKWARD[ops.find(node._op).name]
                                   if value_class is engine.Value else None)
     return rule
 
@@ -305,7 +305,7 @@ def same_float(x, y):
 def too_large(node, error):
     """The OverflowError for a gradient built as a Value that is too large for a float."""
     return OverflowError(
-        f"grad(..., create_graph=True): the gradient through {nodes.show(node)}, made by "
+        f"grad(..., create_graph=True): the gradient through {reading.show(node)}, made by "
         f"{node._op!r}, is too large for a float ({error}). backward() gives an "
         f"infinite gradient here; a gradient that is a Value follows the engine's rule "
         f"for numbers and raises"

@@ -27,7 +27,7 @@ knows are the table's.
 
 This module is grad's algorithm, as chapter 12 builds it: walk the graph in backward()'s order,
 run each operation's rule, add the parts (`_by_the_chain_rule`). Beside it, never inside it:
-the rules (`autograd.grad_rules`), how to read a node (`autograd.nodes`), and the speed paths
+the rules (`autograd.grad_rules`), how to read a node (`autograd.reading`), and the speed paths
 (`autograd._grad_speed`), which give the same numbers and the same graphs with fewer steps,
 and leave to the chain rule every graph they cannot vouch for.
 """
@@ -39,7 +39,7 @@ from . import _floats, _grad_speed, fast
 from .grad_rules import (ENGINES, as_recorded, checked_rule, read_node, read_number,
                          too_large)
 from .graph import reaches_all, topological_order
-from .nodes import show
+from .reading import show
 
 __all__ = ["grad"]
 

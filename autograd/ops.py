@@ -21,8 +21,10 @@ Every operation the engines build a node for is one row of `OPS`, an `Op`:
     `k.power_slope(a, n)`, `k.log_slope(a, b, out)`  the slopes of `a ** n` in a and in b, as
                                `autograd._floats` computes them;
     `k.call(name, *args)`      another row's operation (a slope that is another function:
-                               `k.call("sigmoid", x)`), as its forward, a node, or its helper.
-  `FLOATS` is `k` for floats, `TEXT` for `Expr`s; `grad` has its own for Values.
+                               sin's is `k.call("cos", x)`), as its forward, a node, or its
+                               helper.
+  `FLOATS` is `k` for floats, `TEXT` for `Expr`s; `grad` has its own for Values
+  (`autograd.grad_rules.VALUES`).
 - `method`: the reference engine's method whose closure the row describes (`autograd.engine`).
 - `slopes`: the fast engine's local derivatives, one function per input, `slope(*args, out)`
   on floats: what `autograd.fast` records at forward time and multiplies by the gradient later.
@@ -210,7 +212,8 @@ class Expr:
         return f"{_inside(left, rank, f)} {op} {_inside(right, rank + 1, f)}"
 
 
-def _number(x):
+def _as_expr(x):
+    """`x` as an Expr: itself, or a plain number written as a literal."""
     return x if isinstance(x, Expr) else Expr.leaf(repr(x), x)
 
 
@@ -225,7 +228,7 @@ _NOTHING = Expr.leaf("STOP")  # what passes back nothing, as the fast engine rec
 
 
 def _binary(op, a, b):
-    a, b = _number(a), _number(b)
+    a, b = _as_expr(a), _as_expr(b)
     if op == "*":  # times the gradient 1: exactly the other factor, in floats too
         for this, that in ((a, b), (b, a)):
             if this is UNIT:
@@ -246,13 +249,13 @@ class _Text:
 
     @staticmethod
     def positive(x):
-        return Expr(">", (x, _number(0)))
+        return Expr(">", (x, _as_expr(0)))
 
     @staticmethod
     def nonzero(x):
         if x.value is not None:  # a literal: known now
             return x.value != 0
-        return Expr("!=", (x, _number(0)))
+        return Expr("!=", (x, _as_expr(0)))
 
     @staticmethod
     def power_slope(a, n):
@@ -360,7 +363,7 @@ def slope_text(op, i):
         part = op.fast[i](TEXT, *leaves)
     else:
         part = op.backward[i](TEXT, *leaves, UNIT)
-    return "STOP" if part is None else _number(part).text(lambda helper: "_" + helper)
+    return "STOP" if part is None else _as_expr(part).text(lambda helper: "_" + helper)
 
 
 # What a slope's text, or code made from it, may call: the helpers of the slopes, and the

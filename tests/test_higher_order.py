@@ -17,7 +17,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from autograd import _grad_speed, engine, fast, grad, graph, higher_order, stages
+from autograd import _grad_speed, engine, fast, grad, grad_rules, graph, higher_order, reading, stages
 from autograd.grad_rules import RULES
 from conftest import require_module
 from edge_programs import apply as apply_edge_step
@@ -215,8 +215,10 @@ def torch():
 # ------------------------------------------------------------------- what a learner sees
 
 
-def test_the_module_docstrings_example_runs():
-    result = doctest.testmod(higher_order)
+@pytest.mark.parametrize("module", [higher_order, grad_rules, reading],
+                         ids=lambda module: module.__name__)
+def test_the_module_docstrings_example_runs(module):
+    result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
 
 

@@ -16,7 +16,7 @@ LAYERS = [
      "autograd.graph", "autograd.syllabus", "autograd.data", "autograd.profiling",
      "autograd.article", "autograd.plots"},
     {"autograd.engine", "autograd.fast", "autograd.tensor"},
-    {"autograd.nodes"},  # reading a node of the engines: grad's and the compiler's
+    {"autograd.reading"},  # reading a node of the engines: grad's and the compiler's
     {"autograd.grad_rules"},
     {"autograd._grad_speed"},
     {"autograd.nn", "autograd.gradcheck", "autograd.stages", "autograd.compile",

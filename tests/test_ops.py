@@ -216,7 +216,7 @@ def test_the_fast_engines_slopes_are_the_rules_written_out():
 
 
 def test_find_reads_an_engines_op_label():
-    from autograd import engine, fast, nodes
+    from autograd import engine, fast, reading
 
     for Value in (engine.Value, fast.Value):
         x = Value(3.0)
@@ -224,8 +224,8 @@ def test_find_reads_an_engines_op_label():
         assert ops.find(square._op) is ops.OPS["**n"] and ops.find(root._op) is ops.OPS["**n"]
         # the label shows 2 for both; the exponent itself is data, as the engine was given it
         assert square._op == twice._op == "**2" and root._op == "**-0.5"
-        assert type(nodes.exponent(square)) is int and type(nodes.exponent(twice)) is float
-        assert nodes.exponent(root) == -0.5 and nodes.exponent(x.tanh()) is None
+        assert type(reading.exponent(square)) is int and type(reading.exponent(twice)) is float
+        assert reading.exponent(root) == -0.5 and reading.exponent(x.tanh()) is None
         assert ops.find((x ** x)._op) is ops.OPS["**"] and ops.find("tanh") is ops.OPS["tanh"]
     # a label that only looks like a power (a node made by hand) names no row
     assert ops.find("**2") is None and ops.find("**x") is None and ops.find("") is None

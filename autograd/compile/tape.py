@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from ..engine import Value
 from ..graph import topological_order
-from ..nodes import REFERENCE_BACKWARD, exponent, require_engine_derivative
+from ..reading import REFERENCE_BACKWARD, exponent, require_engine_derivative
 from ..ops import find
 
 
