@@ -83,7 +83,7 @@ def _numbers_fast(output):
     order = operations_order_in_slots(output)
     totals = {output: 1.0}
     get = totals.get
-    quick_slopes = _QUICK_SLOPES
+    slopes_to_retake = _SLOPES_TO_RETAKE
     stop = ops._Stop
     for node in reversed(order):
         g = totals[node]  # every operation but the output is an input of one placed before
@@ -96,7 +96,7 @@ def _numbers_fast(output):
         elif op == "relu":
             fits = da == 1.0 if node.data > 0 else type(da) is stop
         else:
-            slope = quick_slopes.get(op)
+            slope = slopes_to_retake.get(op)
             fits = slope is not None and b is None and da == slope(a.data, node.data)
         if not fits and not _fits_as_recorded(node, g):
             return None
@@ -190,7 +190,7 @@ def _recorded_slope_times_g(op):
 
 # The fast engine's one-input operations whose recorded slope `_numbers_fast` checks by taking
 # it again from the input's data (tanh, exp, sigmoid; relu it checks by hand).
-_QUICK_SLOPES = {name: op.slopes[0] for name, op in ops.OPS.items() if _recorded_slope_times_g(op)}
+_SLOPES_TO_RETAKE = {name: op.slopes[0] for name, op in ops.OPS.items() if _recorded_slope_times_g(op)}
 
 
 # ------------------------------------------------------------------------- with create_graph

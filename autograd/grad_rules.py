@@ -239,6 +239,8 @@ def rule_for(node, value_class):
     if not op or (value_class is engine.Value and node._backward is engine._leaf_backward):
         raise ValueError(reading.made_by_hand(node, "grad"))
     row = ops.find(op)
+    if row is None and op.startswith("**"):  # a power's label as text only: no exponent kept
+        raise ValueError(reading.made_by_hand(node, "grad"))
     rule = None if row is None else RULES[value_class].get(row.name)
     if rule is None:
         raise NotImplementedError(
