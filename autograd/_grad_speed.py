@@ -69,8 +69,11 @@ def _numbers_reference(output):
         if entry is None:
             entry = known[op] = _reference_entry(op)
         code, accumulate = entry
-        if getattr(node._backward, "__code__", None) is not code:  # made by hand, replaced,
-            return None  # or not in the table
+        try:
+            if node._backward.__code__ is not code:  # made by hand, replaced, or not in the
+                return None  # table
+        except AttributeError:  # a `_backward` replaced by a callable that is no function
+            return None
         accumulate(node, get(node, 0.0), totals, get)
     return totals, met
 
@@ -535,10 +538,12 @@ def _all_reached(results, masks, bits, bounds):
     everything = (1 << len(bits)) - 1
     reach = [_reaches_all_soon(result, masks, everything) if bound == everything else False
              for result, bound in zip(results, bounds)]
+    walked = None  # the nodes with a mask, as a set the walks add to
     for result, known in zip(results, reach):
         if known is not None or result in masks:  # settled, or a result met before
             continue
-        new, _ = operations_order(result, done=masks)
+        walked = set(masks) if walked is None else walked
+        new, _ = operations_order(result, placed=walked)
         for node in new:
             mask = bits.get(node, 0)
             for child in node._prev:

@@ -126,22 +126,25 @@ def _refuse_a_repeat(nodes):
         seen.add(id(node))
 
 
-def operations_order(root, done=()):
+def operations_order(root, placed=None):
     """`(operations, met)`: the values with inputs that `root` depends on, in
     `topological_order` (the leaves left out), and the set of every value met, leaves too.
 
     A quicker walk than `topological_order`, for the package's engines only: their values hash
     by identity and keep a tuple in `_prev`, so it keeps the values themselves in its set, and
-    never pushes a leaf. Values in `done` (any container) count as placed already: the walk
-    stops at them and leaves them out. ValueError on a cycle, as `Value.backward()` raises it.
+    never pushes a leaf. `placed`, if given, is that set to start from: the walk stops at the
+    values it holds, leaves them out, and adds the ones it meets (so a second walk from
+    another root finds only what the first did not). ValueError on a cycle, as
+    `Value.backward()` raises it.
     """
-    order, placed = [], set()
+    order = []
+    placed = set() if placed is None else placed
     stack = [(root, iter(root._prev))]
     deepest = 4096
     while stack:
         node, children = stack[-1]
         for child in children:
-            if child not in placed and child not in done:
+            if child not in placed:
                 if child._prev:
                     stack.append((child, iter(child._prev)))
                     if len(stack) > deepest:  # a cycle would push the same values for ever
