@@ -11,8 +11,8 @@ from typing import NamedTuple
 
 from ..engine import Value
 from ..graph import topological_order
-from ..reading import REFERENCE_BACKWARD, exponent, require_engine_derivative
 from ..ops import find
+from ..reading import REFERENCE_BACKWARD, exponent, require_engine_derivative
 
 
 class Instruction(NamedTuple):
