@@ -138,8 +138,8 @@ class Value:
         """
         if isinstance(other, Value):
             return self._pow_value(other)
-        n = _floats.exponent(other, self)
-        out = Value(_floats.power(self.data, n), (self,), f"**{_floats.short(n)}")
+        n = _floats.exponent_operand(other, self)
+        out = Value(_floats.power(self.data, n), (self,), _floats.PowerLabel(n))
 
         def _backward():
             a = out._prev[0]
@@ -217,6 +217,31 @@ class Value:
         def _backward():
             a = out._prev[0]
             a.grad += out.data * (1.0 - out.data) * out.grad
+
+        out._backward = _backward
+        return out
+
+    # ----------------------------------------------------------------- package operations
+    # Not built in any chapter (`stages.PACKAGE_ONLY`), but written the same way.
+
+    def sin(self):
+        """$f(x) = \\sin x$, so $f'(x) = \\cos x$."""
+        out = Value(_floats.sin(self.data), (self,), "sin")
+
+        def _backward():
+            a = out._prev[0]
+            a.grad += _floats.cos(a.data) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def cos(self):
+        """$f(x) = \\cos x$, so $f'(x) = -\\sin x$."""
+        out = Value(_floats.cos(self.data), (self,), "cos")
+
+        def _backward():
+            a = out._prev[0]
+            a.grad += -_floats.sin(a.data) * out.grad
 
         out._backward = _backward
         return out

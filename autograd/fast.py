@@ -217,10 +217,10 @@ class Value:
             out = _floats.power(a, b)
             return _node(out, "**", self, _floats.power_slope(a, b) if b != 0 else STOP,
                          other, _floats.log_slope(a, b, out))
-        n = _floats.exponent(other, self)
+        n = _floats.exponent_operand(other, self)
         out = _floats.power(a, n)
         slope = _floats.power_slope(a, n) if n != 0 else STOP
-        return _node(out, f"**{_floats.short(n)}", self, slope)
+        return _node(out, _floats.PowerLabel(n), self, slope)
 
     def __rpow__(self, other):
         """$f(b) = c^b$ with a number $c$: $f'(b) = c^b \\ln c$ (0 at c = 0 with b >= 0)."""

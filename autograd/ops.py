@@ -3,8 +3,8 @@
 Every operation the engines build a node for is one row of `OPS`, an `Op`:
 
 - `name`: the engine's `_op` label (`'**n'` stands for every power by a number, which the
-  engine labels `'**2'`, `'**0.5'`: see `find`); `arity`: how many inputs are values;
-  `parameters`: how many numbers follow them (the exponent of `'**n'`).
+  engine labels `'**2'`, `'**0.5'`, a label that holds the exponent: see `find`); `arity`:
+  how many inputs are values; `parameters`: how many numbers follow them (the exponent of `'**n'`).
 - `forward(*numbers)`: the output on floats, through `autograd._floats`, so that the errors
   and the overflow are the engines' own, message for message.
 - `backward`: one rule per input, `rule(k, *args, out, g)`: what passes back to that input
@@ -21,8 +21,10 @@ Every operation the engines build a node for is one row of `OPS`, an `Op`:
     `k.power_slope(a, n)`, `k.log_slope(a, b, out)`  the slopes of `a ** n` in a and in b, as
                                `autograd._floats` computes them;
     `k.call(name, *args)`      another row's operation (a slope that is another function:
-                               `k.call("sigmoid", x)`), as its forward, a node, or its helper.
-  `FLOATS` is `k` for floats, `TEXT` for `Expr`s; `grad` has its own for Values.
+                               sin's is `k.call("cos", x)`), as its forward, a node, or its
+                               helper.
+  `FLOATS` is `k` for floats, `TEXT` for `Expr`s; `grad` has its own for Values
+  (`autograd.grad_rules.VALUES`).
 - `method`: the reference engine's method whose closure the row describes (`autograd.engine`).
 - `slopes`: the fast engine's local derivatives, one function per input, `slope(*args, out)`
   on floats: what `autograd.fast` records at forward time and multiplies by the gradient later.
@@ -61,7 +63,7 @@ from typing import Callable, NamedTuple, Optional
 from . import _floats
 
 __all__ = ["Op", "OPS", "FLOATS", "TEXT", "Expr", "NAMESPACE", "STOP", "find",
-           "exponent", "slope_text", "argument_names", "python_function", "reciprocal"]
+           "slope_text", "argument_names", "python_function", "reciprocal"]
 
 
 # ----------------------------------------------------------------------- slopes as numbers
@@ -206,7 +208,8 @@ class Expr:
         return f"{_inside(left, rank, f)} {op} {_inside(right, rank + 1, f)}"
 
 
-def _number(x):
+def _as_expr(x):
+    """`x` as an Expr: itself, or a plain number written as a literal."""
     return x if isinstance(x, Expr) else Expr.leaf(repr(x), x)
 
 
@@ -221,7 +224,7 @@ _NOTHING = Expr.leaf("STOP")  # what passes back nothing, as the fast engine rec
 
 
 def _binary(op, a, b):
-    a, b = _number(a), _number(b)
+    a, b = _as_expr(a), _as_expr(b)
     if op == "*":  # times the gradient 1: exactly the other factor, in floats too
         for this, that in ((a, b), (b, a)):
             if this is UNIT:
@@ -242,13 +245,13 @@ class _Text:
 
     @staticmethod
     def positive(x):
-        return Expr(">", (x, _number(0)))
+        return Expr(">", (x, _as_expr(0)))
 
     @staticmethod
     def nonzero(x):
         if x.value is not None:  # a literal: known now
             return x.value != 0
-        return Expr("!=", (x, _number(0)))
+        return Expr("!=", (x, _as_expr(0)))
 
     @staticmethod
     def power_slope(a, n):
@@ -334,6 +337,10 @@ _ROWS = [
        helper="relu", statement="relu"),
     Op("sigmoid", 1, _floats.sigmoid, (lambda k, x, out, g: out * (1.0 - out) * g,), "sigmoid",
        helper="sigmoid", guard="inputs"),
+    # package operations, which no chapter teaches: the slope of each is the other row's
+    # function, which a rule names with `k.call` (an infinite input gives NaN: nothing vanishes)
+    Op("sin", 1, _floats.sin, (lambda k, x, out, g: k.call("cos", x) * g,), "sin", helper="sin"),
+    Op("cos", 1, _floats.cos, (lambda k, x, out, g: -k.call("sin", x) * g,), "cos", helper="cos"),
 ]
 
 
@@ -352,7 +359,7 @@ def slope_text(op, i):
         part = op.fast[i](TEXT, *leaves)
     else:
         part = op.backward[i](TEXT, *leaves, UNIT)
-    return "STOP" if part is None else _number(part).text(lambda helper: "_" + helper)
+    return "STOP" if part is None else _as_expr(part).text(lambda helper: "_" + helper)
 
 
 # What a slope's text, or code made from it, may call: the helpers of the slopes, and the
@@ -388,21 +395,10 @@ OPS.update((op.name, op._replace(slopes=tuple(_slope(op, i) for i in range(op.ar
            for op in _ROWS)
 
 
-def exponent(label):
-    """The number n of an op label `'**n'` as `_floats.short` wrote it; ValueError if none."""
-    text = label[2:]
-    try:
-        return int(text)
-    except ValueError:
-        return float(text)
-
-
 def find(label):
-    """The row for an engine's op label (`'**2'` finds `'**n'`), or None if there is none."""
-    if label.startswith("**") and label != "**":
-        try:
-            exponent(label)
-        except ValueError:
-            return None
+    """The row for an engine's op label, or None if there is none. A power by a number is
+    labelled `'**2'`, `'**0.5'` by a `_floats.PowerLabel`, which holds the exponent: that
+    label finds `'**n'`; the same text in a plain string (a node made by hand) finds none."""
+    if type(label) is _floats.PowerLabel:
         return OPS["**n"]
     return OPS.get(label)

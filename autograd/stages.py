@@ -35,9 +35,10 @@ __all__ = [
 # added to the engine later cannot silently go missing from the stages.
 CHAPTER_METHODS = {c.number: c.methods for c in syllabus.CHAPTERS if c.methods}
 
-# Methods of `engine.Value` that no chapter builds and no stage has: they let the package copy
-# and pickle graphs safely. A notebook's class, like the one the learner writes, does without.
-PACKAGE_ONLY = ("__deepcopy__", "__reduce_ex__")
+# Methods of `engine.Value` that no chapter builds and no stage has: copying and pickling, which
+# let the package copy and pickle graphs safely, and the package operations sin and cos. A
+# notebook's class, like the one the learner writes, does without.
+PACKAGE_ONLY = ("__deepcopy__", "__reduce_ex__", "sin", "cos")
 
 FIRST_CHAPTER = min(CHAPTER_METHODS)
 

@@ -16,7 +16,8 @@ OPERATIONS. Every operation and reflected operation of the engines, applied raw:
 step in four uses one operand twice, so `a * a`, `a - a`, `a / a` and `(a - a) ** (a - a)`
 all occur); `a + n`, `a - n`, `a * n`, `a / n` and the reflected `n + a`, `n - a`, `n * a`,
 `n / a` with a plain number n from `NUMBERS`; `a ** n` with n from `EXPONENTS`; `n ** a` with
-n from `BASES`; and `-a`, `tanh`, `exp`, `log`, `relu`, `sigmoid`. PyTorch runs the same
+n from `BASES`; and `-a` and every method of the table of primitives (`autograd.ops`: `tanh`,
+`exp`, `log`, `relu`, `sigmoid`, `sin`, `cos`), each drawn from its row. PyTorch runs the same
 expression on tensors, except `n / a`: PyTorch computes `n / tensor` as
 `tensor.reciprocal() * n`, which rounds twice and whose gradient overflows early (`1e-10 / t`
 at t = 1e-155 has gradient -inf there, for a true -1e300), so the reference for `n / a` is
@@ -102,6 +103,8 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 
+from autograd import ops
+
 # ---------------------------------------------------------------------------- operations
 
 EXPONENTS = (0, 1, 2, 3, -1, -2, 0.5, -0.5, 1.5)  # for a ** n
@@ -127,28 +130,40 @@ class Op:
     slope_drift: object = None  # |d slope / d y| for a slope computed from the output y
 
 
+def _from_row(row):
+    """The raw operation of a row of the table of primitives (`autograd.ops`): a two-input
+    row's name is its operator (`a + b`), a number exponent takes its n from `EXPONENTS`, and
+    any other row is its method (`a.tanh()`)."""
+    if row.arity == 2:
+        return Op(f"a {row.name} b", 2)
+    if row.parameters:
+        return Op("a ** n", 1, EXPONENTS)
+    return Op(f"a.{row.method}()", 1, slope_drift=_SLOPE_DRIFTS.get(row.name))
+
+
+# For a slope computed from the output y, |d slope / d y|: how far a difference in y moves it.
+_SLOPE_DRIFTS = {
+    "tanh": lambda y: 2 * abs(y),  # slope 1 - y**2
+    "exp": lambda y: 1.0,  # slope y
+    "sigmoid": lambda y: abs(1 - 2 * y),  # slope y (1 - y)
+}
+_NAMES = {"+": "add", "*": "mul", "/": "div", "**": "pow", "**n": "pow_n"}  # else the method
+
 OPS = {
-    "add": Op("a + b", 2),
+    # one per row of the table, so that a new operation is drawn without a line here
+    **{_NAMES.get(row.name, row.method): _from_row(row) for row in ops.OPS.values()},
+    # composed of the rows, and the other ways a plain number enters
     "sub": Op("a - b", 2),
-    "mul": Op("a * b", 2),
-    "div": Op("a / b", 2),
-    "pow": Op("a ** b", 2),
     "add_n": Op("a + n", 1, NUMBERS),
     "sub_n": Op("a - n", 1, NUMBERS),
     "mul_n": Op("a * n", 1, NUMBERS),
     "div_n": Op("a / n", 1, NUMBERS),
-    "pow_n": Op("a ** n", 1, EXPONENTS),
     "radd": Op("n + a", 1, NUMBERS),
     "rsub": Op("n - a", 1, NUMBERS),
     "rmul": Op("n * a", 1, NUMBERS),
     "rdiv": Op("n / a", 1, NUMBERS, torch=_torch_divide),
     "rpow": Op("n ** a", 1, BASES),
     "neg": Op("-a", 1),
-    "tanh": Op("a.tanh()", 1, slope_drift=lambda y: 2 * abs(y)),  # slope 1 - y**2
-    "exp": Op("a.exp()", 1, slope_drift=lambda y: 1.0),  # slope y
-    "log": Op("a.log()", 1),
-    "relu": Op("a.relu()", 1),
-    "sigmoid": Op("a.sigmoid()", 1, slope_drift=lambda y: abs(1 - 2 * y)),  # slope y (1 - y)
 }
 
 # Each operation's text compiled into a function of (a, b, n): the text is the one place

@@ -10,8 +10,10 @@ engine, on a learner-style class or on PyTorch tensors, which is how the tests c
 - tests/test_torch.py: the reference engine against PyTorch.
 
 `OPS` holds every operator and method the engines share, with plain numbers (ints and floats)
-on either side; tests/test_engine_parity.py fails when an operation of the engines is missing
-from it. Operands are kept where every operation is defined (log of 1 + a*a, division by
+on either side: one entry per row of the table of primitives (`autograd.ops`), made from the
+row itself, so that a new operation is drawn without a line here, and by hand the operations
+composed of them and the ways a plain number enters; tests/test_engine_parity.py fails when an
+operation of the engines is missing from it. Operands are kept where every operation is defined (log of 1 + a*a, division by
 1 + b*b, exp of a tanh...), so a program raises only where values grow too large for a float.
 Every operation is smooth there except `relu`, whose kink at 0 hypothesis hits on purpose
 (the engines must agree on it, and PyTorch's slope there is 0 too); `programs(smooth=True)`
@@ -26,6 +28,8 @@ from typing import Callable, NamedTuple
 
 from hypothesis import strategies as st
 
+from autograd import ops
+
 
 class Op(NamedTuple):
     arity: int  # how many earlier results it takes
@@ -33,13 +37,39 @@ class Op(NamedTuple):
     smooth: bool = True  # differentiable wherever hypothesis can put its operands
 
 
+# What each row's operands are made into first, where its own domain is narrower than
+# hypothesis's numbers (a positive log, a divisor away from 0, a base above 0...).
+_OPERANDS = {
+    "/": (lambda a: a, lambda b: 1 + b * b),
+    "**": (lambda a: 1.5 + a.tanh(), lambda b: b.tanh()),
+    "exp": (lambda a: a.tanh(),),
+    "log": (lambda a: 1 + a * a,),
+}
+_NAMES = {"+": "add", "*": "mul", "/": "div", "**": "vpow"}  # default: the row's method
+_KINKED = {"relu"}  # a kink at 0, which hypothesis hits on purpose: not smooth
+
+
+def _from_row(row):
+    """The program operation of a row of the table: its method (for `**`, Python's `a ** b`)
+    on the operands `_OPERANDS` makes."""
+    method = "__pow__" if row.name == "**" else row.method
+    shapes = _OPERANDS.get(row.name, (lambda x: x,) * row.arity)
+
+    def function(*operands):
+        first, *others = (shape(x) for shape, x in zip(shapes, operands))
+        return getattr(first, method)(*others)
+
+    return Op(row.arity, function, smooth=row.name not in _KINKED)
+
+
 OPS = {
-    # two nodes
-    "add": Op(2, lambda a, b: a + b),
+    # one per row of the table (`a ** n` with a number n is drawn below, with chosen n)
+    **{_NAMES.get(row.name, row.method): _from_row(row)
+       for row in ops.OPS.values() if not row.parameters},
+    # composed of the rows
     "sub": Op(2, lambda a, b: a - b),
-    "mul": Op(2, lambda a, b: a * b),
-    "div": Op(2, lambda a, b: a / (1 + b * b)),
-    "vpow": Op(2, lambda a, b: (1.5 + a.tanh()) ** b.tanh()),
+    "neg": Op(1, lambda a: -a),
+    "relu_shifted": Op(1, lambda a: (a.tanh() + 0.5).relu()),  # kink at a = -0.549, hit ~never
     # a node and a plain number on its right
     "add_float": Op(1, lambda a: a + 2.5),
     "add_int": Op(1, lambda a: a + -1),
@@ -62,14 +92,6 @@ OPS = {
     "rdiv": Op(1, lambda a: -2.0 / (1.5 + a.tanh())),
     "rpow": Op(1, lambda a: 2.0 ** a.tanh()),
     "rpow_int": Op(1, lambda a: 3 ** a.tanh()),
-    # one node
-    "neg": Op(1, lambda a: -a),
-    "tanh": Op(1, lambda a: a.tanh()),
-    "exp": Op(1, lambda a: a.tanh().exp()),
-    "log": Op(1, lambda a: (1 + a * a).log()),
-    "sigmoid": Op(1, lambda a: a.sigmoid()),
-    "relu": Op(1, lambda a: a.relu(), smooth=False),  # a kink at 0: same rule in both engines
-    "relu_shifted": Op(1, lambda a: (a.tanh() + 0.5).relu()),  # kink at a = -0.549, hit ~never
 }
 
 

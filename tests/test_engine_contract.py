@@ -127,6 +127,9 @@ CASES = [
     ("relu_negative", lambda a: a.relu(), (-2.0,), 0.0, [0.0]),
     ("relu_at_zero", lambda a: a.relu(), (0.0,), 0.0, [0.0]),
     ("sigmoid", lambda a: a.sigmoid(), (0.0,), 0.5, [0.25]),
+    # package operations: sin 30 degrees is 1/2, its slope cos 30 degrees is sqrt(3)/2
+    ("sin", lambda a: a.sin(), (math.pi / 6,), 0.5, [math.sqrt(3) / 2]),
+    ("cos", lambda a: a.cos(), (math.pi / 3,), 0.5, [-math.sqrt(3) / 2]),
 ]
 
 

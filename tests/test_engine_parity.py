@@ -233,7 +233,7 @@ def with_chapter(chapter_methods, chapter, *names):
 
 @pytest.fixture(scope="module")
 def tables():
-    return operation_tables(ALL_OPERATIONS | {"__floordiv__", "cos"})
+    return operation_tables(ALL_OPERATIONS | {"__floordiv__", "cosh"})
 
 
 def test_an_operation_in_the_reference_engine_alone_is_missing_everywhere_else(tables):
@@ -273,13 +273,13 @@ def test_an_operation_in_both_engines_and_a_chapter_is_still_missing_from_the_ta
 
 
 def test_a_new_activation_counts_as_an_operation(tables):
-    def cos(self):
+    def cosh(self):
         return self
 
-    reference, other = planted(engine.Value, cos=cos), planted(fast.Value, cos=cos)
-    chapters = with_chapter(stages.CHAPTER_METHODS, 4, "cos")
+    reference, other = planted(engine.Value, cosh=cosh), planted(fast.Value, cosh=cosh)
+    chapters = with_chapter(stages.CHAPTER_METHODS, 4, "cosh")
     assert missing_places(reference, other, chapters, stages.PACKAGE_ONLY, tables) == [
-        f"{table} has no cos" for table in tables
+        f"{table} has no cosh" for table in tables
     ]
 
 
@@ -295,9 +295,9 @@ def test_a_method_no_chapter_builds_or_a_chapter_without_its_method_is_reported(
     assert missing_places(engine.Value, fast.Value, chapters, stages.PACKAGE_ONLY, tables) == [
         "no chapter builds sigmoid (stages.CHAPTER_METHODS), nor is it in stages.PACKAGE_ONLY"
     ]
-    chapters = with_chapter(stages.CHAPTER_METHODS, 4, "cos")
+    chapters = with_chapter(stages.CHAPTER_METHODS, 4, "cosh")
     assert missing_places(engine.Value, fast.Value, chapters, stages.PACKAGE_ONLY, tables) == [
-        "the stages name cos, which the reference engine does not have"
+        "the stages name cosh, which the reference engine does not have"
     ]
 
 
@@ -315,8 +315,8 @@ def test_a_method_no_chapter_teaches_belongs_in_package_only(tables):
 
 
 def test_an_operation_with_a_closure_of_its_own_needs_a_row_of_the_table(tables):
-    def cos(self):
-        out = engine.Value(self.data, (self,), "cos")
+    def cosh(self):
+        out = engine.Value(self.data, (self,), "cosh")
 
         def _backward():
             self.grad += out.grad
@@ -324,28 +324,28 @@ def test_an_operation_with_a_closure_of_its_own_needs_a_row_of_the_table(tables)
         out._backward = _backward
         return out
 
-    reference, other = planted(engine.Value, cos=cos), planted(fast.Value, cos=cos)
-    chapters = with_chapter(stages.CHAPTER_METHODS, 4, "cos")
-    complete = {name: covered | {"cos"} for name, covered in tables.items()}
+    reference, other = planted(engine.Value, cosh=cosh), planted(fast.Value, cosh=cosh)
+    chapters = with_chapter(stages.CHAPTER_METHODS, 4, "cosh")
+    complete = {name: covered | {"cosh"} for name, covered in tables.items()}
     assert missing_places(reference, other, chapters, stages.PACKAGE_ONLY, complete) == [
-        "autograd.ops has no row for cos, whose closure the reference engine defines"
+        "autograd.ops has no row for cosh, whose closure the reference engine defines"
     ]
-    row = ops.OPS["tanh"]._replace(name="cos", method="cos")
+    row = ops.OPS["tanh"]._replace(name="cosh", method="cosh")
     assert missing_places(reference, other, chapters, stages.PACKAGE_ONLY, complete,
                           rows=(*ops.OPS.values(), row)) == []
 
 
 def test_a_row_of_the_table_needs_the_engines_closure(tables):
-    row = ops.OPS["tanh"]._replace(name="cos", method="cos")
+    row = ops.OPS["tanh"]._replace(name="cosh", method="cosh")
     assert missing_places(engine.Value, fast.Value, stages.CHAPTER_METHODS, stages.PACKAGE_ONLY,
                           tables, rows=(*ops.OPS.values(), row)) == [
-        "the reference engine has no closure for the row 'cos' of autograd.ops (its method cos)",
+        "the reference engine has no closure for the row 'cosh' of autograd.ops (its method cosh)",
     ]
 
 
 def test_an_operation_no_chapter_teaches_needs_no_check_but_every_other_table(tables):
-    reference, other = planted(engine.Value, cos=floordiv), planted(fast.Value, cos=floordiv)
-    package_only = (*stages.PACKAGE_ONLY, "cos")
+    reference, other = planted(engine.Value, cosh=floordiv), planted(fast.Value, cosh=floordiv)
+    package_only = (*stages.PACKAGE_ONLY, "cosh")
     assert missing_places(reference, other, stages.CHAPTER_METHODS, package_only, tables) == [
-        f"{table} has no cos" for table in tables if table != CHECKS
+        f"{table} has no cosh" for table in tables if table != CHECKS
     ]

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from autograd import engine, fast, grad, graph, higher_order, stages
-from autograd.higher_order import RULES
+from autograd import _grad_speed, engine, fast, grad, grad_rules, graph, higher_order, reading, stages
+from autograd.grad_rules import RULES
 from conftest import require_module
 from edge_programs import apply as apply_edge_step
 from edge_programs import program as edge_program
@@ -215,8 +215,10 @@ def torch():
 # ------------------------------------------------------------------- what a learner sees
 
 
-def test_the_module_docstrings_example_runs():
-    result = doctest.testmod(higher_order)
+@pytest.mark.parametrize("module", [higher_order, grad_rules, reading],
+                         ids=lambda module: module.__name__)
+def test_the_module_docstrings_example_runs(module):
+    result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
 
 
@@ -421,32 +423,32 @@ def test_at_the_edges_of_floating_point_gradients_are_backwards(Value):
     assert ran > 250 and overflowed < ran / 10  # most programs ran: the test did compare
 
 
-# Without create_graph, grad takes a quick way (`_quickly`): backward()'s own parts, added into
-# a dictionary of its own. On a graph it does not vouch for it takes the careful way
-# (`_carefully`), which runs each operation's rule from the table, as grad always has. The two
-# must agree bit for bit, and the quick way must take every graph the engines build.
+# Without create_graph, grad takes a speed path (`_grad_speed.numbers`): backward()'s own parts,
+# added into a dictionary of its own. On a graph it does not vouch for it runs the chain rule
+# (`higher_order._by_the_chain_rule`), each operation's rule from the table. The two must agree
+# bit for bit, and the speed path must take every graph the engines build.
 
 
-def quick_numbers(total, nodes, Value):
-    """The quick way's gradient of every node of `nodes`, as bytes (0 for one it never meets)."""
-    quick = higher_order._quickly(total, nodes, Value)
-    assert quick is not None, "the quick way refused a graph the engine built"
-    return [bits(quick[0].get(node, 0.0)) for node in nodes]
+def speed_path_numbers(total, nodes, Value):
+    """The speed path's gradient of every node of `nodes`, as bytes (0 for one it never meets)."""
+    quick = _grad_speed.numbers(total, nodes, Value, True)
+    assert quick is not None, "the speed path refused a graph the engine built"
+    return [bits(g.data) for g in quick]
 
 
-def careful_numbers(total, nodes, Value, create_graph=False):
-    """The careful way's gradient of every node of `nodes`, as bytes."""
-    found = higher_order._carefully(total, nodes, False, Value, create_graph, True)
+def chain_rule_numbers(total, nodes, Value, create_graph=False):
+    """The chain rule's gradient of every node of `nodes`, as bytes."""
+    found = higher_order._by_the_chain_rule(total, nodes, False, Value, create_graph, True)
     return [bits(g.data) for g in found]
 
 
 @both_engines
 @settings(max_examples=150)
 @given(program=programs())
-def test_the_quick_way_takes_every_program_and_gives_the_careful_ways_numbers(Value, program):
+def test_the_speed_path_takes_every_program_and_gives_the_chain_rules_numbers(Value, program):
     assume((made := built(program, Value)) is not None)
     pool, total = made
-    assert quick_numbers(total, pool, Value) == careful_numbers(total, pool, Value)
+    assert speed_path_numbers(total, pool, Value) == chain_rule_numbers(total, pool, Value)
 
 
 def graph_shape(value):
@@ -470,15 +472,15 @@ def network_loss(Value, sizes, seed, points):
 @both_engines
 @settings(max_examples=60)
 @given(program=programs(**SMALL))
-def test_gradients_as_values_are_the_careful_ways_node_for_node(Value, program):
+def test_gradients_as_values_are_the_chain_rules_node_for_node(Value, program):
     # with create_graph grad sorts the graph, finds what each result reaches and ties the
-    # others its own way; the gradients' graphs are the careful way's, node for node
+    # others its own way; the gradients' graphs are the chain rule's, node for node
     assume((made := built(program, Value)) is not None)
     pool, total = made
     leaves = pool[: len(program[0])]
     for nodes in (leaves, pool):
         ours = grad(total, nodes, create_graph=True, allow_unused=True)
-        theirs = higher_order._carefully(total, nodes, False, Value, True, True)
+        theirs = higher_order._by_the_chain_rule(total, nodes, False, Value, True, True)
         assert [graph_shape(g) for g in ours] == [graph_shape(g) for g in theirs]
 
 
@@ -489,15 +491,15 @@ def test_gradients_as_values_are_the_careful_ways_node_for_node(Value, program):
     lambda x, y, z: (x * x) * (y * y),
     lambda x, y, z: ((x * y).tanh() * z) * x,
 ], ids=["x*x*y", "xy*yz", "xx*yy", "tanh(xy)*z*x"])
-def test_products_that_reach_some_inputs_twice_give_the_careful_ways_graphs(Value, make):
+def test_products_that_reach_some_inputs_twice_give_the_chain_rules_graphs(Value, make):
     # the gradient of a product reads the other factor: which inputs each gradient's graph can
     # reach decides how grad ties it, so these small products, where an input sits on both
-    # sides, must give the careful way's graphs node for node
+    # sides, must give the chain rule's graphs node for node
     x, y, z = Value(0.75), Value(-1.25), Value(2.0)
     total = make(x, y, z)
     for nodes in ([x, y], [x, y, z], [y, z], [x]):
         ours = grad(total, nodes, create_graph=True, allow_unused=True)
-        theirs = higher_order._carefully(total, nodes, False, Value, True, True)
+        theirs = higher_order._by_the_chain_rule(total, nodes, False, Value, True, True)
         assert [graph_shape(g) for g in ours] == [graph_shape(g) for g in theirs]
 
 
@@ -509,49 +511,49 @@ def test_products_that_reach_some_inputs_twice_give_the_careful_ways_graphs(Valu
     lambda x, y, z: (x.relu().tanh() * y + x.relu()) * z,
     lambda x, y, z: ((x * y).relu() * z).relu() * x + (z * y).relu().exp(),
 ], ids=["relu*y*z", "relus-added", "relu*3", "tanh-of-relu", "relu-of-relus"])
-def test_gradients_that_reach_no_result_leave_the_careful_ways_graphs(Value, make):
+def test_gradients_that_reach_no_result_leave_the_chain_rules_graphs(Value, make):
     # a relu at or below 0 passes nothing back, so what reaches it reaches no result: grad
-    # keeps it as a number, and the results' graphs are the careful way's, node for node
+    # keeps it as a number, and the results' graphs are the chain rule's, node for node
     x, y, z = Value(-0.75), Value(-1.25), Value(2.0)
     total = make(x, y, z)
     for nodes in ([x, y], [x, y, z], [y, z], [x], [z]):
         ours = grad(total, nodes, create_graph=True, allow_unused=True)
-        theirs = higher_order._carefully(total, nodes, False, Value, True, True)
+        theirs = higher_order._by_the_chain_rule(total, nodes, False, Value, True, True)
         assert [graph_shape(g) for g in ours] == [graph_shape(g) for g in theirs]
 
 
 @both_engines
-def test_a_network_with_dead_relus_gives_the_careful_ways_graphs(Value):
+def test_a_network_with_dead_relus_gives_the_chain_rules_graphs(Value):
     loss, weights = network_loss(Value, [4, 4, 1], 5, [(0.5 * i - 1.5, 1.0 - 0.75 * i)
                                                        for i in range(5)])
     ours = grad(loss, weights, create_graph=True)
-    theirs = higher_order._carefully(loss, weights, False, Value, True, False)
+    theirs = higher_order._by_the_chain_rule(loss, weights, False, Value, True, False)
     assert [graph_shape(g) for g in ours] == [graph_shape(g) for g in theirs]
     dead = [n for n in graph.topological_order(loss) if n._op == "relu" and not n.data > 0]
     assert dead  # the test needs relus that pass nothing back
 
 
 @both_engines
-def test_an_overflow_in_a_gradient_that_reaches_no_result_raises_as_the_careful_way(Value):
+def test_an_overflow_in_a_gradient_that_reaches_no_result_raises_as_the_chain_rule(Value):
     # d(out)/d(dead) = w * 1e200 is too large for a float; dead, a relu at 0, passes nothing
-    # on, but the careful way builds that gradient, and raises, so grad raises the same
+    # on, but the chain rule builds that gradient, and raises, so grad raises the same
     x, w, c = Value(-1.0), Value(1e200), Value(1e200)
     dead = x.relu()
     out = (dead * w) * c
-    with pytest.raises(OverflowError) as careful:
-        higher_order._carefully(out, [x, w, c], False, Value, True, False)
+    with pytest.raises(OverflowError) as by_the_chain_rule:
+        higher_order._by_the_chain_rule(out, [x, w, c], False, Value, True, False)
     with pytest.raises(OverflowError) as ours:
         grad(out, [x, w, c], create_graph=True)
-    assert str(ours.value) == str(careful.value)
+    assert str(ours.value) == str(by_the_chain_rule.value)
 
 
 @both_engines
-def test_at_the_edges_of_floating_point_the_quick_way_gives_the_careful_ways_numbers(Value):
+def test_at_the_edges_of_floating_point_the_speed_path_gives_the_chain_rules_numbers(Value):
     compared = 0
     for i, program, nodes in edge_graphs(Value, 300):
         output = nodes[-1]
-        expected = careful_numbers(output, nodes, Value)
-        assert quick_numbers(output, nodes, Value) == expected, (i, str(program))
+        expected = chain_rule_numbers(output, nodes, Value)
+        assert speed_path_numbers(output, nodes, Value) == expected, (i, str(program))
         assert [bits(g.data) for g in grad(output, nodes, allow_unused=True)] == expected
         compared += 1
     assert compared > 150
@@ -559,21 +561,21 @@ def test_at_the_edges_of_floating_point_the_quick_way_gives_the_careful_ways_num
 
 @both_engines
 def test_the_benchmarks_step_has_the_same_gradients_every_way(Value):
-    # a network's loss, as the benchmark builds it: grad in both modes, the careful way and
+    # a network's loss, as the benchmark builds it: grad in both modes, the chain rule and
     # backward() give each weight the same number
     loss, weights = network_loss(Value, [8, 8, 1], 3, [(0.5 * i - 2.0, 1.0 - 0.25 * i)
                                                        for i in range(12)])
     quick = [bits(g.data) for g in grad(loss, weights)]
     as_values = [bits(g.data) for g in grad(loss, weights, create_graph=True)]
     loss.backward()
-    assert quick == as_values == careful_numbers(loss, weights, Value) == [
+    assert quick == as_values == chain_rule_numbers(loss, weights, Value) == [
         bits(w.grad) for w in weights]
-    assert careful_numbers(loss, weights, Value, create_graph=True) == as_values
+    assert chain_rule_numbers(loss, weights, Value, create_graph=True) == as_values
 
 
 def test_a_fast_node_whose_slope_does_not_fit_is_refused_without_create_graph_too():
-    # The quick way checks each recorded slope at a glance; where it does not fit, it leaves
-    # the graph to the careful way, which says why.
+    # The speed path checks each recorded slope at a glance; where it does not fit, it leaves
+    # the graph to the chain rule, which says why.
     a, b = fast.Value(0.5), fast.Value(3.0)
     made_by_hand = [fast._node(0.25, op, a, wrong) for op, wrong in
                     (("tanh", 1.0), ("relu", 0.0), ("exp", 2.0), ("sigmoid", 0.5))]
@@ -601,8 +603,8 @@ def test_grad_pauses_the_garbage_collector_while_it_builds_a_graph(monkeypatch, 
             return builder(*args, **options)
         return spy
 
-    for name in ("_chain_rule", "_built_quickly"):  # the careful way's build and the quick one
-        monkeypatch.setattr(higher_order, name, spy_on(getattr(higher_order, name)))
+    for module, name in ((higher_order, "_chain_rule"), (_grad_speed, "_build")):  # the chain
+        monkeypatch.setattr(module, name, spy_on(getattr(module, name)))  # rule, the speed path
     x = Value(0.5)
     tiny = Value(1e-310)  # the slope of log there, 1/x, is too large for a float
     try:
@@ -763,23 +765,23 @@ def test_an_input_the_output_does_not_depend_on_is_named_or_given_zero(Value):
 
 
 def test_an_operation_grad_has_no_rule_for_is_named():
-    def sin(self):  # a learner's own operation, with its own backward
-        out = engine.Value(math.sin(self.data), (self,), "sin")
+    def sinh(self):  # a learner's own operation, with its own backward
+        out = engine.Value(math.sinh(self.data), (self,), "sinh")
 
         def _backward():
-            self.grad += math.cos(self.data) * out.grad
+            self.grad += math.cosh(self.data) * out.grad
 
         out._backward = _backward
         return out
 
     x = engine.Value(0.5)
-    with pytest.raises(NotImplementedError, match=r"no rule for the operation 'sin' of "
-                                                  r"Value\(data=0.479.*\. It knows the operations "
+    with pytest.raises(NotImplementedError, match=r"no rule for the operation 'sinh' of "
+                                                  r"Value\(data=0.521.*\. It knows the operations "
                                                   r"of autograd.engine: \+, \*, /"):
-        grad(sin(x) * x, x)
+        grad(sinh(x) * x, x)
     y = fast.Value(0.5)
-    with pytest.raises(NotImplementedError, match=r"no rule for the operation 'sin'"):
-        grad(fast.Value(math.sin(0.5), (y,), "sin"), y)
+    with pytest.raises(NotImplementedError, match=r"no rule for the operation 'sinh'"):
+        grad(fast.Value(math.sinh(0.5), (y,), "sinh"), y)
 
 
 def test_a_node_whose_derivative_grad_cannot_know_is_refused():
@@ -799,16 +801,21 @@ def test_a_node_whose_derivative_grad_cannot_know_is_refused():
     fa.data = 4.0  # the fast engine took d(product)/d(fb) = 2.0 when it made the node
     with pytest.raises(ValueError, match=r"an input's data changed after it was computed"):
         grad(product, fb)
+    # a power's label written by hand holds no exponent: grad does not read one from the text
+    for Value, x in ((engine.Value, a), (fast.Value, fa)):
+        for create_graph in (False, True):
+            with pytest.raises(ValueError, match=r"\(op '\*\*2'\): it was made by hand"):
+                grad(Value(x.data ** 2, (x,), "**2"), x, create_graph=create_graph)
 
 
 # ------------------------------------------------------------------- the tests can fail
 
 
-def tanh_slope_one_minus_t(out, g, v, needs):  # a classic mistake: 1 - t instead of 1 - t^2
-    return ((1.0 - v(out)) * g,)
+def tanh_slope_one_minus_t(out, g, read, needs):  # a classic mistake: 1 - t instead of 1 - t^2
+    return ((1.0 - read(out)) * g,)
 
 
-def tanh_slope_as_a_number(out, g, v, needs):  # the right first derivative, but no graph behind it
+def tanh_slope_as_a_number(out, g, read, needs):  # the right first slope, but no graph behind it
     t = out.data
     return ((1.0 - t) * (1.0 + t) * g,)
 

@@ -16,6 +16,9 @@ LAYERS = [
      "autograd._slider_names", "autograd.graph", "autograd.syllabus", "autograd.data",
      "autograd.profiling", "autograd.article", "autograd.plots"},
     {"autograd.engine", "autograd.fast", "autograd.tensor"},
+    {"autograd.reading"},  # reading a node of the engines: grad's and the compiler's
+    {"autograd.grad_rules"},
+    {"autograd._grad_speed"},
     {"autograd.nn", "autograd.gradcheck", "autograd.stages", "autograd.compile",
      "autograd.higher_order"},
     {"autograd.checks", "autograd.viz"},

@@ -11,9 +11,8 @@ from typing import NamedTuple
 
 from ..engine import Value
 from ..graph import topological_order
-from ..higher_order import _REFERENCE_BACKWARD as REFERENCE_BACKWARD
-from ..higher_order import require_engine_derivative
 from ..ops import find
+from ..reading import REFERENCE_BACKWARD, exponent, require_engine_derivative
 
 
 class Instruction(NamedTuple):
@@ -102,8 +101,8 @@ def record(root, aux, has_aux, param_leaves, input_leaves, made):
             raise NotImplementedError(
                 f"compile_loss does not know the operation {node._op!r} of {node!r}")
         op = row.name
-        if row.parameters:  # a number exponent: the label holds it
-            args.append(label_exponent(node))
+        if row.parameters:  # a number exponent, as the engine was given it (2 or 2.0)
+            args.append(exponent(node))
         names[key] = out = f"t{len(tape)}"
         instruction_of[key] = ins = new(Instruction, (out, op, tuple(args)))
         tape.append(ins)
@@ -111,23 +110,6 @@ def record(root, aux, has_aux, param_leaves, input_leaves, made):
     result = names[id(root)]
     aux = [names[id(a)] if isinstance(a, Value) else float(a) for a in aux]
     return Trace(tape, closures, result, aux, has_aux, len(param_leaves), len(input_leaves))
-
-
-def label_exponent(node):
-    """The number n of `a ** n`, read from the operation's label (`'**2'`, `'**0.5'`), which
-    the engine writes with `_floats.short(n)`: exact in value, but a whole number prints the
-    same for `2` and `2.0`. Only there is the engine's own `n` asked, for its type: an int
-    stays an int, so the compiled code writes it, and its error messages print it, exactly as
-    the engine does (`0.0 ** -2.0`, not `0.0 ** -2`)."""
-    text = node._op[2:]
-    try:
-        n = int(text)
-    except ValueError:
-        return float(text)
-    closure = node._backward
-    cells = dict(zip(closure.__code__.co_freevars, closure.__closure__ or ()))
-    given = cells["n"].cell_contents if "n" in cells else n
-    return given if type(given) is float and given == n else n
 
 
 def is_name(arg):
