@@ -124,8 +124,9 @@ forward line and its backward lines, in modules that each do one thing:
 """
 
 from .build import CacheWarning
-from .front import (FUSE_PYTHON_FROM, CompiledLoss, CompiledStep, NoCompilerWarning,
-                    TraceMismatch, c_compiler, compile_loss, compile_step)
+from .front import (FUSE_PYTHON_FROM, CompiledLoss, NoCompilerWarning, TraceMismatch,
+                    c_compiler, compile_loss)
+from .step import CompiledStep, compile_step
 from .tape import Instruction
 
 __all__ = ["compile_loss", "compile_step", "c_compiler", "CompiledLoss", "CompiledStep",
