@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import edge_programs
 from autograd import nn
-from autograd.compile import compile_loss, fusion
+from autograd.compile import compile_loss, fusion, passes
 from autograd.engine import Value
 from programs import programs, run
 from test_compile_c_bits import c_cache  # noqa: F401 (a fixture: a C compiler, an empty cache)
@@ -304,7 +304,7 @@ def test_a_sum_of_products_needs_every_partial_result_used_once():
         first = p[2] + p[0] * x[0]
         return (first + p[1] * x[1]) * first
     trace = compile_loss(fn, [1.0, 2.0, 3.0], [0.5, 0.25])._trace
-    assert fusion.dots(trace, kept=set()) == {}
+    assert passes.dots(trace, kept=set()) == {}
 
 
 def test_rolling_keeps_the_order_of_the_statements():

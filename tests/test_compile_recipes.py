@@ -47,7 +47,7 @@ def by_hand(trace, lang, fused):
               for pair in (dot.head, *dot.terms) for ins in pair}
     lines = [line for ins in trace.tape if ins.out not in inside
              for line in forward(ins, lang)]
-    lines += [lang.guard(lang.v(name)) for name in passes.ends(trace)]
+    lines += [lang.guard(lang.v(name)) for name in passes.Program(trace).ends]
     return lines, backward(fused.flow, lang)
 
 
@@ -67,10 +67,11 @@ def test_recipes_write_what_the_writer_writes_line_by_line(language):
             trace = trace_of(fn, params, inputs)
         except (ArithmeticError, ValueError):
             continue  # the engine raises on these numbers: nothing to write
-        slots = passes.slots(trace, passes.gradient_flow(trace), set())
+        program = passes.Program(trace)
+        slots = passes.slots(trace, program.flow, set())
         # one writer for the recipes, one for the lines by hand, on the same slots
         made, hand = (WRITERS[language](trace, *slots) for _ in range(2))
-        fused = fusion.fused_statements(trace, lambda *_: made)
+        fused = fusion.fused_statements(program, lambda *_: made)
         forward_lines, backward_lines = by_hand(trace, hand, fused)
         want = [readable(fusion.statement(line), hand.constants) for line in backward_lines]
         got = [readable(s, made.constants) for s in fused.backward]

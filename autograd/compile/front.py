@@ -14,6 +14,7 @@ from ..engine import Value
 from . import build
 from .python import Python, fused_python_source, load, python_source
 from ..ops import OPS, find
+from .passes import Program
 from .tape import is_name, record
 from .tracing import creations
 
@@ -125,13 +126,14 @@ class CompiledLoss:
                 result = fn(list(param_leaves), _unflatten(input_leaves, self.input_shape))
             root, aux = _loss_and_aux(result, has_aux)
             self._trace = record(root, aux, has_aux, param_leaves, input_leaves, made)
+            self._program = Program(self._trace)  # the passes, each run once, when asked
             self.tape = self._trace.tape
             del root, aux, result, param_leaves, input_leaves, made  # the graph can go now
             self._careful = None
             self.backend, self._c = "python", None
             if backend == "c":
                 try:
-                    self._c = build.build(self._trace, opt_level, fuse is not False)
+                    self._c = build.build(self._program, opt_level, fuse is not False)
                 except build.CannotBuild as reason:
                     warnings.warn(f"{reason}; running the compiled Python code instead",
                                   NoCompilerWarning, stacklevel=3)
@@ -140,8 +142,8 @@ class CompiledLoss:
             else:
                 if fuse is None:
                     fuse = len(self.tape) >= FUSE_PYTHON_FROM
-                self.source = (fused_python_source(self._trace) if fuse
-                               else python_source(self._trace, careful=False))
+                self.source = (fused_python_source(self._program) if fuse
+                               else python_source(self._program, careful=False))
                 self._function = load(self.source)
         self.fused = fuse is not False if self.backend == "c" else bool(fuse)
         self.compile_seconds = time.perf_counter() - started
@@ -187,7 +189,7 @@ class CompiledLoss:
                 result = None
         if result is None:
             if self._careful is None:
-                self._careful = load(python_source(self._trace, careful=True))
+                self._careful = load(python_source(self._program, careful=True))
             result = self._careful(p, x)
         return result
 
@@ -248,7 +250,7 @@ class CompiledLoss:
                                 f"in the engine{_apart(value, node.data)}.{hint} {_CAUSES}")
             k += 1
         if self._c is not None:
-            python = _outcome(load(python_source(self._trace, careful=True)), p, x)
+            python = _outcome(load(python_source(self._program, careful=True)), p, x)
             engine_run = _outcome(self._run_engine, p, x)
             if python[:3] == engine_run[:3] and (python[0] == "error" or all(
                     _same_bits(a, b) for a, b in zip(_flat_numbers(python[1:]),

@@ -39,64 +39,6 @@ from .tape import is_name
 # --------------------------------------------------------------------- sums of products
 
 
-class Dot(NamedTuple):
-    """A sum of products on the tape: `head` (the product `m0` and the sum `s0` that adds it
-    to another operand), then `terms`, each a product `mk` and the sum `sk = s(k-1) + mk`.
-    `out` is the last sum, the one result kept; `inside` are the others."""
-
-    head: tuple
-    terms: list
-
-    @property
-    def out(self):
-        return (self.terms[-1] if self.terms else self.head)[1].out
-
-    @property
-    def inside(self):
-        pairs = [self.head, *self.terms]
-        return {m.out for m, _ in pairs} | {s.out for _, s in pairs[:-1]}
-
-    @property
-    def operands(self):
-        """The names and numbers the sum reads."""
-        m, s = self.head
-        return [*m.args, *(a for a in s.args if a != m.out),
-                *(a for m, _ in self.terms for a in m.args)]
-
-
-def dots(trace, kept, least=2, count=None):
-    """{the tape index of its first instruction: `Dot`} for every sum of at least `least`
-    products whose products and partial sums are used once, by the next sum, and are not in
-    `kept` (read by the backward pass, a guard, or a result). (`count`: `passes.users`.)"""
-    count = count or passes.users(trace)
-    tape = trace.tape
-    n = len(tape)
-
-    def product(i):  # a product whose result is used once, by the next instruction, a sum
-        out, op, _ = tape[i]
-        return (op == "*" and tape[i + 1].op == "+" and type(out) is str
-                and count.get(out) == 1 and out not in kept)
-
-    found, i = {}, 0
-    while i + 1 < n:
-        m, s = tape[i], tape[i + 1]
-        if not (product(i) and m.out in s.args and s.args[0] != s.args[1]):
-            i += 1
-            continue
-        terms, j, last = [], i + 2, s.out
-        while j + 1 < n and product(j) and tape[j + 1].args == (last, tape[j].out) and (
-                count.get(last) == 1 and last not in kept):
-            terms.append((tape[j], tape[j + 1]))
-            last = tape[j + 1].out
-            j += 2
-        if 1 + len(terms) >= least:
-            found[i] = Dot((m, s), terms)
-            i = j
-        else:
-            i += 1
-    return found
-
-
 def dot_statements(dot, lang, recipes=None):
     """The `Statement`s of a `Dot` in `lang` (a writer of `Arrays`): the running sum `s`
     (`lang.sum`), its terms, the result stored. Each product is written inside the sum that
@@ -164,24 +106,14 @@ class Fused(NamedTuple):
     dots: dict
 
 
-def fused_statements(trace, writer, fold=False):
-    """The fast code's statements for `trace` (as `Statement`s), written by `writer(values,
-    gradients)` (given the slots of `passes.slots`), with every sum of products a `Dot`; with
-    `fold` (C), each other result used once by a `+` or a `*` is written inside the
-    expression that uses it."""
-    count = passes.users(trace)
-    flow = passes.gradient_flow(trace, count)
-    ends = passes.ends(trace, count)
-    kept = passes.backward_reads(flow) | set(ends)
-    found = dots(trace, kept, count=count)
-    inside, outs, operands = set(), set(), set()
-    for dot in found.values():
-        inside |= dot.inside
-        outs.add(dot.out)
-        operands.update(a for a in dot.operands if type(a) is str)
-    folded = (passes.folded(trace, kept | inside | outs | operands, count) if fold
-              else set())
-    lang = writer(*passes.slots(trace, flow, folded | inside))
+def fused_statements(program, writer, fold=False):
+    """The fast code's statements for a `passes.Program` (as `Statement`s), written by
+    `writer(values, gradients)` (given the slots of `Program.places`), with every sum of
+    products a `Dot`; with `fold` (C), each other result used once by a `+` or a `*` is
+    written inside the expression that uses it."""
+    trace, flow, ends, found = program.trace, program.flow, program.ends, program.dots
+    folded = program.fused_folded if fold else set()
+    lang = writer(*program.places("fused and folded" if fold else "fused"))
     recipes = Recipes(lang)
     expressions = recipes.expressions  # a folded result's (shape, places), by its name
     cache, write = recipes.cache, recipes.write  # (the loops below run once an instruction)

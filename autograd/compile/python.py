@@ -13,7 +13,7 @@ import math
 import re
 
 from .. import _floats, ops
-from . import fusion, passes
+from . import fusion
 from .rules import RULES, write
 from .statements import backward, forward, gradients
 from .tape import is_name
@@ -77,8 +77,10 @@ def careful_forward(ins):
     return lines
 
 
-def python_source(trace, careful):
-    """The source of `loss_and_grads(p, x)` for this trace: fast, or careful (every check)."""
+def python_source(program, careful):
+    """The source of `loss_and_grads(p, x)` for a `passes.Program`: fast, or careful (every
+    check)."""
+    trace = program.trace
     lines = ["def loss_and_grads(p, x):"]
     if trace.n_params:
         lines.append("    " + "".join(f"p{i}, " for i in range(trace.n_params)).rstrip() + " = p")
@@ -92,9 +94,9 @@ def python_source(trace, careful):
         lines.append("    # forward: one line per operation, in the order the engine ran them")
         for ins in trace.tape:
             lines.extend("    " + line for line in forward(ins, Python))
-        lines.extend("    " + Python.guard(name) for name in passes.ends(trace))
+        lines.extend("    " + Python.guard(name) for name in program.ends)
     lines.append("    # backward: the engine's _backward closures, in the order backward() runs them")
-    flow = passes.gradient_flow(trace)
+    flow = program.flow
     lines.extend("    " + line for line in backward(flow, Python))
     aux = f", [{', '.join(map(Python.v, trace.aux))}]" if trace.has_aux else ""
     lines.append(f"    return {Python.v(trace.result)}, [{', '.join(gradients(flow, Python))}]{aux}")
@@ -130,13 +132,15 @@ class FusedPython(fusion.Arrays, Python):
     """How the fused Python writes names (`fusion.Arrays`) and statements (`Python`)."""
 
 
-def fused_python_source(trace):
+def fused_python_source(program):
     """The source of the fast `loss_and_grads(p, x)`, fused (see `autograd.compile.fusion`):
     the statements of `python_source`, in the same order, on lists instead of names, with
     every sum of products a running sum and every repeated block a loop. A short innermost
     loop is written out (`_written_out`): CPython spends longer on a turn of a loop than on
     the arithmetic in it, and a whole slice read or written at once costs about one turn."""
-    fused = fusion.fused_statements(trace, lambda values, grads: FusedPython(trace, values, grads))
+    trace = program.trace
+    fused = fusion.fused_statements(program,
+                                    lambda values, grads: FusedPython(trace, values, grads))
     lang = fused.lang
     n_out = 1 + trace.n_params + len(trace.aux)
     forward_items = fusion.roll(fused.forward)
