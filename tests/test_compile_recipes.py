@@ -8,14 +8,14 @@ import random
 
 import pytest
 
-from autograd.compile import c, fusion, passes, python
+from autograd.compile import c, fusion, loops, passes, python_fused
 from autograd.compile.statements import backward, forward
 from autograd.compile.tracing import creations
 from autograd.compile.tape import record
 from autograd.engine import Value
 from test_compile_fusion import _batch
 
-WRITERS = {"python": python.FusedPython, "c": c.FusedC}
+WRITERS = {"python": python_fused.FusedPython, "c": c.FusedC}
 
 
 def trace_of(fn, params, inputs):
@@ -73,11 +73,11 @@ def test_recipes_write_what_the_writer_writes_line_by_line(language):
         made, hand = (WRITERS[language](trace, *slots) for _ in range(2))
         fused = fusion.fused_statements(program, lambda *_: made)
         forward_lines, backward_lines = by_hand(trace, hand, fused)
-        want = [readable(fusion.statement(line), hand.constants) for line in backward_lines]
+        want = [readable(loops.statement(line), hand.constants) for line in backward_lines]
         got = [readable(s, made.constants) for s in fused.backward]
         assert got == want
         compared += len(got)
-        want = [readable(fusion.statement(line), hand.constants) for line in forward_lines]
+        want = [readable(loops.statement(line), hand.constants) for line in forward_lines]
         got = [readable(s, made.constants) for s in fused.forward if not in_a_sum(s)]
         assert got == want
         assert any(in_a_sum(s) for s in fused.forward)  # the sums of products were there

@@ -9,7 +9,7 @@ same order, as the Python code.
 import functools
 from typing import NamedTuple
 
-from . import fusion
+from . import fusion, loops
 from .rules import RULES, write
 from .statements import backward, forward, gradients
 from .tape import is_name
@@ -207,8 +207,8 @@ def fused_c_program(program, chunk=CHUNK):
                                     fold=True)
     lang = fused.lang
     ends = [line + ";" for line in fusion.results(trace, fused.flow, lang, "out", 0)]
-    forward_items = fusion.roll(fused.forward)
-    backward_items = fusion.roll(fused.backward + ends)
+    forward_items = loops.roll(fused.forward)
+    backward_items = loops.roll(fused.backward + ends)
     n_values = trace.n_params + trace.n_inputs + len(lang.values)
     n_grads = trace.n_params + len(lang.gradients)
     arrays = f"v[{max(n_values, 1)}], d[{max(n_grads, 1)}]"
@@ -216,7 +216,7 @@ def fused_c_program(program, chunk=CHUNK):
     header = _PRELUDE + (f"\nextern SHARED double {arrays};\n"
                          f"static const double c[{max(len(lang.constants), 1)}] = {{{constants}}};\n")
     lines = functools.partial(c_lines, number=functools.partial(
-        fusion.constant, constants=lang.constants, literal=_c_number, table="c"))
+        loops.constant, constants=lang.constants, literal=_c_number, table="c"))
     functions = _item_functions(lines(forward_items), "forward", "SHARED int {}(void)",
                                 "    double s;", "    return 0;", chunk)
     n_forward = len(functions)
@@ -229,15 +229,15 @@ def fused_c_program(program, chunk=CHUNK):
 
 
 def c_lines(items, number, names=(), counts=(), indent="    "):
-    """The C lines of rolled items (`fusion.roll`), one list for each item: a loop is a `for`
-    over its index; `number` writes a number's place (`fusion.constant`)."""
+    """The C lines of rolled items (`loops.roll`), one list for each item: a loop is a `for`
+    over its index; `number` writes a number's place (`loops.constant`)."""
     for item in items:
         yield list(_c_item(item, number, names, counts, indent))
 
 
 def _c_item(item, number, names, counts, indent):
-    if isinstance(item, fusion.Statement):
-        yield indent + fusion.fill(item, names, counts, number)
+    if isinstance(item, loops.Statement):
+        yield indent + loops.fill(item, names, counts, number)
         return
     k = f"i{len(names)}"
     yield f"{indent}for (int {k} = 0; {k} < {item.count}; {k}++) {{"

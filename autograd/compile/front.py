@@ -12,7 +12,8 @@ from itertools import chain
 from .. import _floats
 from ..engine import Value
 from . import build
-from .python import Python, fused_python_source, load, python_source
+from .python import Python, load, python_source
+from .python_fused import fused_python_source
 from ..ops import OPS, find
 from .passes import Program
 from .tape import is_name, record
