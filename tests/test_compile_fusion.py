@@ -8,7 +8,6 @@ a number of the trace for each point (its label) as the benchmark's hinge loss h
 comparison is exact: the same float, the same sign of zero, the same error.
 """
 
-import functools
 import random
 import re
 import struct
@@ -21,7 +20,7 @@ from hypothesis import strategies as st
 
 import edge_programs
 from autograd import nn
-from autograd.compile import compile_loss, fusion, loops, passes, python_fused
+from autograd.compile import compile_loss, fusion, loops, passes, places, python_fused
 from autograd.engine import Value
 from programs import programs, run
 from test_compile_c_bits import c_cache  # noqa: F401 (a fixture: a C compiler, an empty cache)
@@ -311,11 +310,11 @@ def test_a_sum_of_products_needs_every_partial_result_used_once():
 def test_rolling_keeps_the_order_of_the_statements():
     lines = [f"d[@{k}@] += v[@{2 * k}@] * d[@99@]" for k in range(5)]
     lines += ["out[@0@] = d[@99@]"]
-    items = loops.roll(lines)
+    items = loops.roll(map(_code, lines))
     assert len(items) == 2 and items[0].count == 5
     assert loops.count_statements(items) == 6
     # unrolled again, the statements are the original ones, in order
-    assert list(_unroll(items)) == [loops.statement(line).places for line in lines]
+    assert list(_unroll(items)) == [loops.statement(_code(line)).places for line in lines]
 
 
 def _unroll(items, values=()):
@@ -330,7 +329,7 @@ def _unroll(items, values=()):
 
 def test_blocks_whose_places_do_not_move_by_a_fixed_step_stay_apart():
     lines = [f"v[@{k}@] = v[@{k * k}@] * 2.0" for k in range(6)]  # 0, 1, 4, 9: no fixed step
-    assert all(isinstance(item, loops.Statement) for item in loops.roll(lines))
+    assert all(isinstance(item, loops.Statement) for item in loops.roll(map(_code, lines)))
 
 
 @pytest.mark.usefixtures("c_cache")
@@ -368,8 +367,9 @@ def test_a_sum_added_in_reverse_would_be_caught(monkeypatch):
 # An innermost loop of at most `python_fused.WRITTEN_OUT` turns is written out in Python: each
 # statement one slice assignment over all turns. That is right only where no statement touches
 # a place another turn writes (`python_fused._apart`); elsewhere the loop must stay a loop. The
-# statements here are marked lines (`loops.mark`), rolled and written as the fused Python
-# writes them, and compared with the same lines run one by one.
+# statements here are lines with marked places (`d[@12@]`), made into statements as the
+# writers make them (`_code`), rolled and written as the fused Python writes them, and
+# compared with the same lines run one by one.
 
 
 def _run_lines(code, v, d):
@@ -381,6 +381,33 @@ def _run_lines(code, v, d):
 
 # a marked place, `@12@` (an array's) or `#5#` (a number's), in a test's lines
 _MARK = re.compile(r"([@#])(\d+)[@#]")
+# the pieces of a test's line: an array's place, a number's, the running sum, a bracket
+_PIECE = re.compile(r"(\w+)\[@(\d+)@\]|#(\d+)#|\bs\b|[()]")
+
+
+def _mark(index):
+    return f"@{index}@"
+
+
+def _code(line):
+    """A test's line with marked places as the writers write statements (`places.Code`): its
+    places `Mark`s (the first one written, where the line assigns or adds to it), the
+    running sum `s` the piece `places.SUM`, each bracket a piece of its own."""
+    pieces, at = [], 0
+    for found in _PIECE.finditer(line):
+        if found.start() > at:
+            pieces.append(line[at:found.start()])
+        array, index, number = found.groups()
+        if array:
+            after = line[found.end():]
+            how = next((w for w in ("=", "+=") if not pieces and after.startswith(f" {w} ")), "")
+            pieces.append(places.Mark(places.Place("@", array, how), int(index)))
+        elif number:
+            pieces.append(places.Mark(places.NUMBER, int(number)))
+        else:
+            pieces.append(places.SUM if found.group() == "s" else found.group())
+        at = found.end()
+    return tuple(pieces + ([line[at:]] if line[at:] else []))
 
 
 def _one_by_one(lines):
@@ -390,14 +417,15 @@ def _one_by_one(lines):
 def _as_fused(lines):
     """The lines rolled into loops and written as the fused Python writes them."""
     from autograd.compile import python
-    number = functools.partial(loops.constant, constants=[], literal=python.literal, table="c")
-    return "\n".join(line[4:] for line in python_fused.python_lines(loops.roll(lines), number))
+    number = loops.Numbers([], python.literal, "c")
+    return "\n".join(line[4:] for line in python_fused.python_lines(
+        loops.roll(map(_code, lines)), number))
 
 
 def _turns(block, n):
     """`block`'s statements (each `(text with {0}, {1}, ... for places, [(start, step)])`) for
     turns 0 to n - 1, the places moving by their steps."""
-    return [text.format(*(loops.mark(c + s * k) for c, s in places))
+    return [text.format(*(_mark(c + s * k) for c, s in places))
             for k in range(n) for text, places in block]
 
 
@@ -485,9 +513,9 @@ def _nested_turns(inner, outer, n, m):
     `outer` (each place `(start, outer step)`), all that for m turns."""
     lines = []
     for j in range(m):
-        lines += [text.format(*(loops.mark(c + s * k + t * j) for c, s, t in places))
+        lines += [text.format(*(_mark(c + s * k + t * j) for c, s, t in places))
                   for k in range(n) for text, places in inner]
-        lines += [text.format(*(loops.mark(c + t * j) for c, t in places))
+        lines += [text.format(*(_mark(c + t * j) for c, t in places))
                   for text, places in outer]
     return lines
 
@@ -575,10 +603,15 @@ def test_a_sum_written_out_adds_in_the_engines_order(monkeypatch):
     assert _run_lines(fused, v, d)[1][40] == bits(0.0)
     original = python_fused._sums_as_expressions
 
-    def terms_first(body):
-        return [loops.statement_of(item.shape.replace(" = ", " = (", 1).replace(" + ", ") + (", 1)
-                                    + ")", item.places) if " + " in item.shape else item
-                for item in original(body)]
+    def terms_first(body):  # `d = (a) + (b + c)`, not `d = a + b + c`
+        planted = []
+        for item in original(body):
+            shape = item.shape
+            if " + " in shape:
+                plus = shape.index(" + ")
+                shape = (*shape[:2], "(", *shape[2:plus], ")", " + ", "(", *shape[plus + 1:], ")")
+            planted.append(loops.statement_of(shape, item.places))
+        return planted
 
     monkeypatch.setattr(python_fused, "_sums_as_expressions", terms_first)
     planted = _as_fused(lines)

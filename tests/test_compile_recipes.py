@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from autograd.compile import c, fusion, loops, passes, python_fused
+from autograd.compile import c, fusion, loops, passes, places, python_fused
 from autograd.compile.statements import backward, forward
 from autograd.compile.tracing import creations
 from autograd.compile.tape import record
@@ -31,12 +31,14 @@ def readable(statement, constants):
     forms = iter(zip(statement.constants, statement.moves))
     out = []
     for piece in statement.shape:
-        if piece == "@":
-            out.append(f"[{next(forms)[0]}]")
-        elif piece == "#":
-            out.append(repr(constants[next(forms)[0]]))
-        else:
+        if type(piece) is str:
             out.append(piece)
+        elif piece is places.SUM:
+            out.append("s")
+        elif piece.kind == "@":
+            out.append(f"{piece.array}{piece.written}[{next(forms)[0]}]")
+        else:
+            out.append(repr(constants[next(forms)[0]]))
     return "".join(out)
 
 
@@ -53,8 +55,7 @@ def by_hand(trace, lang, fused):
 
 def in_a_sum(statement):
     """Whether a statement is a line of a sum of products: `s = ...`, or `... = s`."""
-    shape = statement.shape.rstrip(";")
-    return shape.startswith("s = ") or shape.endswith(" = s")
+    return statement.shape[0] is places.SUM or places.SUM in statement.shape[-2:]
 
 
 @pytest.mark.parametrize("language", WRITERS)

@@ -9,7 +9,7 @@ same order, as the Python code.
 import functools
 from typing import NamedTuple
 
-from . import fusion, loops
+from . import fusion, loops, places
 from .rules import RULES, write
 from .statements import backward, forward, gradients
 from .tape import is_name
@@ -47,9 +47,11 @@ class C:
     select = staticmethod("{0} ? {1} : {2}".format)
     relu = staticmethod("{0} = {1} < 0 ? {1} - {1} : {1};".format)  # as Python's
 
+    add_if = staticmethod("if ({2}) {0} += {1};".format)  # (target, expression, condition)
+
     @staticmethod
-    def add_if(target, expr, condition):
-        return f"if ({condition}) {target} += {expr};"
+    def join(*parts):
+        return "".join(parts)
 
 
 def _c_number(x):
@@ -194,8 +196,8 @@ def _functions(statements, name, signature, ending, chunk):
 # --------------------------------------------------------------------- the fused program
 
 
-class FusedC(fusion.Arrays, C):
-    """How the fused C writes names (`fusion.Arrays`) and statements (`C`)."""
+class FusedC(places.Arrays, C):
+    """How the fused C writes names and statements: `C`'s, as `places.Code`."""
 
 
 def fused_c_program(program, chunk=CHUNK):
@@ -206,7 +208,7 @@ def fused_c_program(program, chunk=CHUNK):
     fused = fusion.fused_statements(program, lambda values, grads: FusedC(trace, values, grads),
                                     fold=True)
     lang = fused.lang
-    ends = [line + ";" for line in fusion.results(trace, fused.flow, lang, "out", 0)]
+    ends = places.results(trace, fused.flow, lang, "out", 0)
     forward_items = loops.roll(fused.forward)
     backward_items = loops.roll(fused.backward + ends)
     n_values = trace.n_params + trace.n_inputs + len(lang.values)
@@ -215,8 +217,7 @@ def fused_c_program(program, chunk=CHUNK):
     constants = ", ".join(map(_c_number, lang.constants)) or "0.0"
     header = _PRELUDE + (f"\nextern SHARED double {arrays};\n"
                          f"static const double c[{max(len(lang.constants), 1)}] = {{{constants}}};\n")
-    lines = functools.partial(c_lines, number=functools.partial(
-        loops.constant, constants=lang.constants, literal=_c_number, table="c"))
+    lines = functools.partial(c_lines, number=loops.Numbers(lang.constants, _c_number, "c"))
     functions = _item_functions(lines(forward_items), "forward", "SHARED int {}(void)",
                                 "    double s;", "    return 0;", chunk)
     n_forward = len(functions)
@@ -230,7 +231,7 @@ def fused_c_program(program, chunk=CHUNK):
 
 def c_lines(items, number, names=(), counts=(), indent="    "):
     """The C lines of rolled items (`loops.roll`), one list for each item: a loop is a `for`
-    over its index; `number` writes a number's place (`loops.constant`)."""
+    over its index; `number` writes a number's place (`loops.Numbers`)."""
     for item in items:
         yield list(_c_item(item, number, names, counts, indent))
 

@@ -11,28 +11,26 @@ the processor's caches when it runs. Two moves make it small:
    sum `s` kept in a local variable, `s = c + a0 * b0`, then `s = s + ak * bk` for each further
    term, then the result stored once. The same multiplications and additions, in the same
    order, so the same number, bit for bit; only the partial results are no longer stored.
-2. **Runs of the same statements** (`roll`). Each statement is written with its array places
-   marked, `d[@12@] += v[@3@] * d[@40@]`; its *shape* is the text without the numbers. Where
-   a block of statements repeats with the same shapes and numbers that move by a fixed step
-   each time (`v[3], v[4], v[5], ...`), the repetitions become one loop over an index,
-   `for k in range(16): d[12 + k] += v[3 + k] * d[40]`. Blocks of loops repeat in turn (the
-   neurons of a layer, the points of a batch), and become loops of loops. A loop runs its
-   statements in the order the straight-line code ran them, so the gradients are accumulated
-   in the engine's order, and every number is the engine's, bit for bit.
+2. **Statements as data** (`places`). Each statement is written as pieces of text and
+   places, `d[40] += v[3] * d[12]` as a shape, `d[] += v[] * d[]`, and the indices 40, 3, 12;
+   `loops` then rolls the blocks that repeat with their indices moving by fixed steps into
+   loops, which run the statements in the order the straight-line code ran them.
+
+This module takes a `passes.Program` and a writer (`places.Arrays`) and gives the `Fused`
+statements, forward and backward, in the order the engine runs them.
 
 Only the fast code is fused; the careful code, which runs on the rare call where a value is not
 finite, keeps one line per operation.
 """
 
-import re
 from typing import NamedTuple
 
 from . import passes
-from .loops import Statement, mark, number, statement
+from .loops import Statement, statement
+from .places import Mark, Place
 from .rules import RULES, write
-from .statements import backward_step, forward, gradients
+from .statements import backward_step, forward
 from .tape import Instruction
-from .tape import is_name
 
 
 # --------------------------------------------------------------------- sums of products
@@ -89,7 +87,7 @@ def _within(lang, product, partial):
     """An operand of a Dot's sum: the product written inside it, the partial sum as `s`."""
     def name(x):
         if x == product.out:
-            return f"({write(RULES['*'].forward, lang, product)})"
+            return lang.join("(", write(RULES["*"].forward, lang, product), ")")
         return lang.sum if x == partial else lang.v(x)
     return name
 
@@ -128,7 +126,7 @@ def fused_statements(program, writer, fold=False):
         if out in folded:
             key = (op, True, *map(recipes.kind, args))
             (shape, places), = write(key, _folded, given, op, raw=True)
-            expressions[out] = "(" + shape + ")", places
+            expressions[out] = ("(", *shape, ")"), places
             continue
         key = (op, False, *[("@" if a not in expressions else expressions[a][0])
                             if type(a) is str else "#" for a in args])
@@ -188,39 +186,55 @@ class _Number(float):
     slot = None
 
 
+class _Name(str):
+    """A stand-in for a name, the `slot`-th thing a recipe is given (a string, as names are)."""
+
+    slot = None
+
+
 def _slot(k):
-    """The stand-in for the k-th name a recipe is given (a name: a string, as names are)."""
-    return f"\x02{k}"
+    """The stand-in for the k-th name a recipe is given (`k` a number, or a letter for the
+    product, the sum and the partial sum a `Dot`'s lines make)."""
+    name = _Name(f"slot {k}")
+    name.slot = k
+    return name
 
 
-_TOKENS = re.compile("\x01(\\d+)\x01|\x03(\\d+)\x03")
+class _Folded(NamedTuple):
+    """A folded result in a recipe: the expression of the `slot`-th thing it is given."""
+
+    slot: int
 
 
 class _Recording:
     """A writer's statements, written on stand-ins: each name or number it is asked for is
     recorded (`calls`: (kind, slot), kind `v` a value's place, `d` a gradient's, `n` a number)
-    and written as a token the recipe finds again; a folded result (`operand`) as a token too."""
+    and written as a `Mark` whose index is the number of the call; a folded result
+    (`operand`) as a `_Folded` piece."""
 
     def __init__(self, shapes):
         self.calls, self.shapes = [], shapes  # shapes: slot -> a folded result's shape
 
-    def _call(self, kind, slot):
+    def _call(self, place, kind, slot):
         self.calls.append((kind, slot))
-        return f"\x01{len(self.calls) - 1}\x01"
+        return (Mark(place, len(self.calls) - 1),)
 
     def v(self, name):
         if type(name) is _Number:
-            return self._call("n", name.slot)
-        return f"v[{self._call('v', int(name[1:]))}]"
+            return self._call(_NUMBER, "n", name.slot)
+        return self._call(_VALUE, "v", name.slot)
 
     def d(self, name):
-        return f"d[{self._call('d', int(name[1:]))}]"
+        return self._call(_GRADIENT, "d", name.slot)
 
     def operand(self, name):
-        slot = int(name[1:]) if type(name) is str and name[1:].isdigit() else None
-        if slot is not None and slot in self.shapes:
-            return f"\x03{slot}\x03"
+        slot = getattr(name, "slot", None)
+        if type(slot) is int and slot in self.shapes:
+            return (_Folded(slot),)
         return self.v(name)
+
+
+_VALUE, _GRADIENT, _NUMBER = Place("@", "v"), Place("@", "d"), Place("#", "c")
 
 
 class Recipes:
@@ -268,7 +282,7 @@ class Recipes:
             shapes[f"shape{j}"] = shape
             places = "".join(f"f{p}, " if p >= 0 else f"*expressions[given[{~p}]][1], "
                              for p in parts)
-            count = shape.count("@") + shape.count("#")
+            count = sum(type(piece) is Place for piece in shape)
             shapes[f"still{j}"] = ((),) * count
             made.append(f"(shape{j}, ({places}))" if raw else
                         f"new(Statement, (shape{j}, ({places}), still{j}))")
@@ -292,72 +306,17 @@ class Recipes:
             else:
                 stand_ins.append(_Number(0.0))
                 stand_ins[-1].slot = k
-        texts = make(writer, stand_ins, *extra)
         lines = []
-        for text in texts:
-            pieces = _TOKENS.split(text)
-            shape, parts = [pieces[0]], []
-            for j in range(1, len(pieces), 3):
-                call, folded, after = pieces[j], pieces[j + 1], pieces[j + 2]
-                if call is not None:
-                    kind, _ = writer.calls[int(call)]
-                    shape.append("#" if kind == "n" else "@")
-                    parts.append(int(call))
+        for code in make(writer, stand_ins, *extra):
+            shape, parts = [], []
+            for piece in code:
+                if type(piece) is Mark:  # a call of the writer: its place, its call
+                    shape.append(piece.place)
+                    parts.append(piece.at)
+                elif type(piece) is _Folded:  # a folded result: its shape, its places
+                    shape.extend(shapes[piece.slot])
+                    parts.append(~piece.slot)
                 else:
-                    shape.append(shapes[int(folded)])
-                    parts.append(~int(folded))
-                shape.append(after)
-            lines.append(("".join(shape), tuple(parts), None))
+                    shape.append(piece)
+            lines.append((tuple(shape), tuple(parts), None))
         return writer.calls, lines
-
-
-# --------------------------------------------------------------------- places
-
-
-class Arrays:
-    """What a fused writer (`c.FusedC`, `python.FusedPython`) writes for names: every value in
-    one array `v` (the parameters, then the inputs, then the results kept), every gradient in
-    `d` (the parameters', then the others), each place marked for `roll`; a number as a place
-    of its own (see `number`); `s` is the running sum of a `Dot`. Put it first among the
-    writer's bases."""
-
-    sum = "s"
-
-    def __init__(self, trace, values, gradients):
-        self.values, self.gradients = values, gradients
-        self.n_params, self.n_inputs = trace.n_params, trace.n_inputs
-        self.constants = []  # the numbers written, in order
-
-    def v(self, name):
-        if not is_name(name):
-            return number(self.constants, name)
-        return f"v[{mark(value_place(self, name))}]"
-
-    def d(self, name):
-        return f"d[{mark(gradient_place(self, name))}]"
-
-
-def value_place(lang, name):
-    """The place of a name in the one array of values: parameters, inputs, then results."""
-    kind, number = name[0], int(name[1:])
-    if kind == "p":
-        return number
-    if kind == "x":
-        return lang.n_params + number
-    return lang.n_params + lang.n_inputs + lang.values[name]
-
-
-def gradient_place(lang, name):
-    """The place of a name's gradient in the one array of gradients: parameters, then results."""
-    return int(name[1:]) if name[0] == "p" else lang.n_params + lang.gradients[name]
-
-
-def results(trace, flow, lang, target, first):
-    """The marked statements that write the loss, each gradient and each auxiliary value into
-    the array `target`, from place `first` on."""
-    grads = gradients(flow, lang)
-    lines = [f"{target}[{mark(first)}] = {lang.v(trace.result)}"]
-    lines += [f"{target}[{mark(first + 1 + i)}] = {g}" for i, g in enumerate(grads)]
-    lines += [f"{target}[{mark(first + 1 + trace.n_params + i)}] = {lang.v(name)}"
-              for i, name in enumerate(trace.aux)]
-    return lines

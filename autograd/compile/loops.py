@@ -1,30 +1,30 @@
 """Rolling: takes statements (`Statement`s, their places affine forms) and gives them as
 loops (`Loop`s) wherever a block repeats with its places moving by fixed steps.
 
-Each statement is written with its array places marked, `d[@12@] += v[@3@] * d[@40@]`; its
-*shape* is the text without the numbers. Where a block of statements repeats with the same
-shapes and numbers that move by a fixed step each time (`v[3], v[4], v[5], ...`), the
-repetitions become one loop over an index, `for k in range(16): d[12 + k] += v[3 + k] *
-d[40]`. Blocks of loops repeat in turn (the neurons of a layer, the points of a batch), and
+Each statement is a *shape* (pieces of text and `places.Place`s: `d[] += v[] * d[]`) and the
+indices of its places (12, 3, 40). Where a block of statements repeats with the same shapes
+and indices that move by a fixed step each time (`v[3], v[4], v[5], ...`), the repetitions
+become one loop over an index, `for k in range(16): d[12 + k] += v[3 + k] * d[40]`. Blocks of loops repeat in turn (the neurons of a layer, the points of a batch), and
 become loops of loops. A loop runs its statements in the order the straight-line code ran
-them, so every number is the engine's, bit for bit. `index`, `fill`, `values` and `constant`
+them, so every number is the engine's, bit for bit. `index`, `fill`, `values` and `Numbers`
 are what the writers (`python_loops`, `c`) need to spell a place inside loops.
 """
 
-import re
 from itertools import chain
 from operator import sub
 from typing import NamedTuple
 
+from .places import SUM, Mark, Place
+
 
 class Statement(NamedTuple):
-    """One statement: `shape`, its text with each array place a `@` (a number's place a
-    `#`), and its places, each an affine form `(c, steps)`: the number `c + steps[0] * k0 +
+    """One statement: `shape`, its pieces (text, `places.Place`s and `places.SUM`), and its
+    places' indices, each an affine form `(c, steps)`: the number `c + steps[0] * k0 +
     steps[1] * k1 + ...`, where k0 is the index of the innermost loop around it (within the
     item it belongs to), k1 the next one out, and so on; kept as `constants` (each form's c)
     and `moves` (each form's steps)."""
 
-    shape: str
+    shape: tuple
     constants: tuple
     moves: tuple
 
@@ -52,23 +52,6 @@ class Loop(NamedTuple):
 LEAST = 3  # repetitions: two are clearer written out
 
 
-def mark(index):
-    """An array place as a writer writes it, for `statement` to find: `@12@`."""
-    return f"@{index}@"
-
-
-def number(constants, x):
-    """The number x as a place, `#5#`: its place in `constants`, where it is appended. Each
-    number written has a place of its own, so that the numbers of repeated blocks (a label
-    for each point) move with a step like the other places; a loop over numbers that are all
-    the same writes the number itself (see `constant`)."""
-    constants.append(x)
-    return f"#{len(constants) - 1}#"
-
-
-_SPLIT = re.compile(r"([@#])(\d+)[@#]")
-
-
 def statement_of(shape, places):
     """A `Statement` from its shape and its places' affine forms `(c, steps)`, in order."""
     return Statement(shape, tuple(c for c, _ in places), tuple(s for _, s in places))
@@ -84,14 +67,10 @@ def _new_statement(shape, constants):
                                      _NO_STEPS[:n] if n <= 64 else ((),) * n))
 
 
-def statement(text):
-    """The `Statement` of a line written with marked places (`v[@3@] = v[@1@] * v[@2@]`)."""
-    if "#" not in text:  # array places only: a split finds them
-        parts = text.split("@")
-        return _new_statement("@".join(parts[::2]), tuple(map(int, parts[1::2])))
-    parts = _SPLIT.split(text)
-    shape = "".join(part for i, part in enumerate(parts) if i % 3 != 2)
-    return _new_statement(shape, tuple(int(n) for n in parts[2::3]))
+def statement(code):
+    """The `Statement` of a statement written as `places.Code` (its places `Mark`s)."""
+    return _new_statement(tuple(p.place if type(p) is Mark else p for p in code),
+                          tuple(p.at for p in code if type(p) is Mark))
 
 
 def _stepped(item, steps, outer):
@@ -116,7 +95,7 @@ def _loop(count, body):
 
 
 def roll(lines, window=4096, candidates=4):
-    """The statements `lines` (`Statement`s, or lines marked as `mark` says) as `Statement`s
+    """The statements `lines` (`Statement`s, or `places.Code`) as `Statement`s
     and `Loop`s: every block that repeats, with places moving by fixed steps, rolled into a
     loop; then blocks of those, until nothing more repeats. The statements run in the same
     order as `lines`."""
@@ -196,23 +175,35 @@ def _roll_once(items, window, candidates, outer):
 def index(form, names):
     """A place's number as an expression in the loop indices `names` (outermost first)."""
     c, steps = form
-    text = str(c) if c else ""
+    text = [str(c)] if c else []
     for step, name in zip(steps, reversed(names[len(names) - len(steps):])):
         if step:
             term = name if abs(step) == 1 else f"{abs(step)}*{name}"
-            text += (" - " if step < 0 else " + " if text else "") + term
-    return text if text and not text.startswith(" - ") else (text and "-" + text[3:]) or "0"
+            sign = ("-" if step < 0 else "") if not text else (" - " if step < 0 else " + ")
+            text += [sign, term]
+    return "".join(text) or "0"
 
 
 def fill(item, names, counts, number):
     """The text of a `Statement` with its places written in the loop indices `names` (which
-    run up to `counts`), each number by `number(form)` (see `constant`)."""
-    parts = re.split("([@#])", item.shape)
-    text, forms = [parts[0]], iter(item.places)
-    for kind, rest in zip(parts[1::2], parts[2::2]):
-        form = next(forms)
-        text.append((index(form, names) if kind == "@" else number(form, names, counts)) + rest)
+    run up to `counts`): an array's place `v[3 + i0]`, a number's by `number(form)` (see
+    `Numbers`), the running sum `s`."""
+    text, forms = [], iter(item.places)
+    for piece in item.shape:
+        if type(piece) is str:
+            text.append(piece)
+        elif piece is SUM:
+            text.append("s")
+        elif piece.kind == "@":
+            text.append(f"{piece.array}[{index(next(forms), names)}]")
+        else:
+            text.append(number(next(forms), names, counts))
     return "".join(text)
+
+
+def places_of(item):
+    """The `Place`s of a statement's shape, in order (one for each of its forms)."""
+    return [piece for piece in item.shape if type(piece) is Place]
 
 
 def values(form, counts, most=4096):
@@ -228,12 +219,28 @@ def values(form, counts, most=4096):
     return found
 
 
-def constant(form, names, counts, constants, literal, table):
-    """A number's place (see `number`) as code: the number itself, `literal(x)`, where it is
-    the same at every turn of the loops around it, else `table[index]`."""
-    places = values(form, counts)
-    texts = {literal(constants[v]) for v in places} if places is not None else ()
-    return texts.pop() if len(texts) == 1 else f"{table}[{index(form, names)}]"
+class Numbers:
+    """How a writer spells the place of a number (`places.Arrays.number`): `literal(x)`, the
+    number itself, where it is the same at every turn of the loops around (`same`), else a
+    read of the table of numbers, `table[index]`; `tabled` says whether one was."""
+
+    def __init__(self, constants, literal, table):
+        self.constants, self.literal, self.table = constants, literal, table
+        self.tabled = False
+
+    def same(self, form, counts):
+        """The number's text where it is the same at every turn of the loops `counts`, else
+        None."""
+        places = values(form, counts)
+        texts = {self.literal(self.constants[v]) for v in places} if places is not None else ()
+        return texts.pop() if len(texts) == 1 else None
+
+    def __call__(self, form, names, counts):
+        same = self.same(form, counts)
+        if same is not None:
+            return same
+        self.tabled = True
+        return f"{self.table}[{index(form, names)}]"
 
 
 def count_statements(items):

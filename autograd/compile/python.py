@@ -49,9 +49,11 @@ class Python:
     # shows; the careful code gives the engine's 0 (`careful_forward`)
     relu = "{0} = {1} - {1} if {1} < 0 else {1}".format
 
+    add_if = "if {2}: {0} += {1}".format  # (target, expression, condition)
+
     @staticmethod
-    def add_if(target, expr, condition):
-        return f"if {condition}: {target} += {expr}"
+    def join(*parts):
+        return "".join(parts)
 
 
 # The careful code's own spelling of a forward statement: relu gives the engine's 0 for -inf.

@@ -4,16 +4,14 @@ loop (`fusion`, then `loops`), spelled as Python: a loop zips slices of its list
 innermost loop is written out with no `for` at all.
 """
 
-import functools
 import itertools
-import re
 
-from . import fusion, loops
+from . import fusion, loops, places
 from .python import Python, literal
 
 
-class FusedPython(fusion.Arrays, Python):
-    """How the fused Python writes names (`fusion.Arrays`) and statements (`Python`)."""
+class FusedPython(places.Arrays, Python):
+    """How the fused Python writes names and statements: `Python`'s, as `places.Code`."""
 
 
 def fused_python_source(program):
@@ -28,9 +26,8 @@ def fused_python_source(program):
     lang = fused.lang
     n_out = 1 + trace.n_params + len(trace.aux)
     forward_items = loops.roll(fused.forward)
-    backward_items = loops.roll(fused.backward + fusion.results(trace, fused.flow, lang, "out", 0))
-    number = functools.partial(loops.constant, constants=lang.constants, literal=literal,
-                               table="c")
+    backward_items = loops.roll(fused.backward + places.results(trace, fused.flow, lang, "out", 0))
+    number = loops.Numbers(lang.constants, literal, "c")
     lines = ["def loss_and_grads(p, x):",
              f"    v = [*p, *x] + [0.0] * {len(lang.values)}",
              f"    d = [0.0] * {trace.n_params + len(lang.gradients)}",
@@ -43,7 +40,7 @@ def fused_python_source(program):
     aux = f", out[{1 + n}:]" if trace.has_aux else ""
     lines.append(f"    return out[0], out[1:{1 + n}]{aux}")
     table = f"c = ({', '.join(map(literal, lang.constants))}{',' * (len(lang.constants) == 1)})"
-    if any("c[" in line for line in lines):  # the numbers that a loop reads from a table
+    if number.tabled:  # the numbers that a loop reads from a table
         lines = [table, "", "", *lines]
     return "\n".join(lines) + "\n"
 
@@ -51,7 +48,7 @@ def fused_python_source(program):
 def python_lines(items, number, names=(), counts=(), indent="    "):
     """The Python lines of rolled items (`loops.roll`): a loop is a `for` over its index,
     or over the numbers it reads (see `_loop`), or, innermost and short, written out with no
-    `for` at all (see `_written_out`); `number` writes a number's place (`loops.constant`)."""
+    `for` at all (see `_written_out`); `number` writes a number's place (`loops.Numbers`)."""
     for item in items:
         if isinstance(item, loops.Statement):
             yield indent + loops.fill(item, names, counts, number)
@@ -59,19 +56,10 @@ def python_lines(items, number, names=(), counts=(), indent="    "):
             yield from _loop(item, number, names, counts, indent)
 
 
-_PIECES = re.compile(r"([@#])")
-_ARRAY = re.compile(r"(\w+)\[$")
-
-
 def _parse(item):
-    """(a statement's text pieces, and for each place: its kind, its list, whether written)."""
-    pieces = _PIECES.split(item.shape)
-    places = []
-    for j in range(len(item.places)):
-        kind, before, after = pieces[2 * j + 1], pieces[2 * j], pieces[2 * j + 2]
-        array = _ARRAY.search(before).group(1) if kind == "@" else None
-        places.append((kind, array, kind == "@" and after.startswith(("] =", "] +="))))
-    return pieces, places
+    """(a statement's shape, and for each place: its kind, its list, whether written)."""
+    return item.shape, [(place.kind, place.array if place.kind == "@" else None,
+                         bool(place.written)) for place in loops.places_of(item)]
 
 
 def _statements(items, counts):
@@ -130,23 +118,7 @@ def _loop(loop, number, names, counts, indent, ahead=None):
         if parts is None:
             body += _loop(item, number, inner, around, indent + "    ", unpack_ahead)
             continue
-        pieces, places = parts
-        text = [pieces[0]]
-        for j, (form, (kind, array, writes)) in enumerate(zip(item.places, places)):
-            name = names_of.get((array, form, writes))
-            after = pieces[2 * j + 2]
-            if kind == "#":
-                text.append(number(form, inner, around))
-            elif name is None:  # by index: the written place's name, if the loop writes it
-                text.append(names_of.get((array, form, True)) or loops.index(form, inner))
-            elif writes:  # a place written: `d[w0]`
-                text.append(name)
-            else:  # a number read: the name holds it, so `v[` and `]` go
-                text[-1] = text[-1][:-len(array) - 1]
-                text.append(name)
-                after = after[1:]
-            text.append(after)
-        body.append(f"{indent}    {''.join(text)}")
+        body.append(f"{indent}    {_in_loop(item, parts[1], names_of, number, inner, around)}")
     yield from before_loop
     yield from unpacking
     targets = ", ".join(name for name, _ in zipped)
@@ -154,6 +126,31 @@ def _loop(loop, number, names, counts, indent, ahead=None):
     yield f"{indent}for {targets} in {sources}:"
     yield from body
 
+
+def _in_loop(item, holes, names_of, number, names, counts):
+    """The text of a statement in a loop over the indices `names` (which run up to `counts`):
+    a place read through a name of `names_of` is that name (`r0`), a place written through
+    one is indexed by it (`d[w0]`), another place by its index (`v[3 + i0]`), a number by
+    `number`."""
+    text, forms = [], iter(zip(item.places, holes))
+    for piece in item.shape:
+        if type(piece) is str:
+            text.append(piece)
+            continue
+        if piece is places.SUM:
+            text.append("s")
+            continue
+        form, (kind, array, writes) = next(forms)
+        name = names_of.get((array, form, writes))
+        if kind == "#":
+            text.append(number(form, names, counts))
+        elif name is None:  # by index: the written place's name, if the loop writes it
+            text.append(f"{array}[{names_of.get((array, form, True)) or loops.index(form, names)}]")
+        elif writes:  # a place written: `d[w0]`
+            text.append(f"{array}[{name}]")
+        else:  # a number read: the name holds it
+            text.append(name)
+    return "".join(text)
 
 def _written_places(body, around):
     """{list: every place the statements of `body` write in it, over all turns of the loops
@@ -186,15 +183,15 @@ def _names_in_loop(body, parsed, written, names, counts, n, indent):
             if writes:
                 if step:
                     names_of[key] = f"w{len(zipped)}{depth}"
-                    zipped.append((names_of[key], f"range({start}, {_plus(start, step * n)}, "
-                                                  f"{step})"))
+                    stop = loops.index((c + step * n, steps[1:]), names)
+                    zipped.append((names_of[key], f"range({start}, {stop}, {step})"))
                 continue
             if not _unwritten(written, array, form, (*counts, n)):
                 continue  # the loop may write it: read by index
             if step:
                 names_of[key] = f"r{len(zipped)}{depth}"
                 stop = loops.values((c + step * n, steps[1:]), counts, most=1 << 16)
-                zipped.append((names_of[key], _slice(array, start, step, n,
+                zipped.append((names_of[key], _slice(array, (c, steps[1:]), names, step, n,
                                                      stop is not None and min(stop) >= 0)))
             else:
                 names_of[key] = f"h{len(before_loop)}{depth}"
@@ -211,26 +208,23 @@ def _unwritten(written, array, form, counts):
     return written[array] is not None and read is not None and written[array].isdisjoint(read)
 
 
-def _plus(start, amount):
-    """`start + amount` as an expression, `start` an expression itself."""
-    if start.lstrip("-").isdigit():
-        return str(int(start) + amount)
-    return start if not amount else f"{start} + {amount}" if amount > 0 else f"{start} - {-amount}"
+def _slice(array, start, names, step, n, stops=True):
+    """The `n` items of `array` from the place `start` (a form `(c, steps)` in the loops
+    `names`) on, every `step`-th (also backwards: `stops` if the place after the last is
+    never below 0, which a slice would read from the end)."""
+    c, steps = start
 
+    def at(amount):
+        return loops.index((c + amount, steps), names)
 
-def _slice(array, start, step, n, stops=True):
-    """The `n` items of `array` from `start` on, every `step`-th (also backwards: `stops`
-    if the place after the last is never below 0, which a slice would read from the end)."""
     if step > 0 or stops:
-        return f"{array}[{start}:{_plus(start, step * n)}{f':{step}' if step != 1 else ''}]"
-    first = _plus(start, step * (n - 1))
-    return f"{array}[{first}:{_plus(start, 1)}{f':{-step}' if step != -1 else ''}][::-1]"
+        return f"{array}[{at(0)}:{at(step * n)}{f':{step}' if step != 1 else ''}]"
+    return f"{array}[{at(step * (n - 1))}:{at(1)}{f':{-step}' if step != -1 else ''}][::-1]"
 
 
 # --------------------------------------------------------------------- loops written out
 
 WRITTEN_OUT = 64  # the most turns an innermost loop is written out for (see `_written_out`)
-_SUM = "s = s + "  # the term of a running sum (`fusion.dot_statements`)
 
 
 def _written_out(loop, number, names, counts, indent, ahead=None):
@@ -251,7 +245,6 @@ def _written_out(loop, number, names, counts, indent, ahead=None):
     n = loop.count
     around = (*counts, n)
     depth = f"_{len(names)}" if names else ""
-    inner = (*names, "_")  # a loop index no number depends on here: see `read`
     found = {}
 
     def places_of(form):
@@ -289,14 +282,16 @@ def _written_out(loop, number, names, counts, indent, ahead=None):
             lines.append(f"{indent}{_unpack(unpacked[(array, form)], array, form, names)}")
         return unpacked[(array, form)]
 
-    for target, pieces, reads in statements:
-        terms = _terms(pieces, reads, n, read, lambda form: number(form, inner, around))
+    for target, expr, reads in statements:
+        terms = _terms(expr, reads, n, read, number, around)
+        if not _simple(expr) and (target is None or target[2] == "+="):  # a right operand of +
+            terms = [f"({term})" for term in terms]
         if target is None:
-            lines.append(f"{indent}s = s + {' + '.join(map(_operand, terms))}")
+            lines.append(f"{indent}s = s + {' + '.join(terms)}")
             continue
         array, form, operator = target
         if operator == "+=":
-            terms = [f"{old} + {_operand(term)}" for old, term in zip(read(array, form), terms)]
+            terms = [f"{old} + {term}" for old, term in zip(read(array, form), terms)]
         run, down = _run(array, form, n, names)
         lines.append(f"{indent}{run} = [{', '.join(terms[::-1] if down else terms)}]")
         for key in [key for key in unpacked if key[0] == array and (
@@ -305,55 +300,60 @@ def _written_out(loop, number, names, counts, indent, ahead=None):
     return lines
 
 
-def _terms(pieces, reads, n, read, number):
-    """The n texts of a statement written out, one for each turn: its `pieces` with each
+def _terms(expr, reads, n, read, number, counts):
+    """The n texts of an expression written out, one for each turn: its pieces with each
     place of `reads` filled by the name that holds its number at that turn (`read(list,
-    form)`: the n names), and each number by `number(form)`."""
-    terms = [[pieces[0]] for _ in range(n)]
-    for j, (form, (kind, array, _)) in enumerate(reads):
-        after = pieces[2 * j + 2]
+    form)`: the n names), and each number the same at every turn by itself (`number.same`:
+    see `loops.Numbers`)."""
+    terms = [[] for _ in range(n)]
+    forms = iter(reads)
+    for piece in expr:
+        if type(piece) is str:
+            for term in terms:
+                term.append(piece)
+            continue
+        form, (kind, array, _) = next(forms)
         if kind == "#":
-            text = number(form)
-            if text.startswith("c["):  # from the table: a number for each turn
-                names_read = read("c", form)
-            else:
-                names_read = [text] * n
+            same = number.same(form, counts)
+            number.tabled = number.tabled or same is None
+            names_read = read("c", form) if same is None else [same] * n
         else:
             names_read = read(array, form)
-            after = after[1:]  # the name holds the number: `v[` and `]` go
         for term, name in zip(terms, names_read):
-            if kind == "@":
-                term[-1] = term[-1][:-len(array) - 1]
-            term += [name, after]
+            term.append(name)
     return ["".join(term) for term in terms]
+
+
+def _is_term(shape):
+    """Whether a statement is a term of a running sum, `s = s + ...`."""
+    return shape[:4] == (places.SUM, " = ", places.SUM, " + ")
 
 
 def _statements_written_out(body):
     """(for each statement of `body`: its target (list, form, `=` or `+=`; None for a term of
-    a running sum), its text pieces after the target, its reads; every access, as (list,
-    form, whether written)), or None where `_written_out` cannot write the loop out."""
-    statements, accesses = [], []  # (target or None, text pieces, reads); (array, form, writes)
+    a running sum), the pieces of its expression, its reads; every access, as (list, form,
+    whether written)), or None where `_written_out` cannot write the loop out."""
+    statements, accesses = [], []
     for item in body:
-        pieces, kinds = _parse(item)
-        reads = list(zip(item.places, kinds))
-        if item.shape.startswith(_SUM) and len(body) == 1:
-            target, pieces = None, [pieces[0][len(_SUM):], *pieces[1:]]
+        shape, holes = _parse(item)
+        reads = list(zip(item.places, holes))
+        if _is_term(shape) and len(body) == 1:
+            target, expr = None, shape[4:]
         else:
-            kind, array, writes = kinds[0] if kinds else (None, None, False)
-            form = item.places[0] if kinds else None
-            if not (writes and pieces[0] == f"{array}[" and form[1][0]) or re.search(
-                    r"\bs\b", item.shape) or any(w for _, _, w in kinds[1:]):
-                return None
-            operator = "+=" if pieces[2].startswith("] +=") else "="
-            target = (array, form, operator)
-            pieces, reads = [pieces[2][len(f"] {operator} "):], *pieces[3:]], reads[1:]
+            first = shape[0]
+            if not (type(first) is loops.Place and first.written and reads[0][0][1][0]
+                    and shape[1] == f" {first.written} ") or places.SUM in shape or any(
+                    w for _, _, w in holes[1:]):
+                return None  # not `place = ...` or `place += ...`, a place that moves
+            array, form = first.array, reads[0][0]
+            target, expr, reads = (array, form, first.written), shape[2:], reads[1:]
             accesses.append((array, form, True))
-            if operator == "+=":
+            if first.written == "+=":
                 accesses.append((array, form, False))
         for form, (kind, array, _) in reads:
             if kind == "@":
                 accesses.append((array, form, False))
-        statements.append((target, pieces, reads))
+        statements.append((target, expr, reads))
     return statements, accesses
 
 
@@ -361,20 +361,22 @@ def _sums_as_expressions(body):
     """The statements `body` with each running sum that starts and ends in it (`s = a`, `s = s
     + b`, ..., `v[9] = s`) one statement (`v[9] = a + b + ...`: the same additions, in the same
     order); None if `s` is read or written otherwise."""
-    out, total, places = [], None, ()
+    out, total, forms = [], None, ()
     for item in body:
-        if item.shape.startswith(_SUM) and total is not None:
-            total, places = f"{total} + {item.shape[len(_SUM):]}", places + item.places
-        elif item.shape.startswith("s = ") and not re.search(r"\bs\b", item.shape[4:]):
+        shape = item.shape
+        if _is_term(shape) and total is not None:
+            total, forms = (*total, " + ", *shape[4:]), forms + item.places
+        elif shape[:2] == (places.SUM, " = ") and places.SUM not in shape[2:]:
             if total is not None:
                 return None
-            start = item.shape[4:]
-            total = start if " " not in start or _bracketed(start) else f"({start})"
-            places = item.places
-        elif item.shape.endswith(" = s") and total is not None and item.shape.count("@") == 1:
-            out.append(loops.statement_of(f"{item.shape[:-1]}{total}", item.places + places))
+            start = shape[2:]
+            total = start if len(start) == 1 else ("(", *start, ")")
+            forms = item.places
+        elif (len(shape) == 3 and shape[1:] == (" = ", places.SUM) and total is not None
+              and type(shape[0]) is loops.Place):
+            out.append(loops.statement_of((shape[0], " = ", *total), item.places + forms))
             total = None
-        elif re.search(r"\bs\b", item.shape):
+        elif places.SUM in shape:
             return None
         else:
             out.append(item)
@@ -397,22 +399,13 @@ def _apart(accesses, places_of):
     return True
 
 
-def _operand(term):
-    """`term` as the right operand of `+`: in brackets unless a name, a number, a product of
-    two, or in brackets already."""
-    if re.fullmatch(r"-?[\w.]+( \* -?[\w.]+)?", term) or _bracketed(term):
-        return term
-    return f"({term})"
-
-
-def _bracketed(text):
-    """Whether `text` is one expression in brackets: `(a * b)`, not `(a) + (b)`."""
-    depth = 0
-    for i, character in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(character, 0)
-        if depth == 0:
-            return i == len(text) - 1 and character == ")"
-    return False
+def _simple(expr):
+    """Whether the expression `expr` (pieces) may be the right operand of `+` as it is: one
+    place, a product of two, or one pair of brackets around pieces that hold none."""
+    if len(expr) == 1 or (len(expr) == 3 and expr[1] == " * "):
+        return all(type(piece) is not str for piece in expr[::2])
+    return (expr[0] == "(" and expr[-1] == ")" and not any(
+        type(piece) is str and ("(" in piece or ")" in piece) for piece in expr[1:-1]))
 
 
 def _unpack(targets, array, form, names):
