@@ -1,4 +1,6 @@
-"""The build and the cache of the C back end: the C code built, cached, loaded, called.
+"""The build: takes a `passes.Program`, gives a loaded `Library` (built, cached, checked).
+
+The build and the cache of the C back end: the C code built, cached, loaded, called.
 
 `build(trace, opt_level)` writes the tape as C (`autograd.compile.c`), whose forward and
 backward passes are split into functions of at most `CHUNK` statements (one function of a

@@ -1,4 +1,6 @@
-"""The C back end: the tape written as C, split into functions the compiler handles quickly.
+"""The C writer: takes a `passes.Program`, gives its `CCode`, fused or a line per operation.
+
+The C back end: the tape written as C, split into functions the compiler handles quickly.
 
 `c_program(program)` writes the `CCode` from the rules' templates (`rules.RULES`, read from
 the table of primitives) and the passes' facts (`passes`): the same float operations, in the

@@ -1,5 +1,7 @@
-"""The front end of `autograd.compile`: takes a function of `Value`s and numbers, gives a
-`CompiledLoss` (`compile_loss`): what it checks, the trace, and the check mode that runs the engine beside the compiled code (see the package's
+"""The front end: takes a function of `Value`s and its numbers, gives a `CompiledLoss`.
+
+What `compile_loss` checks, the trace, the pipeline run once (tape, passes, a writer, the
+build), and the check mode that runs the engine beside the compiled code (see the package's
 docstring)."""
 
 import contextlib

@@ -1,4 +1,6 @@
-"""Fusion: the tape's repeated work written as loops, the same operations in the same order.
+"""Fusion: takes a `passes.Program` and a writer, gives the fused `Statement`s, in order.
+
+Fusion: the tape's repeated work written as loops, the same operations in the same order.
 
 A neuron's weighted sum `b + w1*x1 + w2*x2 + ... + wn*xn` is 2n instructions on the tape, and
 a training step holds thousands of neurons. Written one line per instruction, that is tens of

@@ -1,13 +1,13 @@
-"""Rolling: takes statements (`Statement`s, their places affine forms) and gives them as
-loops (`Loop`s) wherever a block repeats with its places moving by fixed steps.
+"""Rolling: takes `Statement`s, gives `Statement`s and `Loop`s, each repeated block a loop.
 
 Each statement is a *shape* (pieces of text and `places.Place`s: `d[] += v[] * d[]`) and the
 indices of its places (12, 3, 40). Where a block of statements repeats with the same shapes
 and indices that move by a fixed step each time (`v[3], v[4], v[5], ...`), the repetitions
-become one loop over an index, `for k in range(16): d[12 + k] += v[3 + k] * d[40]`. Blocks of loops repeat in turn (the neurons of a layer, the points of a batch), and
-become loops of loops. A loop runs its statements in the order the straight-line code ran
+become one loop over an index, `for k in range(16): d[12 + k] += v[3 + k] * d[40]`. Blocks
+of loops repeat in turn (the neurons of a layer, the points of a batch), and become loops of
+loops. A loop runs its statements in the order the straight-line code ran
 them, so every number is the engine's, bit for bit. `index`, `fill`, `values` and `Numbers`
-are what the writers (`python_loops`, `c`) need to spell a place inside loops.
+are what the writers (`python_fused`, `c`) need to spell a place inside loops.
 """
 
 from itertools import chain

@@ -1,4 +1,6 @@
-"""Passes over the tape: each reads a `Trace` (and what earlier passes found) and returns
+"""The passes: take a `Trace`, give a `Program`, the facts fusion and the writers read.
+
+Passes over the tape: each reads a `Trace` (and what earlier passes found) and returns
 facts about it, or a new list of steps; none writes code.
 
 - `needs`: the values whose gradient the parameters need.

@@ -1,6 +1,4 @@
-"""Statements as data: takes a writer's spelling of statements and the tape's names, gives
-`Code`, a tuple of pieces of text and `Mark`s, each mark a place of an array (or a number) with
-its index as a number, never written into the text.
+"""Statements as data: take a writer and the tape's names, give `Code` whose places are data.
 
 The fused code keeps every value in one array `v` and every gradient in one array `d` (see
 `Arrays`), so that the statements of repeated work differ only in the indices of their places,

@@ -1,4 +1,6 @@
-"""The Python back end: the tape written as one Python function, `loss_and_grads(p, x)`.
+"""The Python writer: takes a `passes.Program`, gives the source of `loss_and_grads`.
+
+The Python back end: the tape written as one Python function, `loss_and_grads(p, x)`.
 
 `python_source(trace, careful)` writes it from the rules' templates (`rules.RULES`, read from
 the table of primitives) and the passes' facts (`passes`); `load(source)` runs the source and

@@ -1,6 +1,7 @@
-"""The fused Python: takes a `passes.Program`, gives the source of the fast
-`loss_and_grads(p, x)` with every sum of products a running sum and every repeated block a
-loop (`fusion`, then `loops`), spelled as Python: a loop zips slices of its lists, and a short
+"""The fused Python writer: takes a `passes.Program`, gives the fused Python source.
+
+The fast `loss_and_grads(p, x)`, with every sum of products a running sum and every repeated
+block a loop (`fusion`, then `loops`), spelled as Python: a loop zips slices of its lists, and a short
 innermost loop is written out with no `for` at all.
 """
 

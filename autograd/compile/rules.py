@@ -1,4 +1,6 @@
-"""What each operation of the tape computes, forward and backward, read from the table of
+"""The rules: take the table of primitives, give each operation's templates, both ways.
+
+What each operation of the tape computes, forward and backward, read from the table of
 primitives (`autograd.ops`): one `Rule` per row.
 
 Chapter 11 teaches a compiler as two tables, an operation's forward line and its backward

@@ -1,4 +1,6 @@
-"""The statements both back ends write, each in its language: the forward statements of an
+"""The statements: take instructions and a writer, give the statements it spells.
+
+The statements both back ends write, each in its language: the forward statements of an
 instruction, the backward pass, the parameters' gradients.
 
 A *writer* (`python.Python`, `c.C`) says how its language spells names (`v`, gradients `d`),

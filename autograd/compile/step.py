@@ -1,5 +1,4 @@
-"""A training step of `autograd.nn`, compiled: takes a model and a batch, gives a
-`CompiledStep` that runs `nn.train_step`'s arithmetic through `compile_loss`.
+"""A compiled training step: takes an `autograd.nn` model and a batch, gives a `CompiledStep`.
 
 The compiler knows nothing of models: this module, which imports both, puts the one to work
 for the other, through their public names only.
