@@ -321,7 +321,8 @@ class Program:
         "folded": the unfused C's, "fused": the fused Python's, "fused and folded": the fused
         C's) given none."""
         if away not in self._places:
-            gone = {"none": set(), "folded": self.folded, "fused": self.inside_dots,
-                    "fused and folded": self.fused_folded | self.inside_dots}[away]
+            gone = {"none": set, "folded": lambda: self.folded,
+                    "fused": lambda: self.inside_dots,
+                    "fused and folded": lambda: self.fused_folded | self.inside_dots}[away]()
             self._places[away] = slots(self.trace, self.flow, gone)
         return self._places[away]
