@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 import autograd.compile
-from autograd.compile import compile_loss, fusion, passes, places, python_fused
+from autograd.compile import compile_loss, fusion, interleave, passes, places, python_fused
+from autograd.engine import Value
 from test_compile_c_bits import c_cache  # noqa: F401 (a fixture: a C compiler, an empty cache)
 
 PACKAGE = Path(autograd.compile.__file__).parent
@@ -104,3 +105,59 @@ def test_the_front_end_knows_no_model_and_the_step_no_private_name():
                and isinstance(node.value, ast.Name) and node.value.id == "nn"
                and node.attr.startswith("_")]
     assert private == []
+
+
+# --------------------------------------------------------------------- sums side by side (C)
+
+
+def layer(p, xs):
+    """Six neurons on each point: six sums of products, a loop whose turns the C runs four at
+    a time (and two left over)."""
+    total = 0
+    for x in xs:
+        for k in range(6):
+            total = total + (p[3 * k + 2] + p[3 * k] * x[0] + p[3 * k + 1] * x[1]).relu()
+    return total
+
+
+def chain(p, xs):
+    """Each neuron's sum reads the neuron before's result: turns that must run one by one."""
+    total = 0
+    for x in xs:
+        previous = x[0] * x[1]
+        for k in range(6):
+            previous = (p[3 * k + 2] + p[3 * k] * previous + p[3 * k + 1] * x[1]).relu()
+        total = total + previous
+    return total
+
+
+LAYER_PARAMS = [0.25 * k - 1.1 for k in range(18)]
+LAYER_POINTS = [[0.5 - 0.125 * k, 0.25 * k - 0.75] for k in range(5)]
+
+
+def _engine(fn, params, points):
+    leaves = [Value(v) for v in params]
+    out = fn(leaves, [[Value(v) for v in point] for point in points])
+    out.backward()
+    return out.data, [leaf.grad for leaf in leaves]
+
+
+@pytest.mark.usefixtures("c_cache")
+def test_sums_side_by_side_give_the_engines_numbers():
+    step = compile_loss(layer, LAYER_PARAMS, LAYER_POINTS, backend="c")
+    assert "s0 = " in step.source and "s3 = " in step.source  # four neurons at a time
+    assert step(LAYER_PARAMS, LAYER_POINTS) == _engine(layer, LAYER_PARAMS, LAYER_POINTS)
+
+
+@pytest.mark.usefixtures("c_cache")
+def test_sums_that_read_another_turns_result_stay_one_by_one(monkeypatch):
+    """A planted mistake: without the test that no turn's sum reads what another turn wrote
+    (`interleave._apart`), the chain's sums run side by side, read results not yet written,
+    and the numbers are no longer the engine's."""
+    want = _engine(chain, LAYER_PARAMS, LAYER_POINTS)
+    step = compile_loss(chain, LAYER_PARAMS, LAYER_POINTS, backend="c")
+    assert step(LAYER_PARAMS, LAYER_POINTS) == want
+    monkeypatch.setattr(interleave, "_apart", lambda parts, n, counts: True)
+    planted = compile_loss(chain, LAYER_PARAMS, LAYER_POINTS, backend="c")
+    assert "s0 = " in planted.source
+    assert planted(LAYER_PARAMS, LAYER_POINTS) != want

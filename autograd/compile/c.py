@@ -11,7 +11,7 @@ same order, as the Python code.
 import functools
 from typing import NamedTuple
 
-from . import fusion, loops, places
+from . import fusion, interleave, loops, places
 from .rules import RULES, write
 from .statements import backward, forward, gradients
 from .tape import is_name
@@ -241,6 +241,10 @@ def c_lines(items, number, names=(), counts=(), indent="    "):
 def _c_item(item, number, names, counts, indent):
     if isinstance(item, loops.Statement):
         yield indent + loops.fill(item, names, counts, number)
+        return
+    side_by_side = interleave.interleaved(item, number, names, counts, indent)
+    if side_by_side is not None:  # a layer's sums, several at once
+        yield from side_by_side
         return
     k = f"i{len(names)}"
     yield f"{indent}for (int {k} = 0; {k} < {item.count}; {k}++) {{"

@@ -184,16 +184,16 @@ def index(form, names):
     return "".join(text) or "0"
 
 
-def fill(item, names, counts, number):
+def fill(item, names, counts, number, running="s"):
     """The text of a `Statement` with its places written in the loop indices `names` (which
     run up to `counts`): an array's place `v[3 + i0]`, a number's by `number(form)` (see
-    `Numbers`), the running sum `s`."""
+    `Numbers`), the running sum by its name, `running`."""
     text, forms = [], iter(item.places)
     for piece in item.shape:
         if type(piece) is str:
             text.append(piece)
         elif piece is SUM:
-            text.append("s")
+            text.append(running)
         elif piece.kind == "@":
             text.append(f"{piece.array}[{index(next(forms), names)}]")
         else:
