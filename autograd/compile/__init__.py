@@ -123,6 +123,8 @@ per module, each taking what the stage before gave. Following `compile_loss` to 
 - `fusion`: takes a `Program` and a writer, gives the fused statements, each sum of
   products a running sum;
 - `loops`: takes statements, gives them rolled into loops where a block repeats;
+- `interleave`: takes a rolled loop whose turns each run a sum of products (a layer's
+  neurons), gives its C with four turns' sums side by side, each with its own additions;
 - `python`, `python_fused` and `c`: the writers, which only spell, each in its language, at
   the very end;
 - `build`: takes a `Program`, gives the C code built with the system's compiler, cached and
