@@ -27,6 +27,7 @@ __all__ = [
     "accuracy",
     "SGD",
     "StepResult",
+    "check_labels",
     "train_step",
     "NONLINEARITIES",
     "LOSSES",
@@ -210,7 +211,8 @@ def _check_pairs(a, b, a_name, b_name):
     return a, b
 
 
-def _check_labels(labels):
+def check_labels(labels):
+    """A ValueError unless every label is -1 or +1 (a number, or a leaf `Value` holding one)."""
     for i, y in enumerate(labels):
         if isinstance(y, Value) and not y._prev:  # a label an input of a compiled step
             y = y.data
@@ -253,7 +255,7 @@ def hinge_loss(scores, labels):
     gradient; otherwise d/ds_i = -y_i / n pushes its score towards its label.
     """
     scores, labels = _check_pairs(scores, labels, "scores", "labels")
-    _check_labels(labels)
+    check_labels(labels)
     _check_values(scores, "scores")
     return _total((1 - y * s).relu() for s, y in zip(scores, labels)) * (1.0 / len(scores))
 
@@ -288,7 +290,7 @@ def bce_with_logits(logits, labels):
     and d/dz_i = (sigmoid(z_i) - t_i) / n. Stays finite for logits of any size.
     """
     logits, labels = _check_pairs(logits, labels, "logits", "labels")
-    _check_labels(labels)
+    check_labels(labels)
     _check_values(logits, "logits")
     return _total(_logistic_loss(z, y) for z, y in zip(logits, labels)) * (1.0 / len(logits))
 
@@ -296,7 +298,7 @@ def bce_with_logits(logits, labels):
 def accuracy(scores, labels):
     """The fraction of points whose score has the label's sign (a score of exactly 0 is wrong)."""
     scores, labels = _check_pairs(scores, labels, "scores", "labels")
-    _check_labels(labels)
+    check_labels(labels)
     correct = 0
     for s, y in zip(scores, labels):
         s = s.data if hasattr(s, "data") else s

@@ -8,8 +8,8 @@ a number of the trace for each point (its label) as the benchmark's hinge loss h
 comparison is exact: the same float, the same sign of zero, the same error.
 """
 
-import functools
 import random
+import re
 import struct
 import sys
 from pathlib import Path
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import edge_programs
 from autograd import nn
-from autograd.compile import compile_loss, fusion
+from autograd.compile import compile_loss, fusion, loops, passes, places, python_fused
 from autograd.engine import Value
 from programs import programs, run
 from test_compile_c_bits import c_cache  # noqa: F401 (a fixture: a C compiler, an empty cache)
@@ -304,22 +304,22 @@ def test_a_sum_of_products_needs_every_partial_result_used_once():
         first = p[2] + p[0] * x[0]
         return (first + p[1] * x[1]) * first
     trace = compile_loss(fn, [1.0, 2.0, 3.0], [0.5, 0.25])._trace
-    assert fusion.dots(trace, kept=set()) == {}
+    assert passes.dots(trace, kept=set()) == {}
 
 
 def test_rolling_keeps_the_order_of_the_statements():
     lines = [f"d[@{k}@] += v[@{2 * k}@] * d[@99@]" for k in range(5)]
     lines += ["out[@0@] = d[@99@]"]
-    items = fusion.roll(lines)
+    items = loops.roll(map(_code, lines))
     assert len(items) == 2 and items[0].count == 5
-    assert fusion.count_statements(items) == 6
+    assert loops.count_statements(items) == 6
     # unrolled again, the statements are the original ones, in order
-    assert list(_unroll(items)) == [fusion.statement(line).places for line in lines]
+    assert list(_unroll(items)) == [loops.statement(_code(line)).places for line in lines]
 
 
 def _unroll(items, values=()):
     for item in items:
-        if isinstance(item, fusion.Statement):
+        if isinstance(item, loops.Statement):
             yield tuple((c + sum(s * k for s, k in zip(steps, reversed(values))), ())
                         for c, steps in item.places)
         else:
@@ -329,7 +329,7 @@ def _unroll(items, values=()):
 
 def test_blocks_whose_places_do_not_move_by_a_fixed_step_stay_apart():
     lines = [f"v[@{k}@] = v[@{k * k}@] * 2.0" for k in range(6)]  # 0, 1, 4, 9: no fixed step
-    assert all(isinstance(item, fusion.Statement) for item in fusion.roll(lines))
+    assert all(isinstance(item, loops.Statement) for item in loops.roll(map(_code, lines)))
 
 
 @pytest.mark.usefixtures("c_cache")
@@ -364,11 +364,12 @@ def test_a_sum_added_in_reverse_would_be_caught(monkeypatch):
 
 # --------------------------------------------------------------------- loops written out (Python)
 #
-# An innermost loop of at most `python.WRITTEN_OUT` turns is written out in Python: each
+# An innermost loop of at most `python_fused.WRITTEN_OUT` turns is written out in Python: each
 # statement one slice assignment over all turns. That is right only where no statement touches
-# a place another turn writes (`python._apart`); elsewhere the loop must stay a loop. The
-# statements here are marked lines (`fusion.mark`), rolled and written as the fused Python
-# writes them, and compared with the same lines run one by one.
+# a place another turn writes (`python_fused._apart`); elsewhere the loop must stay a loop. The
+# statements here are lines with marked places (`d[@12@]`), made into statements as the
+# writers make them (`_code`), rolled and written as the fused Python writes them, and
+# compared with the same lines run one by one.
 
 
 def _run_lines(code, v, d):
@@ -378,21 +379,53 @@ def _run_lines(code, v, d):
     return [bits(x) for x in arrays["v"]], [bits(x) for x in arrays["d"]]
 
 
+# a marked place, `@12@` (an array's) or `#5#` (a number's), in a test's lines
+_MARK = re.compile(r"([@#])(\d+)[@#]")
+# the pieces of a test's line: an array's place, a number's, the running sum, a bracket
+_PIECE = re.compile(r"(\w+)\[@(\d+)@\]|#(\d+)#|\bs\b|[()]")
+
+
+def _mark(index):
+    return f"@{index}@"
+
+
+def _code(line):
+    """A test's line with marked places as the writers write statements (`places.Code`): its
+    places `Mark`s (the first one written, where the line assigns or adds to it), the
+    running sum `s` the piece `places.SUM`, each bracket a piece of its own."""
+    pieces, at = [], 0
+    for found in _PIECE.finditer(line):
+        if found.start() > at:
+            pieces.append(line[at:found.start()])
+        array, index, number = found.groups()
+        if array:
+            after = line[found.end():]
+            how = next((w for w in ("=", "+=") if not pieces and after.startswith(f" {w} ")), "")
+            pieces.append(places.Mark(places.Place("@", array, how), int(index)))
+        elif number:
+            pieces.append(places.Mark(places.NUMBER, int(number)))
+        else:
+            pieces.append(places.SUM if found.group() == "s" else found.group())
+        at = found.end()
+    return tuple(pieces + ([line[at:]] if line[at:] else []))
+
+
 def _one_by_one(lines):
-    return "\n".join(fusion.MARK.sub(r"\2", line) for line in lines)
+    return "\n".join(_MARK.sub(r"\2", line) for line in lines)
 
 
 def _as_fused(lines):
     """The lines rolled into loops and written as the fused Python writes them."""
     from autograd.compile import python
-    number = functools.partial(fusion.constant, constants=[], literal=python.literal, table="c")
-    return "\n".join(line[4:] for line in python.python_lines(fusion.roll(lines), number))
+    number = loops.Numbers([], python.literal, "c")
+    return "\n".join(line[4:] for line in python_fused.python_lines(
+        loops.roll(map(_code, lines)), number))
 
 
 def _turns(block, n):
     """`block`'s statements (each `(text with {0}, {1}, ... for places, [(start, step)])`) for
     turns 0 to n - 1, the places moving by their steps."""
-    return [text.format(*(fusion.mark(c + s * k) for c, s in places))
+    return [text.format(*(_mark(c + s * k) for c, s in places))
             for k in range(n) for text, places in block]
 
 
@@ -454,10 +487,9 @@ def test_a_loop_whose_turns_read_what_others_wrote_stays_a_loop():
 
 
 def test_writing_out_a_loop_whose_places_meet_would_be_caught(monkeypatch):
-    """A planted mistake: without the test that places do not meet (`python._apart`), the
+    """A planted mistake: without the test that places do not meet (`python_fused._apart`), the
     recurrence is written out, every turn reads the number before the loop, and both the
     comparison with the lines one by one and the comparison with the engine fail."""
-    from autograd.compile import python
 
     def chain(ps, xs):  # the running total over the points is a recurrence
         total = 0
@@ -469,7 +501,7 @@ def test_writing_out_a_loop_whose_places_meet_would_be_caught(monkeypatch):
     want = engine(chain, params, points)
     assert compiled(compile_loss(chain, params, points, fuse=True), params, points) == want
     lines, v, d = _recurrence(), [1.5] * 64, [1.0] * 64
-    monkeypatch.setattr(python, "_apart", lambda accesses, places_of: True)
+    monkeypatch.setattr(python_fused, "_apart", lambda accesses, places_of: True)
     fused = _as_fused(lines)
     assert "u0_0" in fused
     assert _run_lines(fused, v, d) != _run_lines(_one_by_one(lines), v, d)
@@ -481,9 +513,9 @@ def _nested_turns(inner, outer, n, m):
     `outer` (each place `(start, outer step)`), all that for m turns."""
     lines = []
     for j in range(m):
-        lines += [text.format(*(fusion.mark(c + s * k + t * j) for c, s, t in places))
+        lines += [text.format(*(_mark(c + s * k + t * j) for c, s, t in places))
                   for k in range(n) for text, places in inner]
-        lines += [text.format(*(fusion.mark(c + t * j) for c, t in places))
+        lines += [text.format(*(_mark(c + t * j) for c, t in places))
                   for text, places in outer]
     return lines
 
@@ -528,7 +560,6 @@ def _read_then_written():
 
 
 def test_numbers_unpacked_before_a_loop_are_ones_it_does_not_write():
-    from autograd.compile import python
     v, d = [0.5 * k for k in range(64)], [1.0 - 0.25 * k for k in range(64)]
     # the weights of a layer, the same for every point: unpacked once, before the points' loop
     lines = _nested_turns([("d[{0}] += v[{1}] * v[{2}]", [(20, 1, 4), (0, 1, 0), (40, 0, 1)])],
@@ -541,17 +572,16 @@ def test_numbers_unpacked_before_a_loop_are_ones_it_does_not_write():
     fused = _as_fused(lines)
     assert "q0_0" not in fused and "    u0_0, u0_1, u0_2, u0_3 = d[0:4]" in fused.splitlines()
     assert _run_lines(fused, v, d) == _run_lines(_one_by_one(lines), v, d)
-    assert python.WRITTEN_OUT >= 4
+    assert python_fused.WRITTEN_OUT >= 4
 
 
 def test_unpacking_before_a_loop_what_it_writes_would_be_caught(monkeypatch):
-    """A planted mistake: where the test of what a loop writes (`python._unwritten`) says
+    """A planted mistake: where the test of what a loop writes (`python_fused._unwritten`) says
     "nothing", d[0:4] is unpacked once before the loop, and the turns after the first read
     numbers the loop has since overwritten."""
-    from autograd.compile import python
     v, d = [0.5 * k for k in range(64)], [1.0 - 0.25 * k for k in range(64)]
     lines = _read_then_written()
-    monkeypatch.setattr(python, "_unwritten", lambda written, array, form, counts: True)
+    monkeypatch.setattr(python_fused, "_unwritten", lambda written, array, form, counts: True)
     fused = _as_fused(lines)
     assert "q0_0, q0_1, q0_2, q0_3 = d[0:4]" in fused.splitlines()
     assert _run_lines(fused, v, d) != _run_lines(_one_by_one(lines), v, d)
@@ -561,7 +591,6 @@ def test_a_sum_written_out_adds_in_the_engines_order(monkeypatch):
     """Each turn's sum `s = v[k]; s = s + v[10 + k] * v[30]; s = s + v[20 + k] * v[30]; d[40
     + k] = s` is one expression, added left to right as the lines add it: (1 + 1e16) - 1e16
     is 0.0. A planted mistake, the terms added first, gives 1.0 and is caught."""
-    from autograd.compile import python
     lines = _turns([("s = v[{0}]", [(0, 1)]),
                     ("s = s + (v[{0}] * v[{1}])", [(10, 1), (30, 0)]),
                     ("s = s + (v[{0}] * v[{1}])", [(20, 1), (30, 0)]),
@@ -572,14 +601,19 @@ def test_a_sum_written_out_adds_in_the_engines_order(monkeypatch):
     assert "for " not in fused and "d[40:44] = [u0_0 + (u1_0 * h0) + (u2_0 * h0)," in fused
     assert _run_lines(fused, v, d) == _run_lines(_one_by_one(lines), v, d)
     assert _run_lines(fused, v, d)[1][40] == bits(0.0)
-    original = python._sums_as_expressions
+    original = python_fused._sums_as_expressions
 
-    def terms_first(body):
-        return [fusion.statement_of(item.shape.replace(" = ", " = (", 1).replace(" + ", ") + (", 1)
-                                    + ")", item.places) if " + " in item.shape else item
-                for item in original(body)]
+    def terms_first(body):  # `d = (a) + (b + c)`, not `d = a + b + c`
+        planted = []
+        for item in original(body):
+            shape = item.shape
+            if " + " in shape:
+                plus = shape.index(" + ")
+                shape = (*shape[:2], "(", *shape[2:plus], ")", " + ", "(", *shape[plus + 1:], ")")
+            planted.append(loops.statement_of(shape, item.places))
+        return planted
 
-    monkeypatch.setattr(python, "_sums_as_expressions", terms_first)
+    monkeypatch.setattr(python_fused, "_sums_as_expressions", terms_first)
     planted = _as_fused(lines)
     assert "d[40:44] = [(u0_0) + ((u1_0 * h0) + (u2_0 * h0))," in planted
     assert _run_lines(planted, v, d) != _run_lines(_one_by_one(lines), v, d)

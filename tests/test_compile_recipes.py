@@ -8,14 +8,14 @@ import random
 
 import pytest
 
-from autograd.compile import c, fusion, passes, python
+from autograd.compile import c, fusion, loops, passes, places, python_fused
 from autograd.compile.statements import backward, forward
 from autograd.compile.tracing import creations
 from autograd.compile.tape import record
 from autograd.engine import Value
 from test_compile_fusion import _batch
 
-WRITERS = {"python": python.FusedPython, "c": c.FusedC}
+WRITERS = {"python": python_fused.FusedPython, "c": c.FusedC}
 
 
 def trace_of(fn, params, inputs):
@@ -31,12 +31,14 @@ def readable(statement, constants):
     forms = iter(zip(statement.constants, statement.moves))
     out = []
     for piece in statement.shape:
-        if piece == "@":
-            out.append(f"[{next(forms)[0]}]")
-        elif piece == "#":
-            out.append(repr(constants[next(forms)[0]]))
-        else:
+        if type(piece) is str:
             out.append(piece)
+        elif piece is places.SUM:
+            out.append("s")
+        elif piece.kind == "@":
+            out.append(f"{piece.array}{piece.written}[{next(forms)[0]}]")
+        else:
+            out.append(repr(constants[next(forms)[0]]))
     return "".join(out)
 
 
@@ -47,14 +49,13 @@ def by_hand(trace, lang, fused):
               for pair in (dot.head, *dot.terms) for ins in pair}
     lines = [line for ins in trace.tape if ins.out not in inside
              for line in forward(ins, lang)]
-    lines += [lang.guard(lang.v(name)) for name in passes.ends(trace)]
+    lines += [lang.guard(lang.v(name)) for name in passes.Program(trace).ends]
     return lines, backward(fused.flow, lang)
 
 
 def in_a_sum(statement):
     """Whether a statement is a line of a sum of products: `s = ...`, or `... = s`."""
-    shape = statement.shape.rstrip(";")
-    return shape.startswith("s = ") or shape.endswith(" = s")
+    return statement.shape[0] is places.SUM or places.SUM in statement.shape[-2:]
 
 
 @pytest.mark.parametrize("language", WRITERS)
@@ -67,16 +68,17 @@ def test_recipes_write_what_the_writer_writes_line_by_line(language):
             trace = trace_of(fn, params, inputs)
         except (ArithmeticError, ValueError):
             continue  # the engine raises on these numbers: nothing to write
-        slots = passes.slots(trace, passes.gradient_flow(trace), set())
+        program = passes.Program(trace)
+        slots = passes.slots(trace, program.flow, set())
         # one writer for the recipes, one for the lines by hand, on the same slots
         made, hand = (WRITERS[language](trace, *slots) for _ in range(2))
-        fused = fusion.fused_statements(trace, lambda *_: made)
+        fused = fusion.fused_statements(program, lambda *_: made)
         forward_lines, backward_lines = by_hand(trace, hand, fused)
-        want = [readable(fusion.statement(line), hand.constants) for line in backward_lines]
+        want = [readable(loops.statement(line), hand.constants) for line in backward_lines]
         got = [readable(s, made.constants) for s in fused.backward]
         assert got == want
         compared += len(got)
-        want = [readable(fusion.statement(line), hand.constants) for line in forward_lines]
+        want = [readable(loops.statement(line), hand.constants) for line in forward_lines]
         got = [readable(s, made.constants) for s in fused.forward if not in_a_sum(s)]
         assert got == want
         assert any(in_a_sum(s) for s in fused.forward)  # the sums of products were there

@@ -104,28 +104,37 @@ always takes that branch. So:
 `compile_step(model, X, y)` puts this to work for `autograd.nn`: one training step of an MLP,
 compiled, with the face of `nn.train_step`.
 
-**How the package is built.** As the compiler of chapter 11, from two tables, an operation's
-forward line and its backward lines, in modules that each do one thing:
+**How the package is built.** As the compiler of chapter 11: one pipeline over data, a stage
+per module, each taking what the stage before gave. Following `compile_loss` to the C library:
 
-- `front`: `compile_loss` and `compile_step`, what they check, and the check mode;
-- `tracing`: `creations()`, which records the Values the engine makes, for this context only;
-- `tape`: the graph written down as data, a list of `Instruction`s (`record`);
-- `rules`: the two tables, read from the table of primitives (`autograd.ops`): each
-  operation's forward expression and its backward contributions, its rules run once on the
-  table's expression type, as templates that any back end fills in;
-- `passes`: facts read from the tape, without writing code (what needs a gradient, the
-  backward pass as data, liveness, the results folded into their one use, slot numbers);
-- `statements`: what both back ends write (the forward statements of an instruction, the
-  backward pass), for a *writer* that spells names, helpers and statements in its language;
-- `fusion`: sums of products found on the tape, and repeated statements rolled into loops;
-- `python` and `c`: the back ends, each a writer, and what only its language needs;
-- `build`: the C code built with the system's compiler, cached and loaded (its docstring
-  says what the cache promises).
+- `front`: takes a function of `Value`s and its numbers, gives a `CompiledLoss` (what it
+  checks, the pipeline run once, the check mode); `step` puts it to work for `autograd.nn`;
+- `tracing`: takes a `with` block, gives every `Value` the engine made in it, in order;
+- `tape`: takes the graph of a trace, gives a `Trace`, its `Instruction`s as data (`record`);
+- `passes`: takes a `Trace`, gives a `Program`: the facts every later stage reads (what needs
+  a gradient, the backward pass as data, liveness, results folded into their one use, the
+  sums of products, slot numbers), each found once, when first asked;
+- `rules`: takes the table of primitives (`autograd.ops`), gives the two tables, each
+  operation's forward expression and its backward contributions, as templates;
+- `statements`: takes instructions, the backward pass and a *writer*, gives the statements
+  the writer spells (names, helpers and statements in its language);
+- `places`: the statements of the fused code as data, `Code` whose places (an array and an
+  index, or a number) are never written into the text;
+- `fusion`: takes a `Program` and a writer, gives the fused statements, each sum of
+  products a running sum;
+- `loops`: takes statements, gives them rolled into loops where a block repeats;
+- `interleave`: takes a rolled loop whose turns each run a sum of products (a layer's
+  neurons), gives its C with four turns' sums side by side, each with its own additions;
+- `python`, `python_fused` and `c`: the writers, which only spell, each in its language, at
+  the very end;
+- `build`: takes a `Program`, gives the C code built with the system's compiler, cached and
+  loaded (its docstring says what the cache promises).
 """
 
 from .build import CacheWarning
-from .front import (FUSE_PYTHON_FROM, CompiledLoss, CompiledStep, NoCompilerWarning,
-                    TraceMismatch, c_compiler, compile_loss, compile_step)
+from .front import (FUSE_PYTHON_FROM, CompiledLoss, NoCompilerWarning, TraceMismatch,
+                    c_compiler, compile_loss)
+from .step import CompiledStep, compile_step
 from .tape import Instruction
 
 __all__ = ["compile_loss", "compile_step", "c_compiler", "CompiledLoss", "CompiledStep",

@@ -1,4 +1,6 @@
-"""The build and the cache of the C back end: the C code built, cached, loaded, called.
+"""The build: takes a `passes.Program`, gives a loaded `Library` (built, cached, checked).
+
+The build and the cache of the C back end: the C code built, cached, loaded, called.
 
 `build(trace, opt_level)` writes the tape as C (`autograd.compile.c`), whose forward and
 backward passes are split into functions of at most `CHUNK` statements (one function of a
@@ -73,7 +75,7 @@ import warnings
 from pathlib import Path
 
 from .c import c_program, fused_c_program
-from .tape import Trace
+from .passes import Program
 
 COMPILERS = ("cc", "gcc", "clang")
 # IEEE arithmetic exactly as written: no fused multiply-add, no reassociation, and every
@@ -147,15 +149,17 @@ class _Refused(Exception):
     """A cached library that must not be loaded: why, in words."""
 
 
-def build(trace: Trace, opt_level=0, fuse=True):
-    """The `Library` for `trace`, from the cache or built now; `CannotBuild` if it cannot be.
-    `fuse`: the fused program (`autograd.compile.fusion`), else one statement per step."""
+def build(program: Program, opt_level=0, fuse=True):
+    """The `Library` for a `passes.Program`, from the cache or built now; `CannotBuild` if it
+    cannot be. `fuse`: the fused program (`autograd.compile.fusion`), else one statement per
+    step."""
+    trace = program.trace
     compiler = find_compiler()
     if compiler is None:
         raise CannotBuild("backend='c' needs a C compiler (cc, gcc or clang) on the PATH, and "
                           "none was found")
-    program = fused_c_program(trace) if fuse else c_program(trace)
-    source = program.source
+    code = fused_c_program(program) if fuse else c_program(program)
+    source = code.source
     identity = compiler_identity(compiler)
     flags = compiler_flags(identity, opt_level)
     key = _sha256("\0".join([identity, *flags, source]).encode())[:32]
@@ -179,11 +183,11 @@ def build(trace: Trace, opt_level=0, fuse=True):
             damage = str(why)
     try:
         try:
-            _build_into(folder, name, key, record, compiler, flags, program)
+            _build_into(folder, name, key, record, compiler, flags, code)
             library = _load(trace, source, path, key, record)
         except _Refused as why:  # e.g. the cache folder's file system forbids running code
             folder = _temporary_folder()
-            _build_into(folder, name, key, record, compiler, flags, program)
+            _build_into(folder, name, key, record, compiler, flags, code)
             try:
                 library = _load(trace, source, folder / name, key, record)
             except _Refused as again:

@@ -1,6 +1,8 @@
-"""The C back end: the tape written as C, split into functions the compiler handles quickly.
+"""The C writer: takes a `passes.Program`, gives its `CCode`, fused or a line per operation.
 
-`c_program(trace)` writes the `Program` from the rules' templates (`rules.RULES`, read from
+The C back end: the tape written as C, split into functions the compiler handles quickly.
+
+`c_program(program)` writes the `CCode` from the rules' templates (`rules.RULES`, read from
 the table of primitives) and the passes' facts (`passes`): the same float operations, in the
 same order, as the Python code.
 `build` (in `autograd.compile.build`) compiles, caches and loads it.
@@ -9,7 +11,7 @@ same order, as the Python code.
 import functools
 from typing import NamedTuple
 
-from . import fusion, passes
+from . import fusion, interleave, loops, places
 from .rules import RULES, write
 from .statements import backward, forward, gradients
 from .tape import is_name
@@ -47,9 +49,11 @@ class C:
     select = staticmethod("{0} ? {1} : {2}".format)
     relu = staticmethod("{0} = {1} < 0 ? {1} - {1} : {1};".format)  # as Python's
 
+    add_if = staticmethod("if ({2}) {0} += {1};".format)  # (target, expression, condition)
+
     @staticmethod
-    def add_if(target, expr, condition):
-        return f"if ({condition}) {target} += {expr};"
+    def join(*parts):
+        return "".join(parts)
 
 
 def _c_number(x):
@@ -94,7 +98,7 @@ static double log_slope(double a, double b, double out) {  /* d(a^b)/db = a^b ln
 """
 
 
-class Program(NamedTuple):
+class CCode(NamedTuple):
     """The C code of a trace: a `header` every file starts with, the `functions` (each a few
     thousand statements; the builder compiles them in several files at once) and the `main`
     part, which holds the numbers and the exported `loss_and_grads`."""
@@ -109,8 +113,8 @@ class Program(NamedTuple):
         return "\n".join([self.header, *self.functions, self.main])
 
 
-def c_program(trace, chunk=CHUNK):
-    """The `Program` for `trace`.
+def c_program(program, chunk=CHUNK):
+    """The `CCode` for a `passes.Program`, one statement per instruction.
 
     Its numbers live in arrays of the library: `p` (parameters) and `x` (inputs), copied in
     at each call, `t` (the instructions' results that are kept) and `dt` (gradients), both
@@ -121,13 +125,11 @@ def c_program(trace, chunk=CHUNK):
     returns 0 with the loss, the gradients and the auxiliary values in `out`, or 1 where a
     value is not finite, for the careful Python code to redo.
     """
-    flow = passes.gradient_flow(trace)
-    ends = passes.ends(trace)
+    trace, flow, ends, folded = program.trace, program.flow, program.ends, program.folded
     # Most results are folded away, and many gradients share a variable: the slots of `t` and
     # `dt` that remain are numbered in the order the code uses them, so that the numbers a
     # step touches sit together in memory.
-    folded = passes.folded(trace, passes.backward_reads(flow) | set(ends))
-    lang = C(*passes.slots(trace, flow, folded))
+    lang = C(*program.places("folded"))
     statements = backward(flow, lang)
     forward_statements = _folded_forward(trace, folded, lang)
     ends = [lang.guard(lang.v(name)) for name in ends]
@@ -149,7 +151,7 @@ def c_program(trace, chunk=CHUNK):
                f"    for (int i = 0; i < {trace.n_inputs}; i++) x[i] = x_in[i];"]
     main = _main(arrays, n_forward, n_backward, "dp", copy_in, ["    " + line for line in ends],
                  ["    " + line for line in copies + results])
-    return Program(header, functions, main)
+    return CCode(header, functions, main)
 
 
 def _main(arrays, n_forward, n_backward, argument, copy_in, between, after):
@@ -196,28 +198,28 @@ def _functions(statements, name, signature, ending, chunk):
 # --------------------------------------------------------------------- the fused program
 
 
-class FusedC(fusion.Arrays, C):
-    """How the fused C writes names (`fusion.Arrays`) and statements (`C`)."""
+class FusedC(places.Arrays, C):
+    """How the fused C writes names and statements: `C`'s, as `places.Code`."""
 
 
-def fused_c_program(trace, chunk=CHUNK):
-    """The `Program` for `trace`, fused (see `autograd.compile.fusion`): the same statements
-    as `c_program` writes, in the same order, with every sum of products a running sum and
-    every repeated block a loop."""
-    fused = fusion.fused_statements(trace, lambda values, grads: FusedC(trace, values, grads),
+def fused_c_program(program, chunk=CHUNK):
+    """The `CCode` for a `passes.Program`, fused (see `autograd.compile.fusion`): the same
+    statements as `c_program` writes, in the same order, with every sum of products a running
+    sum and every repeated block a loop."""
+    trace = program.trace
+    fused = fusion.fused_statements(program, lambda values, grads: FusedC(trace, values, grads),
                                     fold=True)
     lang = fused.lang
-    ends = [line + ";" for line in fusion.results(trace, fused.flow, lang, "out", 0)]
-    forward_items = fusion.roll(fused.forward)
-    backward_items = fusion.roll(fused.backward + ends)
+    ends = places.results(trace, fused.flow, lang, "out", 0)
+    forward_items = loops.roll(fused.forward)
+    backward_items = loops.roll(fused.backward + ends)
     n_values = trace.n_params + trace.n_inputs + len(lang.values)
     n_grads = trace.n_params + len(lang.gradients)
     arrays = f"v[{max(n_values, 1)}], d[{max(n_grads, 1)}]"
     constants = ", ".join(map(_c_number, lang.constants)) or "0.0"
     header = _PRELUDE + (f"\nextern SHARED double {arrays};\n"
                          f"static const double c[{max(len(lang.constants), 1)}] = {{{constants}}};\n")
-    lines = functools.partial(c_lines, number=functools.partial(
-        fusion.constant, constants=lang.constants, literal=_c_number, table="c"))
+    lines = functools.partial(c_lines, number=loops.Numbers(lang.constants, _c_number, "c"))
     functions = _item_functions(lines(forward_items), "forward", "SHARED int {}(void)",
                                 "    double s;", "    return 0;", chunk)
     n_forward = len(functions)
@@ -226,19 +228,23 @@ def fused_c_program(trace, chunk=CHUNK):
     n_backward = len(functions) - n_forward
     copy_in = [f"    for (int i = 0; i < {trace.n_params}; i++) v[i] = p_in[i];",
                f"    for (int i = 0; i < {trace.n_inputs}; i++) v[{trace.n_params} + i] = x_in[i];"]
-    return Program(header, functions, _main(arrays, n_forward, n_backward, "out", copy_in, [], []))
+    return CCode(header, functions, _main(arrays, n_forward, n_backward, "out", copy_in, [], []))
 
 
 def c_lines(items, number, names=(), counts=(), indent="    "):
-    """The C lines of rolled items (`fusion.roll`), one list for each item: a loop is a `for`
-    over its index; `number` writes a number's place (`fusion.constant`)."""
+    """The C lines of rolled items (`loops.roll`), one list for each item: a loop is a `for`
+    over its index; `number` writes a number's place (`loops.Numbers`)."""
     for item in items:
         yield list(_c_item(item, number, names, counts, indent))
 
 
 def _c_item(item, number, names, counts, indent):
-    if isinstance(item, fusion.Statement):
-        yield indent + fusion.fill(item, names, counts, number)
+    if isinstance(item, loops.Statement):
+        yield indent + loops.fill(item, names, counts, number)
+        return
+    side_by_side = interleave.interleaved(item, number, names, counts, indent)
+    if side_by_side is not None:  # a layer's sums, several at once
+        yield from side_by_side
         return
     k = f"i{len(names)}"
     yield f"{indent}for (int {k} = 0; {k} < {item.count}; {k}++) {{"

@@ -1,5 +1,7 @@
-"""The front end of `autograd.compile`: `compile_loss` and `compile_step`, what they check,
-and the check mode that runs the engine beside the compiled code (see the package's
+"""The front end: takes a function of `Value`s and its numbers, gives a `CompiledLoss`.
+
+What `compile_loss` checks, the trace, the pipeline run once (tape, passes, a writer, the
+build), and the check mode that runs the engine beside the compiled code (see the package's
 docstring)."""
 
 import contextlib
@@ -12,13 +14,14 @@ from itertools import chain
 from .. import _floats
 from ..engine import Value
 from . import build
-from .python import Python, fused_python_source, load, python_source
+from .python import Python, load, python_source
+from .python_fused import fused_python_source
 from ..ops import OPS, find
+from .passes import Program
 from .tape import is_name, record
 from .tracing import creations
 
-__all__ = ["compile_loss", "compile_step", "c_compiler", "CompiledLoss", "CompiledStep",
-           "TraceMismatch", "NoCompilerWarning"]
+__all__ = ["compile_loss", "c_compiler", "CompiledLoss", "TraceMismatch", "NoCompilerWarning"]
 
 BACKENDS = ("python", "c")
 # The C compiler's -O level unless one is asked for. With the code fused, -O2 builds in about
@@ -126,13 +129,14 @@ class CompiledLoss:
                 result = fn(list(param_leaves), _unflatten(input_leaves, self.input_shape))
             root, aux = _loss_and_aux(result, has_aux)
             self._trace = record(root, aux, has_aux, param_leaves, input_leaves, made)
+            self._program = Program(self._trace)  # the passes, each run once, when asked
             self.tape = self._trace.tape
             del root, aux, result, param_leaves, input_leaves, made  # the graph can go now
             self._careful = None
             self.backend, self._c = "python", None
             if backend == "c":
                 try:
-                    self._c = build.build(self._trace, opt_level, fuse is not False)
+                    self._c = build.build(self._program, opt_level, fuse is not False)
                 except build.CannotBuild as reason:
                     warnings.warn(f"{reason}; running the compiled Python code instead",
                                   NoCompilerWarning, stacklevel=3)
@@ -141,8 +145,8 @@ class CompiledLoss:
             else:
                 if fuse is None:
                     fuse = len(self.tape) >= FUSE_PYTHON_FROM
-                self.source = (fused_python_source(self._trace) if fuse
-                               else python_source(self._trace, careful=False))
+                self.source = (fused_python_source(self._program) if fuse
+                               else python_source(self._program, careful=False))
                 self._function = load(self.source)
         self.fused = fuse is not False if self.backend == "c" else bool(fuse)
         self.compile_seconds = time.perf_counter() - started
@@ -188,7 +192,7 @@ class CompiledLoss:
                 result = None
         if result is None:
             if self._careful is None:
-                self._careful = load(python_source(self._trace, careful=True))
+                self._careful = load(python_source(self._program, careful=True))
             result = self._careful(p, x)
         return result
 
@@ -249,7 +253,7 @@ class CompiledLoss:
                                 f"in the engine{_apart(value, node.data)}.{hint} {_CAUSES}")
             k += 1
         if self._c is not None:
-            python = _outcome(load(python_source(self._trace, careful=True)), p, x)
+            python = _outcome(load(python_source(self._program, careful=True)), p, x)
             engine_run = _outcome(self._run_engine, p, x)
             if python[:3] == engine_run[:3] and (python[0] == "error" or all(
                     _same_bits(a, b) for a, b in zip(_flat_numbers(python[1:]),
@@ -309,102 +313,6 @@ class CompiledLoss:
         finally:
             for value, data, grad in reversed(saved):
                 value.data, value.grad = data, grad
-
-
-# --------------------------------------------------------------------- a training step
-
-
-def compile_step(model, X, y, *, loss="hinge", alpha=1e-4, backend="python",
-                 opt_level=OPT_LEVEL, check=False, fuse=None):
-    """One training step of `model` on points shaped like `X`, compiled: a `CompiledStep`.
-
-    `model` is an `autograd.nn` model with one output whose parameters are leaf `Value`s of
-    the reference engine (the default `value_class`); `X` (a list of points) and `y` (their
-    labels, or targets for "mse") give the shape and the numbers of the trace. The labels are
-    inputs of the compiled code, not constants, so a step on other points of the same number
-    gives the right answer. `loss` is "hinge" or "mse"; "bce" is refused, because
-    `nn.bce_with_logits` chooses between two formulas in Python for each point (`if m.data
-    >= 0`), which a trace would freeze. `alpha` weighs the L2 penalty, as in `nn.train_step`.
-    """
-    return CompiledStep(model, X, y, loss=loss, alpha=alpha, backend=backend,
-                        opt_level=opt_level, check=check, fuse=fuse)
-
-
-class CompiledStep:
-    """`nn.train_step`, compiled: `step(X, y, lr=0.1)` (or `optimizer=`) takes one step.
-
-    It reads the parameters' numbers, runs the compiled loss and gradients on them and the
-    points, leaves each gradient in its parameter's `grad` (as `backward()` would), updates
-    the parameters, and returns `nn.StepResult(loss, accuracy)`, the accuracy of the scores
-    before the update: what `nn.train_step` returns, to the last bit. `compiled` is the
-    `CompiledLoss` it runs.
-    """
-
-    def __init__(self, model, X, y, *, loss="hinge", alpha=1e-4, backend="python",
-                 opt_level=OPT_LEVEL, check=False, fuse=None):
-        from .. import nn
-        if loss == "bce":
-            raise ValueError(
-                "compile_step cannot compile loss='bce': nn.bce_with_logits picks one of two "
-                "formulas for each point in Python, on the sign of its margin (if m.data >= 0), "
-                "and a trace would freeze those choices; use loss='hinge' or loss='mse'"
-            )
-        if loss not in nn.LOSSES:
-            raise ValueError(f"loss must be 'hinge' or 'mse', not {loss!r}")
-        if not hasattr(model, "parameters"):
-            raise TypeError(f"compile_step needs an autograd.nn model, not {model!r}")
-        self.model, self.loss, self.alpha = model, loss, alpha
-        self.params = model.parameters()
-        for p in self.params:
-            if not isinstance(p, Value):
-                raise TypeError(
-                    f"compile_step traces the reference engine, but {model!r} has a parameter of "
-                    f"type {type(p).__module__}.{type(p).__qualname__}: build the model with "
-                    "value_class=autograd.engine.Value (the default)"
-                )
-        nn.l2_penalty([0.0], alpha)  # a ValueError now for a bad alpha
-        self._check_labels(y)
-
-        def loss_and_scores(params, inputs):
-            points, labels = inputs
-            scores = [model(point) for point in points]
-            if scores and isinstance(scores[0], list):
-                raise ValueError(f"compile_step needs a model with one output, but {model!r} "
-                                 "has several")
-            total = nn.LOSSES[loss](scores, labels)
-            if alpha:
-                total = total + nn.l2_penalty(params, alpha)
-            return total, scores
-
-        self.compiled = compile_loss(loss_and_scores, self.params, (list(X), list(y)),
-                                     has_aux=True, backend=backend, opt_level=opt_level,
-                                     check=check, fuse=fuse)
-
-    def _check_labels(self, y):
-        from .. import nn
-        if self.loss == "hinge":
-            nn._check_labels(y)
-
-    def __call__(self, X, y, *, lr=None, optimizer=None):
-        from .. import nn
-        if (lr is None) == (optimizer is None):
-            raise TypeError("a compiled step needs exactly one of lr= (a number) or optimizer=")
-        if lr is not None and not _floats.is_real(lr):
-            raise TypeError(f"lr must be a number, but was given {lr!r}")
-        self._check_labels(y)
-        loss, grads, scores = self.compiled([p.data for p in self.params], (list(X), list(y)))
-        for p, g in zip(self.params, grads):
-            p.grad = g
-        if optimizer is not None:
-            optimizer.step()
-        else:
-            for p in self.params:
-                p.data -= lr * p.grad
-        return nn.StepResult(loss, nn.accuracy(scores, y))
-
-    def __repr__(self):
-        return (f"<CompiledStep: {self.model!r}, {self.loss} loss, "
-                f"{len(self.compiled.tape)} instructions, {self.compiled.backend}>")
 
 
 _CAUSES = (

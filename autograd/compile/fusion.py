@@ -1,4 +1,6 @@
-"""Fusion: the tape's repeated work written as loops, the same operations in the same order.
+"""Fusion: takes a `passes.Program` and a writer, gives the fused `Statement`s, in order.
+
+Fusion: the tape's repeated work written as loops, the same operations in the same order.
 
 A neuron's weighted sum `b + w1*x1 + w2*x2 + ... + wn*xn` is 2n instructions on the tape, and
 a training step holds thousands of neurons. Written one line per instruction, that is tens of
@@ -11,90 +13,29 @@ the processor's caches when it runs. Two moves make it small:
    sum `s` kept in a local variable, `s = c + a0 * b0`, then `s = s + ak * bk` for each further
    term, then the result stored once. The same multiplications and additions, in the same
    order, so the same number, bit for bit; only the partial results are no longer stored.
-2. **Runs of the same statements** (`roll`). Each statement is written with its array places
-   marked, `d[@12@] += v[@3@] * d[@40@]`; its *shape* is the text without the numbers. Where
-   a block of statements repeats with the same shapes and numbers that move by a fixed step
-   each time (`v[3], v[4], v[5], ...`), the repetitions become one loop over an index,
-   `for k in range(16): d[12 + k] += v[3 + k] * d[40]`. Blocks of loops repeat in turn (the
-   neurons of a layer, the points of a batch), and become loops of loops. A loop runs its
-   statements in the order the straight-line code ran them, so the gradients are accumulated
-   in the engine's order, and every number is the engine's, bit for bit.
+2. **Statements as data** (`places`). Each statement is written as pieces of text and
+   places, `d[40] += v[3] * d[12]` as a shape, `d[] += v[] * d[]`, and the indices 40, 3, 12;
+   `loops` then rolls the blocks that repeat with their indices moving by fixed steps into
+   loops, which run the statements in the order the straight-line code ran them.
+
+This module takes a `passes.Program` and a writer (`places.Arrays`) and gives the `Fused`
+statements, forward and backward, in the order the engine runs them.
 
 Only the fast code is fused; the careful code, which runs on the rare call where a value is not
 finite, keeps one line per operation.
 """
 
-import re
-from itertools import chain
-from operator import sub
 from typing import NamedTuple
 
 from . import passes
+from .loops import Statement, statement
+from .places import Mark, Place
 from .rules import RULES, write
-from .statements import backward_step, forward, gradients
+from .statements import backward_step, forward
 from .tape import Instruction
-from .tape import is_name
 
 
 # --------------------------------------------------------------------- sums of products
-
-
-class Dot(NamedTuple):
-    """A sum of products on the tape: `head` (the product `m0` and the sum `s0` that adds it
-    to another operand), then `terms`, each a product `mk` and the sum `sk = s(k-1) + mk`.
-    `out` is the last sum, the one result kept; `inside` are the others."""
-
-    head: tuple
-    terms: list
-
-    @property
-    def out(self):
-        return (self.terms[-1] if self.terms else self.head)[1].out
-
-    @property
-    def inside(self):
-        pairs = [self.head, *self.terms]
-        return {m.out for m, _ in pairs} | {s.out for _, s in pairs[:-1]}
-
-    @property
-    def operands(self):
-        """The names and numbers the sum reads."""
-        m, s = self.head
-        return [*m.args, *(a for a in s.args if a != m.out),
-                *(a for m, _ in self.terms for a in m.args)]
-
-
-def dots(trace, kept, least=2, count=None):
-    """{the tape index of its first instruction: `Dot`} for every sum of at least `least`
-    products whose products and partial sums are used once, by the next sum, and are not in
-    `kept` (read by the backward pass, a guard, or a result). (`count`: `passes.users`.)"""
-    count = count or passes.users(trace)
-    tape = trace.tape
-    n = len(tape)
-
-    def product(i):  # a product whose result is used once, by the next instruction, a sum
-        out, op, _ = tape[i]
-        return (op == "*" and tape[i + 1].op == "+" and type(out) is str
-                and count.get(out) == 1 and out not in kept)
-
-    found, i = {}, 0
-    while i + 1 < n:
-        m, s = tape[i], tape[i + 1]
-        if not (product(i) and m.out in s.args and s.args[0] != s.args[1]):
-            i += 1
-            continue
-        terms, j, last = [], i + 2, s.out
-        while j + 1 < n and product(j) and tape[j + 1].args == (last, tape[j].out) and (
-                count.get(last) == 1 and last not in kept):
-            terms.append((tape[j], tape[j + 1]))
-            last = tape[j + 1].out
-            j += 2
-        if 1 + len(terms) >= least:
-            found[i] = Dot((m, s), terms)
-            i = j
-        else:
-            i += 1
-    return found
 
 
 def dot_statements(dot, lang, recipes=None):
@@ -148,7 +89,7 @@ def _within(lang, product, partial):
     """An operand of a Dot's sum: the product written inside it, the partial sum as `s`."""
     def name(x):
         if x == product.out:
-            return f"({write(RULES['*'].forward, lang, product)})"
+            return lang.join("(", write(RULES["*"].forward, lang, product), ")")
         return lang.sum if x == partial else lang.v(x)
     return name
 
@@ -164,24 +105,14 @@ class Fused(NamedTuple):
     dots: dict
 
 
-def fused_statements(trace, writer, fold=False):
-    """The fast code's statements for `trace` (as `Statement`s), written by `writer(values,
-    gradients)` (given the slots of `passes.slots`), with every sum of products a `Dot`; with
-    `fold` (C), each other result used once by a `+` or a `*` is written inside the
-    expression that uses it."""
-    count = passes.users(trace)
-    flow = passes.gradient_flow(trace, count)
-    ends = passes.ends(trace, count)
-    kept = passes.backward_reads(flow) | set(ends)
-    found = dots(trace, kept, count=count)
-    inside, outs, operands = set(), set(), set()
-    for dot in found.values():
-        inside |= dot.inside
-        outs.add(dot.out)
-        operands.update(a for a in dot.operands if type(a) is str)
-    folded = (passes.folded(trace, kept | inside | outs | operands, count) if fold
-              else set())
-    lang = writer(*passes.slots(trace, flow, folded | inside))
+def fused_statements(program, writer, fold=False):
+    """The fast code's statements for a `passes.Program` (as `Statement`s), written by
+    `writer(values, gradients)` (given the slots of `Program.places`), with every sum of
+    products a `Dot`; with `fold` (C), each other result used once by a `+` or a `*` is
+    written inside the expression that uses it."""
+    trace, flow, ends, found = program.trace, program.flow, program.ends, program.dots
+    folded = program.fused_folded if fold else set()
+    lang = writer(*program.places("fused and folded" if fold else "fused"))
     recipes = Recipes(lang)
     expressions = recipes.expressions  # a folded result's (shape, places), by its name
     cache, write = recipes.cache, recipes.write  # (the loops below run once an instruction)
@@ -197,7 +128,7 @@ def fused_statements(trace, writer, fold=False):
         if out in folded:
             key = (op, True, *map(recipes.kind, args))
             (shape, places), = write(key, _folded, given, op, raw=True)
-            expressions[out] = "(" + shape + ")", places
+            expressions[out] = ("(", *shape, ")"), places
             continue
         key = (op, False, *[("@" if a not in expressions else expressions[a][0])
                             if type(a) is str else "#" for a in args])
@@ -257,39 +188,55 @@ class _Number(float):
     slot = None
 
 
+class _Name(str):
+    """A stand-in for a name, the `slot`-th thing a recipe is given (a string, as names are)."""
+
+    slot = None
+
+
 def _slot(k):
-    """The stand-in for the k-th name a recipe is given (a name: a string, as names are)."""
-    return f"\x02{k}"
+    """The stand-in for the k-th name a recipe is given (`k` a number, or a letter for the
+    product, the sum and the partial sum a `Dot`'s lines make)."""
+    name = _Name(f"slot {k}")
+    name.slot = k
+    return name
 
 
-_TOKENS = re.compile("\x01(\\d+)\x01|\x03(\\d+)\x03")
+class _Folded(NamedTuple):
+    """A folded result in a recipe: the expression of the `slot`-th thing it is given."""
+
+    slot: int
 
 
 class _Recording:
     """A writer's statements, written on stand-ins: each name or number it is asked for is
     recorded (`calls`: (kind, slot), kind `v` a value's place, `d` a gradient's, `n` a number)
-    and written as a token the recipe finds again; a folded result (`operand`) as a token too."""
+    and written as a `Mark` whose index is the number of the call; a folded result
+    (`operand`) as a `_Folded` piece."""
 
     def __init__(self, shapes):
         self.calls, self.shapes = [], shapes  # shapes: slot -> a folded result's shape
 
-    def _call(self, kind, slot):
+    def _call(self, place, kind, slot):
         self.calls.append((kind, slot))
-        return f"\x01{len(self.calls) - 1}\x01"
+        return (Mark(place, len(self.calls) - 1),)
 
     def v(self, name):
         if type(name) is _Number:
-            return self._call("n", name.slot)
-        return f"v[{self._call('v', int(name[1:]))}]"
+            return self._call(_NUMBER, "n", name.slot)
+        return self._call(_VALUE, "v", name.slot)
 
     def d(self, name):
-        return f"d[{self._call('d', int(name[1:]))}]"
+        return self._call(_GRADIENT, "d", name.slot)
 
     def operand(self, name):
-        slot = int(name[1:]) if type(name) is str and name[1:].isdigit() else None
-        if slot is not None and slot in self.shapes:
-            return f"\x03{slot}\x03"
+        slot = getattr(name, "slot", None)
+        if type(slot) is int and slot in self.shapes:
+            return (_Folded(slot),)
         return self.v(name)
+
+
+_VALUE, _GRADIENT, _NUMBER = Place("@", "v"), Place("@", "d"), Place("#", "c")
 
 
 class Recipes:
@@ -337,7 +284,7 @@ class Recipes:
             shapes[f"shape{j}"] = shape
             places = "".join(f"f{p}, " if p >= 0 else f"*expressions[given[{~p}]][1], "
                              for p in parts)
-            count = shape.count("@") + shape.count("#")
+            count = sum(type(piece) is Place for piece in shape)
             shapes[f"still{j}"] = ((),) * count
             made.append(f"(shape{j}, ({places}))" if raw else
                         f"new(Statement, (shape{j}, ({places}), still{j}))")
@@ -361,301 +308,17 @@ class Recipes:
             else:
                 stand_ins.append(_Number(0.0))
                 stand_ins[-1].slot = k
-        texts = make(writer, stand_ins, *extra)
         lines = []
-        for text in texts:
-            pieces = _TOKENS.split(text)
-            shape, parts = [pieces[0]], []
-            for j in range(1, len(pieces), 3):
-                call, folded, after = pieces[j], pieces[j + 1], pieces[j + 2]
-                if call is not None:
-                    kind, _ = writer.calls[int(call)]
-                    shape.append("#" if kind == "n" else "@")
-                    parts.append(int(call))
+        for code in make(writer, stand_ins, *extra):
+            shape, parts = [], []
+            for piece in code:
+                if type(piece) is Mark:  # a call of the writer: its place, its call
+                    shape.append(piece.place)
+                    parts.append(piece.at)
+                elif type(piece) is _Folded:  # a folded result: its shape, its places
+                    shape.extend(shapes[piece.slot])
+                    parts.append(~piece.slot)
                 else:
-                    shape.append(shapes[int(folded)])
-                    parts.append(~int(folded))
-                shape.append(after)
-            lines.append(("".join(shape), tuple(parts), None))
+                    shape.append(piece)
+            lines.append((tuple(shape), tuple(parts), None))
         return writer.calls, lines
-
-
-# --------------------------------------------------------------------- places
-
-
-class Arrays:
-    """What a fused writer (`c.FusedC`, `python.FusedPython`) writes for names: every value in
-    one array `v` (the parameters, then the inputs, then the results kept), every gradient in
-    `d` (the parameters', then the others), each place marked for `roll`; a number as a place
-    of its own (see `number`); `s` is the running sum of a `Dot`. Put it first among the
-    writer's bases."""
-
-    sum = "s"
-
-    def __init__(self, trace, values, gradients):
-        self.values, self.gradients = values, gradients
-        self.n_params, self.n_inputs = trace.n_params, trace.n_inputs
-        self.constants = []  # the numbers written, in order
-
-    def v(self, name):
-        if not is_name(name):
-            return number(self.constants, name)
-        return f"v[{mark(value_place(self, name))}]"
-
-    def d(self, name):
-        return f"d[{mark(gradient_place(self, name))}]"
-
-
-def value_place(lang, name):
-    """The place of a name in the one array of values: parameters, inputs, then results."""
-    kind, number = name[0], int(name[1:])
-    if kind == "p":
-        return number
-    if kind == "x":
-        return lang.n_params + number
-    return lang.n_params + lang.n_inputs + lang.values[name]
-
-
-def gradient_place(lang, name):
-    """The place of a name's gradient in the one array of gradients: parameters, then results."""
-    return int(name[1:]) if name[0] == "p" else lang.n_params + lang.gradients[name]
-
-
-def results(trace, flow, lang, target, first):
-    """The marked statements that write the loss, each gradient and each auxiliary value into
-    the array `target`, from place `first` on."""
-    grads = gradients(flow, lang)
-    lines = [f"{target}[{mark(first)}] = {lang.v(trace.result)}"]
-    lines += [f"{target}[{mark(first + 1 + i)}] = {g}" for i, g in enumerate(grads)]
-    lines += [f"{target}[{mark(first + 1 + trace.n_params + i)}] = {lang.v(name)}"
-              for i, name in enumerate(trace.aux)]
-    return lines
-
-
-# --------------------------------------------------------------------- loops
-
-
-class Statement(NamedTuple):
-    """One statement: `shape`, its text with each array place a `@` (a number's place a
-    `#`), and its places, each an affine form `(c, steps)`: the number `c + steps[0] * k0 +
-    steps[1] * k1 + ...`, where k0 is the index of the innermost loop around it (within the
-    item it belongs to), k1 the next one out, and so on; kept as `constants` (each form's c)
-    and `moves` (each form's steps)."""
-
-    shape: str
-    constants: tuple
-    moves: tuple
-
-    @property
-    def signature(self):
-        return self.shape
-
-    @property
-    def places(self):
-        """The affine forms `(c, steps)`, in the order the shape's places come."""
-        return tuple(zip(self.constants, self.moves))
-
-
-class Loop(NamedTuple):
-    """`body` run `count` times, its index going 0, 1, ..., count - 1. `constants` and
-    `moves`: those of its body's places, in order (see `Statement`)."""
-
-    count: int
-    body: tuple
-    signature: tuple
-    constants: tuple
-    moves: tuple
-
-
-MARK = re.compile(r"([@#])(\d+)[@#]")
-LEAST = 3  # repetitions: two are clearer written out
-
-
-def mark(index):
-    """An array place as a writer writes it, for `statement` to find: `@12@`."""
-    return f"@{index}@"
-
-
-def number(constants, x):
-    """The number x as a place, `#5#`: its place in `constants`, where it is appended. Each
-    number written has a place of its own, so that the numbers of repeated blocks (a label
-    for each point) move with a step like the other places; a loop over numbers that are all
-    the same writes the number itself (see `constant`)."""
-    constants.append(x)
-    return f"#{len(constants) - 1}#"
-
-
-_SPLIT = re.compile(r"([@#])(\d+)[@#]")
-
-
-def statement_of(shape, places):
-    """A `Statement` from its shape and its places' affine forms `(c, steps)`, in order."""
-    return Statement(shape, tuple(c for c, _ in places), tuple(s for _, s in places))
-
-
-_NO_STEPS = ((),) * 64
-
-
-def _new_statement(shape, constants):
-    """A `Statement` not inside any loop yet: its places do not move."""
-    n = len(constants)
-    return tuple.__new__(Statement, (shape, constants,
-                                     _NO_STEPS[:n] if n <= 64 else ((),) * n))
-
-
-def statement(text):
-    """The `Statement` of a line written with marked places (`v[@3@] = v[@1@] * v[@2@]`)."""
-    if "#" not in text:  # array places only: a split finds them
-        parts = text.split("@")
-        return _new_statement("@".join(parts[::2]), tuple(map(int, parts[1::2])))
-    parts = _SPLIT.split(text)
-    shape = "".join(part for i, part in enumerate(parts) if i % 3 != 2)
-    return _new_statement(shape, tuple(int(n) for n in parts[2::3]))
-
-
-def _stepped(item, steps, outer):
-    """`item` inside one more loop: the i-th place moves by `steps[i]` with its index. The
-    item is inside `outer` loops already (their steps last in each form): the new one goes
-    inside those."""
-    return _step(item, iter(steps), outer)
-
-
-def _step(item, steps, outer):
-    if type(item) is Statement:
-        return Statement(item.shape, item.constants, tuple(
-            s[:len(s) - outer] + (next(steps),) + s[len(s) - outer:] for s in item.moves))
-    return _loop(item.count, [_step(part, steps, outer) for part in item.body])
-
-
-def _loop(count, body):
-    body = tuple(body)
-    return Loop(count, body, ("loop", count, tuple(b.signature for b in body)),
-                tuple(chain.from_iterable(b.constants for b in body)),
-                tuple(chain.from_iterable(b.moves for b in body)))
-
-
-def roll(lines, window=4096, candidates=4):
-    """The statements `lines` (`Statement`s, or lines marked as `mark` says) as `Statement`s
-    and `Loop`s: every block that repeats, with places moving by fixed steps, rolled into a
-    loop; then blocks of those, until nothing more repeats. The statements run in the same
-    order as `lines`."""
-    items = [line if type(line) is Statement else statement(line) for line in lines]
-    return _roll(items, window, candidates, 0)
-
-
-def _roll(items, window, candidates, outer):
-    while True:
-        rolled = _roll_once(items, window, candidates, outer)
-        if len(rolled) == len(items):
-            return rolled
-        items = rolled
-
-
-def _roll_once(items, window, candidates, outer):
-    """One pass of `roll` over `items`, which are inside `outer` loops already: at each item,
-    the block (up to `window` items, ending before one of the next `candidates` items of the
-    same signature) whose repetitions cover the most items becomes a loop."""
-    signatures = [item.signature for item in items]
-    constants = [item.constants for item in items]
-    moves = [item.moves for item in items]
-    later = {}  # signature -> the positions where it occurs, in order
-    for i, s in enumerate(signatures):
-        later.setdefault(s, []).append(i)
-    seen = dict.fromkeys(later, 0)  # how many of each signature's positions are behind us
-    out, i, n = [], 0, len(items)
-
-    def block(at, size):
-        if size == 1:
-            return constants[at], moves[at]
-        return (tuple(chain.from_iterable(constants[at:at + size])),
-                tuple(chain.from_iterable(moves[at:at + size])))
-
-    while i < n:
-        s = signatures[i]
-        positions = later[s]
-        while positions[seen[s]] < i:
-            seen[s] += 1
-        best = None
-        for j in positions[seen[s] + 1:seen[s] + 1 + candidates]:
-            size = j - i
-            if size > window:
-                break
-            if j + size > n or signatures[i:j] != signatures[j:j + size]:
-                continue
-            (first, how), (second, how_next) = block(i, size), block(j, size)
-            if how != how_next:
-                continue
-            steps = tuple(map(sub, second, first))
-            times, previous = 2, second
-            while i + (times + 1) * size <= n:
-                at = i + times * size
-                if signatures[i:j] != signatures[at:at + size]:
-                    break
-                following, how_next = block(at, size)
-                if how != how_next or tuple(map(sub, following, previous)) != steps:
-                    break
-                times, previous = times + 1, following
-            if times >= LEAST and (best is None or times * size > best[0] * best[1]):
-                best = (times, size, steps)
-        if best is None:
-            out.append(items[i])
-            i += 1
-            continue
-        times, size, steps = best
-        body, at = [], 0
-        for k in range(i, i + size):
-            body.append(_stepped(items[k], steps[at:at + len(constants[k])], outer))
-            at += len(constants[k])
-        inner = _roll(body, window, candidates, outer + 1) if size > 1 else body
-        out.append(_loop(times, inner))
-        i += times * size
-    return out
-
-
-def index(form, names):
-    """A place's number as an expression in the loop indices `names` (outermost first)."""
-    c, steps = form
-    text = str(c) if c else ""
-    for step, name in zip(steps, reversed(names[len(names) - len(steps):])):
-        if step:
-            term = name if abs(step) == 1 else f"{abs(step)}*{name}"
-            text += (" - " if step < 0 else " + " if text else "") + term
-    return text if text and not text.startswith(" - ") else (text and "-" + text[3:]) or "0"
-
-
-def fill(item, names, counts, number):
-    """The text of a `Statement` with its places written in the loop indices `names` (which
-    run up to `counts`), each number by `number(form)` (see `constant`)."""
-    parts = re.split("([@#])", item.shape)
-    text, forms = [parts[0]], iter(item.places)
-    for kind, rest in zip(parts[1::2], parts[2::2]):
-        form = next(forms)
-        text.append((index(form, names) if kind == "@" else number(form, names, counts)) + rest)
-    return "".join(text)
-
-
-def values(form, counts, most=4096):
-    """Every number a place takes, over all turns of the loops around it (which run up to
-    `counts`, outermost first); None if more than `most`."""
-    c, steps = form
-    found = {c}
-    for step, n in zip(steps, reversed(counts[len(counts) - len(steps):])):
-        if step:
-            found = {v + step * k for v in found for k in range(n)}
-            if len(found) > most:
-                return None
-    return found
-
-
-def constant(form, names, counts, constants, literal, table):
-    """A number's place (see `number`) as code: the number itself, `literal(x)`, where it is
-    the same at every turn of the loops around it, else `table[index]`."""
-    places = values(form, counts)
-    texts = {literal(constants[v]) for v in places} if places is not None else ()
-    return texts.pop() if len(texts) == 1 else f"{table}[{index(form, names)}]"
-
-
-def count_statements(items):
-    """How many statements the items run (each loop's body as many times as it runs)."""
-    return sum(1 if isinstance(i, Statement) else i.count * count_statements(i.body)
-               for i in items)

@@ -1,4 +1,6 @@
-"""Passes over the tape: each reads a `Trace` (and what earlier passes found) and returns
+"""The passes: take a `Trace`, give a `Program`, the facts fusion and the writers read.
+
+Passes over the tape: each reads a `Trace` (and what earlier passes found) and returns
 facts about it, or a new list of steps; none writes code.
 
 - `needs`: the values whose gradient the parameters need.
@@ -9,12 +11,16 @@ facts about it, or a new list of steps; none writes code.
 - `backward_reads`: liveness, the results the backward pass reads.
 - `folded`: the results used once, by a `+` or a `*`, and nowhere else, which the C code
   writes inside the expression that uses them.
+- `dots`: the sums of products, which the fused code writes as running sums.
 - `slots`: the place of each result and gradient kept in the C code's arrays.
+
+`Program` runs them on a trace, each once, when first asked: what fusion and both back ends
+read. It takes a `tape.Trace` and gives its facts; nothing here writes code.
 """
 
-from typing import NamedTuple
-
 import functools
+from functools import cached_property
+from typing import NamedTuple
 
 from .rules import GRADIENT, RULES, role_names, shares
 from .tape import is_name
@@ -190,3 +196,133 @@ def slots(trace, flow, folded_away):
         if name[0] == "t" and name not in gradients:
             gradients[name] = len(gradients)
     return values, gradients
+
+
+# --------------------------------------------------------------------- sums of products
+
+
+class Dot(NamedTuple):
+    """A sum of products on the tape: `head` (the product `m0` and the sum `s0` that adds it
+    to another operand), then `terms`, each a product `mk` and the sum `sk = s(k-1) + mk`.
+    `out` is the last sum, the one result kept; `inside` are the others."""
+
+    head: tuple
+    terms: list
+
+    @property
+    def out(self):
+        return (self.terms[-1] if self.terms else self.head)[1].out
+
+    @property
+    def inside(self):
+        pairs = [self.head, *self.terms]
+        return {m.out for m, _ in pairs} | {s.out for _, s in pairs[:-1]}
+
+    @property
+    def operands(self):
+        """The names and numbers the sum reads."""
+        m, s = self.head
+        return [*m.args, *(a for a in s.args if a != m.out),
+                *(a for m, _ in self.terms for a in m.args)]
+
+
+def dots(trace, kept, least=2, count=None):
+    """{the tape index of its first instruction: `Dot`} for every sum of at least `least`
+    products whose products and partial sums are used once, by the next sum, and are not in
+    `kept` (read by the backward pass, a guard, or a result). (`count`: `passes.users`.)"""
+    count = count or users(trace)
+    tape = trace.tape
+    n = len(tape)
+
+    def product(i):  # a product whose result is used once, by the next instruction, a sum
+        out, op, _ = tape[i]
+        return (op == "*" and tape[i + 1].op == "+" and type(out) is str
+                and count.get(out) == 1 and out not in kept)
+
+    found, i = {}, 0
+    while i + 1 < n:
+        m, s = tape[i], tape[i + 1]
+        if not (product(i) and m.out in s.args and s.args[0] != s.args[1]):
+            i += 1
+            continue
+        terms, j, last = [], i + 2, s.out
+        while j + 1 < n and product(j) and tape[j + 1].args == (last, tape[j].out) and (
+                count.get(last) == 1 and last not in kept):
+            terms.append((tape[j], tape[j + 1]))
+            last = tape[j + 1].out
+            j += 2
+        if 1 + len(terms) >= least:
+            found[i] = Dot((m, s), terms)
+            i = j
+        else:
+            i += 1
+    return found
+
+
+# --------------------------------------------------------------------- the program
+
+
+class Program:
+    """A `tape.Trace` and what the passes find in it, each pass run once, when first asked:
+    the one object that fusion and both back ends read (`trace`, `users`, `flow`, `ends`,
+    `kept`, `folded`, `dots`, `fused_folded`, and `places(...)`)."""
+
+    def __init__(self, trace):
+        self.trace = trace
+        self._places = {}
+
+    @cached_property
+    def users(self):
+        """{name: how many arguments of the tape name it} (`users`)."""
+        return users(self.trace)
+
+    @cached_property
+    def flow(self):
+        """The backward pass as data (`gradient_flow`)."""
+        return gradient_flow(self.trace, self.users)
+
+    @cached_property
+    def ends(self):
+        """Where a value that is not finite would show (`ends`)."""
+        return ends(self.trace, self.users)
+
+    @cached_property
+    def kept(self):
+        """The results that must be stored: read by the backward pass, a guard or a result."""
+        return backward_reads(self.flow) | set(self.ends)
+
+    @cached_property
+    def folded(self):
+        """The results the unfused C writes inside the expression that uses them (`folded`)."""
+        return folded(self.trace, self.kept, self.users)
+
+    @cached_property
+    def dots(self):
+        """{tape index: `Dot`}, the sums of products of the fused code (`dots`)."""
+        return dots(self.trace, self.kept, count=self.users)
+
+    @cached_property
+    def inside_dots(self):
+        """The partial results of the sums of products, which are never stored."""
+        return set().union(*(dot.inside for dot in self.dots.values()))
+
+    @cached_property
+    def fused_folded(self):
+        """The results the fused C writes inside the expression that uses them: `folded`,
+        but none that a sum of products reads, holds or gives."""
+        touched = set(self.inside_dots)
+        for dot in self.dots.values():
+            touched.add(dot.out)
+            touched.update(a for a in dot.operands if type(a) is str)
+        return folded(self.trace, self.kept | touched, self.users)
+
+    def places(self, away):
+        """The `slots` of the results and gradients, with the results `away` ("none",
+        "folded": the unfused C's, "fused": the fused Python's, "fused and folded": the fused
+        C's) given none."""
+        if away not in self._places:
+            gone = {"none": set, "folded": lambda: self.folded,
+                    "fused": lambda: self.inside_dots,
+                    "fused and folded": lambda: self.fused_folded | self.inside_dots}[away]()
+            self._places[away] = slots(self.trace, self.flow, gone)
+        return self._places[away]

@@ -1,4 +1,6 @@
-"""The Python back end: the tape written as one Python function, `loss_and_grads(p, x)`.
+"""The Python writer: takes a `passes.Program`, gives the source of `loss_and_grads`.
+
+The Python back end: the tape written as one Python function, `loss_and_grads(p, x)`.
 
 `python_source(trace, careful)` writes it from the rules' templates (`rules.RULES`, read from
 the table of primitives) and the passes' facts (`passes`); `load(source)` runs the source and
@@ -6,14 +8,11 @@ returns the function, with the table's helpers (`autograd.ops.NAMESPACE`: the en
 rules for numbers) as its helpers.
 """
 
-import functools
 import itertools
 import linecache
 import math
-import re
 
 from .. import _floats, ops
-from . import fusion, passes
 from .rules import RULES, write
 from .statements import backward, forward, gradients
 from .tape import is_name
@@ -52,9 +51,11 @@ class Python:
     # shows; the careful code gives the engine's 0 (`careful_forward`)
     relu = "{0} = {1} - {1} if {1} < 0 else {1}".format
 
+    add_if = "if {2}: {0} += {1}".format  # (target, expression, condition)
+
     @staticmethod
-    def add_if(target, expr, condition):
-        return f"if {condition}: {target} += {expr}"
+    def join(*parts):
+        return "".join(parts)
 
 
 # The careful code's own spelling of a forward statement: relu gives the engine's 0 for -inf.
@@ -77,8 +78,10 @@ def careful_forward(ins):
     return lines
 
 
-def python_source(trace, careful):
-    """The source of `loss_and_grads(p, x)` for this trace: fast, or careful (every check)."""
+def python_source(program, careful):
+    """The source of `loss_and_grads(p, x)` for a `passes.Program`: fast, or careful (every
+    check)."""
+    trace = program.trace
     lines = ["def loss_and_grads(p, x):"]
     if trace.n_params:
         lines.append("    " + "".join(f"p{i}, " for i in range(trace.n_params)).rstrip() + " = p")
@@ -92,9 +95,9 @@ def python_source(trace, careful):
         lines.append("    # forward: one line per operation, in the order the engine ran them")
         for ins in trace.tape:
             lines.extend("    " + line for line in forward(ins, Python))
-        lines.extend("    " + Python.guard(name) for name in passes.ends(trace))
+        lines.extend("    " + Python.guard(name) for name in program.ends)
     lines.append("    # backward: the engine's _backward closures, in the order backward() runs them")
-    flow = passes.gradient_flow(trace)
+    flow = program.flow
     lines.extend("    " + line for line in backward(flow, Python))
     aux = f", [{', '.join(map(Python.v, trace.aux))}]" if trace.has_aux else ""
     lines.append(f"    return {Python.v(trace.result)}, [{', '.join(gradients(flow, Python))}]{aux}")
@@ -121,390 +124,3 @@ def load(source):
     namespace = dict(NAMESPACE)
     exec(compile(source, filename, "exec"), namespace)
     return namespace["loss_and_grads"]
-
-
-# --------------------------------------------------------------------- the fused function
-
-
-class FusedPython(fusion.Arrays, Python):
-    """How the fused Python writes names (`fusion.Arrays`) and statements (`Python`)."""
-
-
-def fused_python_source(trace):
-    """The source of the fast `loss_and_grads(p, x)`, fused (see `autograd.compile.fusion`):
-    the statements of `python_source`, in the same order, on lists instead of names, with
-    every sum of products a running sum and every repeated block a loop. A short innermost
-    loop is written out (`_written_out`): CPython spends longer on a turn of a loop than on
-    the arithmetic in it, and a whole slice read or written at once costs about one turn."""
-    fused = fusion.fused_statements(trace, lambda values, grads: FusedPython(trace, values, grads))
-    lang = fused.lang
-    n_out = 1 + trace.n_params + len(trace.aux)
-    forward_items = fusion.roll(fused.forward)
-    backward_items = fusion.roll(fused.backward + fusion.results(trace, fused.flow, lang, "out", 0))
-    number = functools.partial(fusion.constant, constants=lang.constants, literal=literal,
-                               table="c")
-    lines = ["def loss_and_grads(p, x):",
-             f"    v = [*p, *x] + [0.0] * {len(lang.values)}",
-             f"    d = [0.0] * {trace.n_params + len(lang.gradients)}",
-             "    # forward: each sum of products a running sum s, each repeated block a loop"]
-    lines += python_lines(forward_items, number)
-    lines.append("    # backward: the engine's _backward closures, in the order backward() runs them")
-    lines.append(f"    out = [0.0] * {n_out}")
-    lines += python_lines(backward_items, number)
-    n = trace.n_params
-    aux = f", out[{1 + n}:]" if trace.has_aux else ""
-    lines.append(f"    return out[0], out[1:{1 + n}]{aux}")
-    table = f"c = ({', '.join(map(literal, lang.constants))}{',' * (len(lang.constants) == 1)})"
-    if any("c[" in line for line in lines):  # the numbers that a loop reads from a table
-        lines = [table, "", "", *lines]
-    return "\n".join(lines) + "\n"
-
-
-def python_lines(items, number, names=(), counts=(), indent="    "):
-    """The Python lines of rolled items (`fusion.roll`): a loop is a `for` over its index,
-    or over the numbers it reads (see `_loop`), or, innermost and short, written out with no
-    `for` at all (see `_written_out`); `number` writes a number's place (`fusion.constant`)."""
-    for item in items:
-        if isinstance(item, fusion.Statement):
-            yield indent + fusion.fill(item, names, counts, number)
-        else:
-            yield from _loop(item, number, names, counts, indent)
-
-
-_PIECES = re.compile(r"([@#])")
-_ARRAY = re.compile(r"(\w+)\[$")
-
-
-def _parse(item):
-    """(a statement's text pieces, and for each place: its kind, its list, whether written)."""
-    pieces = _PIECES.split(item.shape)
-    places = []
-    for j in range(len(item.places)):
-        kind, before, after = pieces[2 * j + 1], pieces[2 * j], pieces[2 * j + 2]
-        array = _ARRAY.search(before).group(1) if kind == "@" else None
-        places.append((kind, array, kind == "@" and after.startswith(("] =", "] +="))))
-    return pieces, places
-
-
-def _statements(items, counts):
-    """Every statement in `items`, with the counts of the loops around it (outermost first)."""
-    for item in items:
-        if isinstance(item, fusion.Statement):
-            yield item, counts
-        else:
-            yield from _statements(item.body, (*counts, item.count))
-
-
-def _loop(loop, number, names, counts, indent, ahead=None):
-    """A loop in Python, which runs fastest with no arithmetic on indices: each list that
-    its statements read at places that move with its index (and that it does not write) is
-    sliced once and zipped (`for r0, r1 in zip(v[3:19], v[40:72:2])`), a place that does not
-    move is read once before the loop, and a place written that moves is a `range` zipped
-    alongside. Every read sees what the statements one by one would see: a list that the loop
-    writes is read by index, as before, wherever the loop could have written the place. A
-    loop written out inside (`_written_out`) has the numbers it reads at every turn of this
-    one unpacked once, before it (`ahead`, given to it: see `unpack_ahead`)."""
-    if loop.count <= WRITTEN_OUT and all(isinstance(item, fusion.Statement) for item in loop.body):
-        lines = _written_out(loop, number, names, counts, indent, ahead)
-        if lines is not None:
-            yield from lines
-            return
-    n, k = loop.count, f"i{len(names)}"
-    inner, around = (*names, k), (*counts, n)
-    depth = f"_{len(names)}" if names else ""  # a loop inside keeps its own names
-    written = {}  # array -> every place the loop writes in it (None: too many to list)
-    for item, its_counts in _statements(loop.body, around):
-        for form, (kind, array, writes) in zip(item.places, _parse(item)[1]):
-            if writes:
-                found = fusion.values(form, its_counts, most=1 << 16)
-                known = written.get(array, set())
-                written[array] = None if found is None or known is None else known | found
-    parsed = [_parse(item) if isinstance(item, fusion.Statement) else None for item in loop.body]
-    before_loop, zipped, names_of = [], [], {}
-    for item, parts in zip(loop.body, parsed):
-        if parts is None:
-            continue
-        for form, (kind, array, writes) in zip(item.places, parts[1]):
-            key = (array, form, writes)
-            if kind != "@" or key in names_of:
-                continue
-            c, steps = form
-            start, step = fusion.index((c, steps[1:]), names), steps[0]
-            if writes:
-                if step:
-                    names_of[key] = f"w{len(zipped)}{depth}"
-                    zipped.append((names_of[key], f"range({start}, {_plus(start, step * n)}, "
-                                                  f"{step})"))
-                continue
-            if not _unwritten(written, array, form, around):
-                continue  # the loop may write it: read by index
-            if step:
-                names_of[key] = f"r{len(zipped)}{depth}"
-                stop = fusion.values((c + step * n, steps[1:]), counts, most=1 << 16)
-                zipped.append((names_of[key], _slice(array, start, step, n,
-                                                     stop is not None and min(stop) >= 0)))
-            else:
-                names_of[key] = f"h{len(before_loop)}{depth}"
-                before_loop.append(f"{indent}{names_of[key]} = {array}[{start}]")
-    by_index = any(parts is None or any(  # a place read where the loop writes it: its `w`
-        form[1][0] and (kind == "#" or not ((array, form, writes) in names_of
-                                            or (array, form, True) in names_of))
-        for form, (kind, array, writes) in zip(item.places, parts[1]))
-        for item, parts in zip(loop.body, parsed))
-    if by_index or not zipped:
-        zipped.insert(0, (k, f"range({n})"))
-    unpacked, unpacking = {}, []  # (array, form) -> names unpacked before the loop; the lines
-
-    def unpack_ahead(array, form, m, its_names):
-        """The names of the m numbers that a loop of m turns inside reads at `form` (which
-        moves with its index only), unpacked before this loop; None where this loop may
-        write one of them."""
-        if form[1][1] or not _unwritten(written, array, form, (*around, m)):
-            return None
-        if (array, form) not in unpacked:
-            slot = len(unpacked)
-            unpacked[(array, form)] = [f"q{slot}{depth}_{j}" for j in range(m)]
-            unpacking.append(f"{indent}{_unpack(unpacked[(array, form)], array, form, its_names)}")
-        return unpacked[(array, form)]
-
-    body = []
-    for item, parts in zip(loop.body, parsed):
-        if parts is None:
-            body += _loop(item, number, inner, around, indent + "    ", unpack_ahead)
-            continue
-        pieces, places = parts
-        text = [pieces[0]]
-        for j, (form, (kind, array, writes)) in enumerate(zip(item.places, places)):
-            name = names_of.get((array, form, writes))
-            after = pieces[2 * j + 2]
-            if kind == "#":
-                text.append(number(form, inner, around))
-            elif name is None:  # by index: the written place's name, if the loop writes it
-                text.append(names_of.get((array, form, True)) or fusion.index(form, inner))
-            elif writes:  # a place written: `d[w0]`
-                text.append(name)
-            else:  # a number read: the name holds it, so `v[` and `]` go
-                text[-1] = text[-1][:-len(array) - 1]
-                text.append(name)
-                after = after[1:]
-            text.append(after)
-        body.append(f"{indent}    {''.join(text)}")
-    yield from before_loop
-    yield from unpacking
-    targets = ", ".join(name for name, _ in zipped)
-    sources = zipped[0][1] if len(zipped) == 1 else f"zip({', '.join(s for _, s in zipped)})"
-    yield f"{indent}for {targets} in {sources}:"
-    yield from body
-
-
-def _unwritten(written, array, form, counts):
-    """Whether a loop that writes `written` (list -> its places, None if too many to list)
-    writes none of the places `form` takes in the loops `counts` around it."""
-    if array not in written:
-        return True
-    read = fusion.values(form, counts, most=1 << 16)
-    return written[array] is not None and read is not None and written[array].isdisjoint(read)
-
-
-def _plus(start, amount):
-    """`start + amount` as an expression, `start` an expression itself."""
-    if start.lstrip("-").isdigit():
-        return str(int(start) + amount)
-    return start if not amount else f"{start} + {amount}" if amount > 0 else f"{start} - {-amount}"
-
-
-def _slice(array, start, step, n, stops=True):
-    """The `n` items of `array` from `start` on, every `step`-th (also backwards: `stops`
-    if the place after the last is never below 0, which a slice would read from the end)."""
-    if step > 0 or stops:
-        return f"{array}[{start}:{_plus(start, step * n)}{f':{step}' if step != 1 else ''}]"
-    first = _plus(start, step * (n - 1))
-    return f"{array}[{first}:{_plus(start, 1)}{f':{-step}' if step != -1 else ''}][::-1]"
-
-
-# --------------------------------------------------------------------- loops written out
-
-WRITTEN_OUT = 64  # the most turns an innermost loop is written out for (see `_written_out`)
-_SUM = "s = s + "  # the term of a running sum (`fusion.dot_statements`)
-
-
-def _written_out(loop, number, names, counts, indent, ahead=None):
-    """An innermost loop without its `for`, which runs faster: the numbers each statement reads
-    at a place that moves are unpacked from one slice into names (`u0_0, u0_1, ... =
-    v[3:19]`); each statement is then one slice assignment of a list written out
-    (`d[40:56] = [u1_0 + u0_0 * h0, ...]`), and a running sum one line (`s = s + (u0_0 *
-    u1_0) + ...`), the same operations in the same order, element by element.
-
-    The statements run one after the other, each over all turns, instead of turn by turn, and
-    each reads all its numbers before it writes any: so this is done only where that changes
-    no number. Every statement writes a place that moves (no sum into one place), and no list
-    place is written by one statement and touched by another (or by itself) at another turn:
-    the places of two different forms (`d[40 + k]`, `d[72 - k]`) never meet, and places of the
-    same form meet only at the same turn. Otherwise (and for statements that return or test:
-    a guard, an `if`) None: the loop stays a loop. Numbers that are the same at every turn of
-    the loop around are unpacked before it, by `ahead` (see `_loop`), where it can."""
-    n = loop.count
-    around = (*counts, n)
-    depth = f"_{len(names)}" if names else ""
-    inner = (*names, "_")  # a loop index no number depends on here: see `read`
-    found = {}
-
-    def places_of(form):
-        if form not in found:
-            found[form] = fusion.values(form, around, most=1 << 16)
-        return found[form]
-
-    body = loop.body if len(loop.body) == 1 else _sums_as_expressions(loop.body)
-    if body is None:
-        return None
-    statements, accesses = [], []  # (target or None, text pieces, reads); (array, form, writes)
-    for item in body:
-        pieces, kinds = _parse(item)
-        reads = list(zip(item.places, kinds))
-        if item.shape.startswith(_SUM) and len(body) == 1:
-            target, pieces = None, [pieces[0][len(_SUM):], *pieces[1:]]
-        else:
-            kind, array, writes = kinds[0] if kinds else (None, None, False)
-            form = item.places[0] if kinds else None
-            if not (writes and pieces[0] == f"{array}[" and form[1][0]) or re.search(
-                    r"\bs\b", item.shape) or any(w for _, _, w in kinds[1:]):
-                return None
-            operator = "+=" if pieces[2].startswith("] +=") else "="
-            target = (array, form, operator)
-            pieces, reads = [pieces[2][len(f"] {operator} "):], *pieces[3:]], reads[1:]
-            accesses.append((array, form, True))
-            if operator == "+=":
-                accesses.append((array, form, False))
-        for form, (kind, array, _) in reads:
-            if kind == "@":
-                accesses.append((array, form, False))
-        statements.append((target, pieces, reads))
-    if not _apart(accesses, places_of):
-        return None
-
-    lines, held, unpacked = [], {}, {}  # (array, form) -> the name read first; -> the names
-    slots = itertools.count()
-
-    def read(array, form):
-        """The names of a place's n numbers (in turn order), unpacking them if need be."""
-        if not form[1][0]:  # the same place at every turn: read once, first
-            if (array, form) not in held:
-                held[(array, form)] = f"h{len(held)}{depth}"
-                lines.insert(len(held) - 1, f"{indent}{held[(array, form)]} = "
-                                            f"{array}[{fusion.index((form[0], form[1][1:]), names)}]")
-            return [held[(array, form)]] * n
-        if (array, form) not in unpacked:
-            before = ahead and ahead(array, form, n, names)
-            if before:
-                return before
-            slot = next(slots)
-            unpacked[(array, form)] = [f"u{slot}_{k}" for k in range(n)]
-            lines.append(f"{indent}{_unpack(unpacked[(array, form)], array, form, names)}")
-        return unpacked[(array, form)]
-
-    for target, pieces, reads in statements:
-        terms = [[pieces[0]] for _ in range(n)]
-        for j, (form, (kind, array, _)) in enumerate(reads):
-            after = pieces[2 * j + 2]
-            if kind == "#":
-                text = number(form, inner, around)
-                if text.startswith("c["):  # from the table: a number for each turn
-                    names_read = read("c", form)
-                else:
-                    names_read = [text] * n
-            else:
-                names_read = read(array, form)
-                after = after[1:]  # the name holds the number: `v[` and `]` go
-            for term, name in zip(terms, names_read):
-                if kind == "@":
-                    term[-1] = term[-1][:-len(array) - 1]
-                term += [name, after]
-        terms = ["".join(term) for term in terms]
-        if target is None:
-            lines.append(f"{indent}s = s + {' + '.join(map(_operand, terms))}")
-            continue
-        array, form, operator = target
-        if operator == "+=":
-            terms = [f"{old} + {_operand(term)}" for old, term in zip(read(array, form), terms)]
-        run, down = _run(array, form, n, names)
-        lines.append(f"{indent}{run} = [{', '.join(terms[::-1] if down else terms)}]")
-        for key in [key for key in unpacked if key[0] == array and (
-                key[1] == form or not places_of(form).isdisjoint(places_of(key[1])))]:
-            del unpacked[key]  # written: read again where read again
-    return lines
-
-
-def _sums_as_expressions(body):
-    """The statements `body` with each running sum that starts and ends in it (`s = a`, `s = s
-    + b`, ..., `v[9] = s`) one statement (`v[9] = a + b + ...`: the same additions, in the same
-    order); None if `s` is read or written otherwise."""
-    out, total, places = [], None, ()
-    for item in body:
-        if item.shape.startswith(_SUM) and total is not None:
-            total, places = f"{total} + {item.shape[len(_SUM):]}", places + item.places
-        elif item.shape.startswith("s = ") and not re.search(r"\bs\b", item.shape[4:]):
-            if total is not None:
-                return None
-            start = item.shape[4:]
-            total = start if " " not in start or _bracketed(start) else f"({start})"
-            places = item.places
-        elif item.shape.endswith(" = s") and total is not None and item.shape.count("@") == 1:
-            out.append(fusion.statement_of(f"{item.shape[:-1]}{total}", item.places + places))
-            total = None
-        elif re.search(r"\bs\b", item.shape):
-            return None
-        else:
-            out.append(item)
-    return out if total is None else None
-
-
-def _apart(accesses, places_of):
-    """Whether statements whose accesses are `accesses` ((list, form, whether written), see
-    `_written_out`) may run one after the other over all turns: every place written is
-    touched at another form by no statement (`places_of(form)`: the places a form takes, over
-    all turns of the loops around; None if too many to list)."""
-    for array, form, writes in accesses:
-        if writes:
-            written = places_of(form)
-            for other, its_form, _ in accesses:
-                if other == array and its_form != form and (
-                        written is None or places_of(its_form) is None
-                        or not written.isdisjoint(places_of(its_form))):
-                    return False
-    return True
-
-
-def _operand(term):
-    """`term` as the right operand of `+`: in brackets unless a name, a number, a product of
-    two, or in brackets already."""
-    if re.fullmatch(r"-?[\w.]+( \* -?[\w.]+)?", term) or _bracketed(term):
-        return term
-    return f"({term})"
-
-
-def _bracketed(text):
-    """Whether `text` is one expression in brackets: `(a * b)`, not `(a) + (b)`."""
-    depth = 0
-    for i, character in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(character, 0)
-        if depth == 0:
-            return i == len(text) - 1 and character == ")"
-    return False
-
-
-def _unpack(targets, array, form, names):
-    """The line unpacking the numbers of a moving place `form` (one for each of `targets`, in
-    turn order) from one slice of `array`."""
-    run, down = _run(array, form, len(targets), names)
-    return f"{', '.join(targets[::-1] if down else targets)}{',' * (len(targets) == 1)} = {run}"
-
-
-def _run(array, form, n, names):
-    """(the slice of `array` holding the n places of `form` in increasing order, and whether
-    the places go down as the loop turns)."""
-    c, steps = form
-    step = steps[0]
-    low = c + min(0, step * (n - 1))
-    first = fusion.index((low, steps[1:]), names)
-    stop = fusion.index((low + abs(step) * (n - 1) + 1, steps[1:]), names)
-    return f"{array}[{first}:{stop}{f':{abs(step)}' if abs(step) != 1 else ''}]", step < 0

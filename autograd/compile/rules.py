@@ -1,4 +1,6 @@
-"""What each operation of the tape computes, forward and backward, read from the table of
+"""The rules: take the table of primitives, give each operation's templates, both ways.
+
+What each operation of the tape computes, forward and backward, read from the table of
 primitives (`autograd.ops`): one `Rule` per row.
 
 Chapter 11 teaches a compiler as two tables, an operation's forward line and its backward
@@ -134,18 +136,18 @@ def _operand(role, ins):
 def write(template, writer, ins, operand=None, g=None):
     """`template` filled in for the instruction `ins` in `writer`'s language: `a`, `b` and
     `out` the instruction's operands, written by `operand` (`writer.v` by default), `g` as
-    given, any other name a helper (`writer.f`)."""
+    given, any other name a helper (`writer.f`), the pieces joined by `writer.join`."""
     operand = operand or writer.v
-    text = []
+    pieces = []
     for literal, field in _parts(template):
-        text.append(literal)
+        pieces.append(literal)
         if field == "g":
-            text.append(g)
+            pieces.append(g)
         elif field in _ROLES:
-            text.append(operand(_operand(field, ins)))
+            pieces.append(operand(_operand(field, ins)))
         elif field:
-            text.append(writer.f(field))
-    return "".join(text)
+            pieces.append(writer.f(field))
+    return writer.join(*pieces)
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,9 +1,12 @@
-"""The statements both back ends write, each in its language: the forward statements of an
+"""The statements: take instructions and a writer, give the statements it spells.
+
+The statements both back ends write, each in its language: the forward statements of an
 instruction, the backward pass, the parameters' gradients.
 
 A *writer* (`python.Python`, `c.C`) says how its language spells names (`v`, gradients `d`),
 helpers (`f`) and statements (`assign`, `add`, `add_if`, `select`, `guard`,
-`divisor_guard`, and the forward statements the table leaves to it: `relu`); the operations
+`divisor_guard`, and the forward statements the table leaves to it: `relu`), and how it joins
+pieces (`join`: into text, or into `places.Code` for the fused writers); the operations
 themselves come from the table of primitives (`autograd.ops`, read by `rules.RULES`), and what
 to write from the passes (`passes.gradient_flow`). No operation is named here.
 """
@@ -52,7 +55,7 @@ def backward_step(step, lang, g, d):
     condition = step.condition and write(step.condition, lang, step.ins, g=g)
     if not step.first:
         return lang.add_if(d, expr, condition) if condition else lang.add(d, expr)
-    first = expr if step.expr == GRADIENT else f"0.0 + {expr}"
+    first = expr if step.expr == GRADIENT else lang.join("0.0 + ", expr)
     return lang.assign(d, lang.select(condition, first, "0.0") if condition else first)
 
 

@@ -1,4 +1,6 @@
-"""The tape: a traced graph written down as data, a list of `Instruction`s.
+"""The tape: takes the graph of a trace, gives a `Trace`, its `Instruction`s as data.
+
+The tape: a traced graph written down as data, a list of `Instruction`s.
 
 `record` turns the graph of a trace into a `Trace`: the instructions in the order the engine
 ran them, and the same instructions in the order `backward()` runs their closures. An

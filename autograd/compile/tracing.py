@@ -1,4 +1,6 @@
-"""Tracing: the Values the engine makes while a function runs, recorded for this context only.
+"""Tracing: takes a `with` block, gives every `Value` the engine made in it, in order.
+
+Tracing: the Values the engine makes while a function runs, recorded for this context only.
 
 `creations()` lists, in the order the engine makes them, every `Value` made inside its `with`
 block. The engine consults a context variable (`engine._tracing`) when it makes a Value, and
