@@ -14,12 +14,15 @@ or `hash` is walked correctly.
     4
 """
 
+import contextlib
+import gc
 from operator import itemgetter
 
 __all__ = [
     "topological_order", "backward_order", "breadth_first_order", "trace", "count",
     "require_value_like", "VALUE_ATTRIBUTES", "backward_by_hand", "cycle_message",
     "refuse_a_cycle", "operations_order", "operations_order_in_slots", "reaches_all",
+    "collector_paused",
 ]
 
 # What a value has, for anything that shows it (a drawing, an explorer): not only `_prev`.
@@ -260,3 +263,19 @@ def count(root):
                 seen.add(id(child))
                 stack.append(child)
     return len(seen)
+
+
+@contextlib.contextmanager
+def collector_paused():
+    """Python's cyclic garbage collector switched off while a large graph is built (grad's
+    gradients, a compile's trace), and back to what it was afterwards, even on an error. Building many nodes that live on
+    would otherwise start a collection every few hundred objects, and each of the rarer full
+    ones walks every object alive, the graph being read and the one being built included.
+    What is made and dropped meanwhile is freed by the first collection after."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

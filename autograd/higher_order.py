@@ -32,13 +32,11 @@ the rules (`autograd.grad_rules`), how to read a node (`autograd.reading`), and 
 and leave to the chain rule every graph they cannot vouch for.
 """
 
-import contextlib
-import gc
 
 from . import _floats, _grad_speed, fast
 from .grad_rules import (ENGINES, as_recorded, checked_rule, read_node, read_number,
                          too_large)
-from .graph import reaches_all, topological_order
+from .graph import collector_paused, reaches_all, topological_order
 from .reading import show
 
 __all__ = ["grad"]
@@ -99,7 +97,7 @@ def grad(output, inputs, *, create_graph=False, allow_unused=False):
             raise TypeError(f"{name} must be True or False, but was given {flag!r}")
 
     if create_graph:
-        with _collector_paused():
+        with collector_paused():
             results = _gradients(output, wanted, single, value_class, True, allow_unused)
     else:
         results = _gradients(output, wanted, single, value_class, False, allow_unused)
@@ -223,20 +221,6 @@ def _tied(results, inputs, reach=None):
 
 
 
-@contextlib.contextmanager
-def _collector_paused():
-    """Python's cyclic garbage collector switched off while grad builds a gradient's graph,
-    and back to what it was afterwards, even on an error. Building many nodes that live on
-    would otherwise start a collection every few hundred objects, and each of the rarer full
-    ones walks every object alive, the graph grad reads and the one it builds included. What
-    grad makes and drops is freed by the first collection after."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 # ------------------------------------------------------------------------- checking inputs

@@ -31,7 +31,6 @@ SIDEWAYS = {
     ("autograd.profiling", "autograd._floats"): "the rules for numbers",
     ("autograd.plots", "autograd._platform"): "where it runs (a browser or not)",
     ("autograd.compile", "autograd.nn"): "a model's parameters, to trace its step",
-    ("autograd.compile", "autograd.higher_order"): "which closure is the engine's for an op",
 }  # not listed, so never: the two engines (engine, fast) share nothing
 
 

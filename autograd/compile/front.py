@@ -4,8 +4,6 @@ What `compile_loss` checks, the trace, the pipeline run once (tape, passes, a wr
 build), and the check mode that runs the engine beside the compiled code (see the package's
 docstring)."""
 
-import contextlib
-import gc
 import math
 import time
 import warnings
@@ -13,6 +11,7 @@ from itertools import chain
 
 from .. import _floats
 from ..engine import Value
+from ..graph import collector_paused
 from . import build
 from .python import Python, load, python_source
 from .python_fused import fused_python_source
@@ -122,7 +121,7 @@ class CompiledLoss:
 
         # A trace builds tens of thousands of objects, and the collector's passes over them
         # (and later over the syntax tree of the code) would cost more than the work itself.
-        with _collector_paused():
+        with collector_paused():
             param_leaves = [p if isinstance(p, Value) else Value(p) for p in self._params]
             input_leaves = [x if isinstance(x, Value) else Value(x) for x in flat_inputs]
             with creations() as made:
@@ -395,15 +394,6 @@ def _data(v):
     return v.data if isinstance(v, Value) else float(v)
 
 
-@contextlib.contextmanager
-def _collector_paused():
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
 
 
 # --------------------------------------------------------------------- numbers and shapes

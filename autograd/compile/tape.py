@@ -1,7 +1,5 @@
 """The tape: takes the graph of a trace, gives a `Trace`, its `Instruction`s as data.
 
-The tape: a traced graph written down as data, a list of `Instruction`s.
-
 `record` turns the graph of a trace into a `Trace`: the instructions in the order the engine
 ran them, and the same instructions in the order `backward()` runs their closures. An
 instruction's inputs are names (`p3` a parameter, `x0` an input, `t7` the result of the
@@ -21,8 +19,8 @@ class Instruction(NamedTuple):
     """One line of the tape: `out = op(*args)`.
 
     `op` is the engine's operation label: `'+'`, `'*'`, `'/'`, `'**'` (a `Value` exponent),
-    `'**n'` (a number exponent, which is then `args[1]`), `'tanh'`, `'exp'`, `'log'`, `'relu'`
-    or `'sigmoid'`. `args` are names (`'p3'`, `'x0'`, `'t7'`) or numbers (`2.5`).
+    `'**n'` (a number exponent, which is then `args[1]`), or the name of a one-input row of
+    `ops.OPS` (`'tanh'`, `'exp'`, `'log'`, `'relu'`, `'sigmoid'`, `'sin'`, `'cos'`, ...). `args` are names (`'p3'`, `'x0'`, `'t7'`) or numbers (`2.5`).
     """
 
     out: str
