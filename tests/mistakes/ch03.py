@@ -79,6 +79,9 @@ MISTAKES = [
         other.grad += 1.0 * out.grad
 """), ("the local derivative of a sum",)),
     Mistake(_CHECK_MUL, "missing return", _mul("\n    return out", ""), ("no `return`",)),
+    Mistake(_CHECK_MUL, "a colon missing (the cell raises SyntaxError)",
+            _mul("    def _backward():", "    def _backward()"),
+            ("raised SyntaxError", "Python could not read the cell"), raises=True),
     Mistake(_CHECK_MUL, "closure never attached", _mul("    out._backward = _backward\n", ""),
             ("passed nothing back", "never attached")),
     Mistake(_CHECK_MUL, "a number on the right not wrapped",

@@ -235,6 +235,9 @@ MISTAKES = [
             ("not the one this search gives",)),
     Mistake(_ORDER, "the values, not their labels", "my_order = [a, b, c, f, L]",
             ("not the value itself",)),
+    Mistake(_ORDER, "the values, one of them never defined (the cell raises)",
+            "my_order = [a, b, e, c, d, f, L]",
+            ("raised NameError", "name 'e' is not defined"), raises=True),
     # backward(): seed, then every closure in reverse topological order
     Mistake(_BACKWARD_CHECK, "forward order", _backward("reversed(topo)", "topo"),
             ("in forward order", "reversed(topo)")),
