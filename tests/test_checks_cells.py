@@ -99,3 +99,50 @@ def test_names_a_cell_defines_are_found_even_when_python_cannot_read_it():
                                ) == ["my_order", "x", "y", "z", "f"]
     assert cells.defined_names("def topological_order(root)\n    return []\nn == 3"
                                ) == ["topological_order"]
+
+
+def test_a_chapter_runs_to_its_end_past_an_answer_that_raises_in_a_real_kernel():
+    """Chapter 02 in a Jupyter kernel (nbclient), its `count_nodes` answered with a cell that
+    raises SyntaxError, errors allowed in that cell alone (and in the line after the
+    checkpoint that stops Run All on a failure): the check fails saying what raised, the
+    solution stands in, every later cell runs, and the checkpoint fails naming the exercise."""
+    from pathlib import Path
+
+    from conftest import require_module
+
+    require_module("nbclient")
+    import nbformat
+    from nbclient import NotebookClient
+
+    path = Path(__file__).resolve().parent.parent / "notebooks" / "02_value_and_graph.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    cells = notebook.cells
+    answer = next(i for i, c in enumerate(cells) if "exercise" in c.metadata.get("tags", [])
+                  and "def count_nodes" in c.source)
+    cells[answer].source = "def count_nodes(root)\n    return 0\n"  # no colon: SyntaxError
+    stop = next(i for i, c in enumerate(cells) if "raise_if_failed" in c.source)
+    for i in (answer, stop):
+        cells[i].metadata.setdefault("tags", []).append("raises-exception")
+    NotebookClient(notebook, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+
+    def text(cell):
+        parts = []
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            parts.append(output.get("text", "") + data.get("text/html", "")
+                         + data.get("text/plain", "") + output.get("evalue", ""))
+        return "\n".join(parts)
+
+    errors = {i: [o["ename"] for o in c.outputs if o.output_type == "error"]
+              for i, c in enumerate(cells) if c.cell_type == "code"}
+    assert errors[answer] == ["SyntaxError"]
+    meant = {i for i, c in enumerate(cells) if "raises-exception" in c.metadata.get("tags", [])}
+    assert all(not names for i, names in errors.items() if i not in meant), errors
+    assert errors[stop] == ["ChecksFailed"]
+    check, solution = cells[answer + 1], cells[answer + 2]
+    assert "raised SyntaxError" in text(check) and "0 of 1 checks passed" in text(check)
+    assert "its cell raised SyntaxError" in text(solution)
+    report = text(cells[stop - 1])
+    assert "count the nodes" in report and "raised SyntaxError" in report
+    assert "1 of your answers failed its check" in text(cells[stop])
