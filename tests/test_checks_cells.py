@@ -146,3 +146,14 @@ def test_a_chapter_runs_to_its_end_past_an_answer_that_raises_in_a_real_kernel()
     report = text(cells[stop - 1])
     assert "count the nodes" in report and "raised SyntaxError" in report
     assert "1 of your answers failed its check" in text(cells[stop])
+
+
+def test_a_cell_that_defines_nothing_is_no_answer_cell():
+    # the line after a checkpoint that stops Run All raises, and so do cells meant to raise:
+    # the next check, run without running its answer again, checks what is there
+    out = in_a_shell('''\
+        assert run("my_prediction = 14") is None
+        assert isinstance(run("raise ValueError('not an answer')"), ValueError)
+        assert run("print(ch03.check_diamond_prediction(my_prediction))") is None
+    ''')
+    assert "raised" not in out and "1 of 1 checks passed" in out

@@ -9,9 +9,10 @@ checkpoint can only say "not checked yet".
 So the course watches the notebook's cells run (IPython's `pre_run_cell` and `post_run_cell`
 events; `watch` registers them when a notebook imports `autograd.checks`):
 
-- a cell that raises and runs no check may be an answer cell: what it raised is kept
-  (`pending`), and each name the cell was to define and did not gets a stand-in, a
-  `RaisedAnswer`, so that the check cell and the solution cell can still run;
+- a cell that raises, runs no check and defines a name (an answer cell always does) may be an
+  answer cell: what it raised is kept (`pending`), and each name the cell was to define and
+  did not gets a stand-in, a `RaisedAnswer`, so that the check cell and the solution cell can
+  still run;
 - the next exercise check that runs takes the error as that exercise's answer: the check
   fails and says what raised; the exercise's solution cell then stands in for the rest of the
   chapter, and the checkpoint fails and names the exercise;
@@ -187,6 +188,9 @@ def _after(result):
         _pending = None
         return
     names = defined_names(source)
+    if not names:  # an answer cell defines the answer; this one defines nothing (a cell meant
+        _pending = None  # to raise, or the line after a checkpoint that stops Run All)
+        return
     _pending = Raised(error, names)
     shell = _shell()
     if shell is not None:
