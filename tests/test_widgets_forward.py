@@ -68,3 +68,12 @@ def test_bad_inputs_are_refused_with_a_clear_message():
         ForwardExplorer(build_L, {})
     with pytest.raises(ValueError, match="unknown input 'z'"):
         chapter_two().set("z", 1.0)
+
+
+def test_an_input_no_value_was_made_from_changes_alone():
+    ex = ForwardExplorer(lambda a, b: Value(a.data * 2, (a,), "*2", label="y"),
+                         {"a": 1.0, "b": 0.0}, value_class=Value)
+    ex.set("b", 3.0)  # b is not in y's graph
+    assert ex.changed == [] and "nothing changed" in ex.describe()
+    ex.set("a", 2.0)
+    assert ex.changed == ["a", "y"]

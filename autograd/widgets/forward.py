@@ -103,8 +103,11 @@ class ForwardExplorer(_Model):
             return "Move a slider: the values made from that input change, the others do not."
         kept = [node.label for node in self.nodes
                 if node.label and node.label not in self.changed]
-        if len(self.changed) <= 1:
-            return f"{self.moved} is where it was: nothing changed"
+        if not self.changed:
+            return (f"nothing in the graph changed: {self.moved} did not move, or no value of "
+                    "the graph was made from it")
+        if len(self.changed) == 1:
+            return f"moving {self.moved} changed {self.moved} alone: no value was made from it"
         return (f"moving {self.moved} changed {', '.join(self.changed)} (highlighted); "
                 f"{', '.join(kept) or 'nothing else'} kept {'its' if len(kept) == 1 else 'their'} "
                 f"data, since none of {'it' if len(kept) == 1 else 'them'} was made from "
