@@ -321,6 +321,10 @@ class Tensor:
     def _reduce(self, axis, keepdims, op):
         axes = self._axes(axis, op)
         count = math.prod([self.shape[k] for k in axes])
+        if op == "mean" and count == 0:
+            over = "" if axis is None else f" over axis {axis!r}"
+            raise ValueError(f"mean of an empty tensor (shape {_shape(self.shape)}){over}: "
+                             "there are no numbers to average")
         out = Tensor(_sum(self.data, axes, keepdims, count if op == "mean" else None, axis, op),
                      (self,), op)
         kept = tuple(1 if k in axes else n for k, n in enumerate(self.shape))  # keepdims' shape
@@ -552,6 +556,9 @@ def cross_entropy(logits, labels):
             f"but was given {logits!r}"
         )
     n, classes = logits.shape
+    if n == 0:
+        raise ValueError("cross_entropy of an empty batch: the logits have no rows "
+                         f"(shape {_shape(logits.shape)}), so there is no loss to average")
     array = np.asarray(labels)
     if array.dtype.kind not in "iu" or array.shape != (n,):
         raise ValueError(

@@ -13,7 +13,8 @@ caller asks for one variant at a time, and each runs from the top.
 
     python tests/runall.py REQUEST.json RESULTS.json
 
-REQUEST: {"notebook": path, "variants": {name: {cell index: source}}}
+REQUEST: {"notebook": path, "variants": {name: {cell index: source}},
+          "may_raise": {name: [cell index]}}  (may_raise optional: replaced cells that raise)
 RESULTS: {name: [{"index", "source", "text", "error"} for each cell that ran]}
 """
 
@@ -66,8 +67,10 @@ def _make_shell():
     return shell, shown
 
 
-def _run_cell(shell, shown, cell, source):
-    """Run one cell; return its record and whether Run All stops after it."""
+def _run_cell(shell, shown, cell, source, may_raise=False):
+    """Run one cell; return its record and whether Run All stops after it (not when the cell
+    `may_raise`: a variant's answer that raises, run as a learner goes on after it with Run >
+    Run Selected Cell and All Below)."""
     shown.clear()
     buffer = io.StringIO()
     with redirect_stdout(buffer), redirect_stderr(buffer):
@@ -76,7 +79,7 @@ def _run_cell(shell, shown, cell, source):
     text = buffer.getvalue() + "\n".join(shown)
     record = {"index": cell["index"], "source": source, "text": text,
               "error": f"{type(error).__name__}: {error}" if error else None}
-    allowed = "raises-exception" in cell["tags"]
+    allowed = "raises-exception" in cell["tags"] or may_raise
     return record, error is not None and not allowed
 
 
@@ -95,7 +98,8 @@ def _run_from(shell, shown, cells, variants, start, records, out_dir):
                    for name, replaced in variants.items()}
         if len(set(sources.values())) > 1:
             break
-        record, stop = _run_cell(shell, shown, cell, next(iter(sources.values())))
+        may_raise = any(cell["index"] in _MAY_RAISE.get(name, ()) for name in variants)
+        record, stop = _run_cell(shell, shown, cell, next(iter(sources.values())), may_raise)
         records.append(record)
         position += 1
         if stop:
@@ -115,7 +119,9 @@ def _run_from(shell, shown, cells, variants, start, records, out_dir):
             code = 0
             _SLOTS.acquire()
             try:
-                record, stop = _run_cell(shell, shown, cells[position], source)
+                may_raise = any(cells[position]["index"] in _MAY_RAISE.get(name, ())
+                                for name in group)
+                record, stop = _run_cell(shell, shown, cells[position], source, may_raise)
                 if stop:
                     _finish(records + [record], group, out_dir)
                 else:
@@ -134,6 +140,7 @@ def _run_from(shell, shown, cells, variants, start, records, out_dir):
 
 
 _SLOTS = None
+_MAY_RAISE = {}  # {variant: [cell index]}: replaced cells that raise, after which it goes on
 
 
 def main(request_path, results_path):
@@ -148,6 +155,7 @@ def main(request_path, results_path):
     ]
     variants = {name: {int(k): v for k, v in replaced.items()}
                 for name, replaced in request["variants"].items()}
+    _MAY_RAISE.update(request.get("may_raise", {}))
     out_dir = results_path + ".d"
     os.makedirs(out_dir, exist_ok=True)
     os.chdir(os.path.dirname(os.path.abspath(request["notebook"])))

@@ -206,8 +206,14 @@ def test_chapter_three_mul_stub_is_not_answered_yet_and_a_right_closure_passes()
     ("        pass\n", "adds nothing to `self.grad` or `other.grad`"),
     ("        self.grad += 1.0 * out.grad\n        other.grad += 1.0 * out.grad\n",
      "the local derivative of a sum"),
+    ("        self.grad += other.data * out.data\n        other.grad += self.data * out.grad\n",
+     "a's line multiplies by `out.data`, the value of a·b, where it needs `out.grad`"),
+    ("        self.grad += other.data * out.data\n        other.grad += self.data * out.data\n",
+     "a's and b's lines multiply by `out.data`"),
+    ("        self.grad += other * out.grad\n        other.grad += self * out.grad\n",
+     "multiplies by a Value (`other` or `self`) where it needs the number inside it"),
 ], ids=["swapped", "assigned", "no-out-grad", "grad-not-data", "only-a", "only-b", "pass",
-        "sum's-rule"])
+        "sum's-rule", "out.data-for-a", "out.data-for-both", "values-not-numbers"])
 def test_chapter_three_mul_names_each_mistake_and_not_a_missing_attachment(new, words):
     V = with_mul(MUL_LINES, new)
     report = ch03.check_mul(V)
@@ -267,3 +273,44 @@ def test_unanswered_predictions_do_not_give_the_answer_away():
     assert "no prediction yet for tanh'(3)" in report.results[1].message
     assert "0.0099" not in str(report) and "0.00986" not in str(report)
     assert ch04.check_tanh_slope_prediction(1, 0.0099).passed
+
+
+def test_chapter_three_mul_of_values_raising_typeerror_says_to_use_data():
+    # In the chapter's notebook a float cannot yet add a Value (no __radd__): `other *
+    # out.grad` then raises TypeError inside the closure, which the check explains
+    V = with_mul(MUL_LINES, "        self.grad += other * out.grad\n"
+                            "        other.grad += self.data * out.grad\n")
+    del V.__radd__
+    message = ch03.check_mul(V).failures[0].message
+    assert "raised TypeError" in message and "`self.grad += other.data * out.grad`" in message
+
+
+def test_chapter_three_sub_of_minus_other_data_names_the_data_not_the_closure():
+    V = learners(3, "@add_to_class(Value)\ndef __sub__(self, other):\n"
+                    "    return self + (-other.data)\n", "__sub__")
+    message = ch03.check_sub(V).failures[0].message
+    assert "does not remember b" in message and "`-other.data`" in message, message
+    assert "attach" not in message, message
+
+
+def test_chapter_three_pow_of_out_data_names_out_not_the_exponent():
+    V = learners(3, POW_SOURCE.replace("n * self.data ** (n - 1)", "n * out.data ** (n - 1)"),
+                 "__pow__")
+    message = ch03.check_pow(V).failures[0].message
+    assert "raises `out.data` (aⁿ, the result)" in message, message
+    assert "should drop by one" not in message, message
+
+
+POW_SOURCE = """@add_to_class(Value)
+def __pow__(self, other):
+    if isinstance(other, Value):
+        return self._pow_value(other)
+    n = other
+    out = Value(self.data**n, (self,), f"**{n}")
+
+    def _backward():
+        self.grad += n * self.data ** (n - 1) * out.grad
+
+    out._backward = _backward
+    return out
+"""

@@ -573,8 +573,9 @@ def test_each_catalogued_backward_mistake_fails_with_words_that_name_it(mistake)
     message = first_failure(report)
     for words in mistake.says:
         assert plain(words) in plain(message), message
-    assert message.startswith("after `d.backward()` on the diamond d = (a + 1)·(2a) at a = 3, "
-                              "a.grad came out "), message
+    if "self.grad += 1.0" not in mistake.answer:  # right on the diamond: the seed check says
+        assert message.startswith("after `d.backward()` on the diamond d = (a + 1)·(2a) at "
+                                  "a = 3, a.grad came out "), message
     assert ch05.BACKWARD.outcome().message == message
 
 
@@ -599,3 +600,13 @@ def test_a_backward_that_runs_a_closure_twice_is_told_so():
                               "    for node in reversed(topo + topo[-1:]):")
     message = first_failure(ch05.check_backward(plant(twice)["Value"]))
     assert "The closure of d ran 2 times" in message, message
+
+
+def test_a_seed_added_not_set_fails_backward_and_says_so():
+    # `self.grad += 1.0` gives the right gradients on a fresh graph: the check must see an
+    # output that already holds a gradient (a second call, a leftover from an earlier pass)
+    V = plant(_BACKWARD.replace("self.grad = 1.0", "self.grad += 1.0"))["Value"]
+    report = ch05.check_backward(V)
+    assert not report.passed
+    assert "`self.grad += 1.0`" in str(report) and "set it, `self.grad = 1.0`" in str(report)
+    assert not checkpoint(5, V).passed

@@ -433,3 +433,12 @@ def test_a_wrong_product_replaced_by_the_solution_still_fails_the_checkpoint():
     assert not report.failures
     assert not report.passed and "assigns with `=` instead of adding with `+=`" in str(report)
     assert "your `mul_backward` came from the solution because yours failed" in report.summary()
+
+
+def test_a_line_written_to_a_value_not_its_gradient_is_named():
+    def mul_backward(out, a, b):
+        return [f"{a} += {b} * d{out}", f"d{b} += {a} * d{out}"]
+
+    message = ch11.check_mul_backward(mul_backward).failures[0].message
+    assert "adds to `u`, the *value* of a, not to `du`" in message, message
+    assert "no line passed anything back" not in message, message

@@ -87,10 +87,12 @@ def test_a_right_hvp_passes():
     assert report.passed, str(report)
 
 
-def test_an_hvp_that_returns_values_passes_too():
+def test_an_hvp_that_returns_values_fails_the_exercise_asks_for_numbers():
     source = RIGHT_HVP.replace("[d.data for d in grad(", "list(grad(").replace(
         "leaves)]", "leaves))")
-    assert ch12.check_hvp(define(source, "hvp")).passed
+    report = ch12.check_hvp(define(source, "hvp"))
+    assert not report.passed
+    assert "returned Values" in report.failures[0].message
 
 
 def test_the_unchanged_hvp_stub_is_not_answered_yet():

@@ -213,3 +213,16 @@ def test_the_checkpoint_fails_a_class_that_does_not_unbroadcast():
 def test_the_checkpoint_refuses_what_cannot_be_called():
     with pytest.raises(TypeError, match="your class, `Tensor`"):
         checkpoint(13, 42)
+
+
+def test_a_wrong_array_is_shown_in_monospace_with_the_first_element_that_differs():
+    def doubles(grad, shape):  # right shape, wrong numbers
+        return 2 * grad if grad.shape == tuple(shape) else grad.sum(axis=0).reshape(shape)
+
+    report = ch13.check_unbroadcast(doubles)
+    message = report.failures[0].message
+    assert "the first element that differs: [0, 0] is" in message, message
+    html = report._repr_html_()
+    assert '<code style="display:block;white-space:pre' in html  # columns line up
+    block = html.split('<code style="display:block;white-space:pre')[1].split("</code>")[0]
+    assert "array([[" in block and "<br>" not in block

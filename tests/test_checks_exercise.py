@@ -126,8 +126,8 @@ def test_a_solution_cells_own_check_does_not_count_as_a_wrong_try():
 
 
 def test_warm_up_numbers_are_shown_as_precisely_as_asked():
-    message = ch01.check_warm_up_slope(1 / 3).results[0].message
-    assert message.startswith("0.333333 is not it") and "run over rise" in message
+    message = ch01.check_warm_up_slope(1 / 7).results[0].message
+    assert message.startswith("0.142857 is not it")
 
 
 def test_is_unwritten_knows_a_stub_from_an_answer():
@@ -151,10 +151,10 @@ def test_solution_magic_works_in_an_ipython_shell():
         from IPython.core.interactiveshell import InteractiveShell
         shell = InteractiveShell.instance()
         shell.run_cell("from autograd.checks import ch01\\nslope = None")
-        result = shell.run_cell("%%solution ch01.check_warm_up_slope(slope)\\nslope = 3.0\\n")
+        result = shell.run_cell("%%solution ch01.check_warm_up_slope(slope)\\nslope = 2.0\\n")
         assert result.success, result.error_in_exec or result.error_before_exec
-        assert shell.user_ns["slope"] == 3.0
-        shell.run_cell("slope = 9 / 3")
+        assert shell.user_ns["slope"] == 2.0
+        shell.run_cell("slope = 6 / 3")
         kept = shell.user_ns["slope"]
         shell.run_cell("%%solution ch01.check_warm_up_slope(slope)\\nslope = -1.0\\n")
         assert shell.user_ns["slope"] is kept  # the learner's correct answer was kept

@@ -229,3 +229,15 @@ def test_leaving_collector_off_does_not_itself_set_off_a_collection():
         gc.callbacks.remove(watch)
     assert collections_so_far == 0
     assert len(made) == 5000
+
+
+def test_a_verdict_names_a_winner_only_when_best_runs_and_medians_agree_beyond_noise():
+    clear = Timings({"fast": [1.0, 1.1, 1.2], "slow": [2.0, 2.2, 2.4]})
+    assert clear.verdict("fast", "slow").startswith("fast was 2.0 times as fast as slow")
+    assert clear.verdict("slow", "fast").startswith("fast was 2.0 times as fast as slow")
+    # the medians say one thing, the best runs the other: level, and the sentence says why
+    mixed = Timings({"a": [0.5, 1.5, 1.6], "b": [1.0, 1.1, 1.2]})
+    said = mixed.verdict("a", "b")
+    assert "level" in said and "disagree" in said and "times as fast" not in said
+    close = Timings({"a": [1.0, 1.0, 1.0], "b": [1.05, 1.05, 1.05]})
+    assert "level" in close.verdict("a", "b") and "less than 10 %" in close.verdict("a", "b")

@@ -5,7 +5,9 @@
 (b) answered: each exercise's cell holds the solution's own code, typed in by the learner:
     every check passes, no solution runs, and the checkpoint says it tested the learner's code.
 (c) each catalogued mistake (tests/mistakes/), alone: the exercise's check and the checkpoint
-    both fail and show the words that name the bug, and Run All stops at the checkpoint.
+    both fail and show the words that name the bug, and Run All stops at the checkpoint. An
+    answer that raises is run past (Run Selected Cell and All Below): its check fails and says
+    what raised, the solution stands in, and the checkpoint fails and names the exercise.
 
 The variants of one chapter share one process up to the first cell where they differ
 (tests/runall.py forks there), so the whole catalogue costs little more than one run per
@@ -79,6 +81,17 @@ def variants(path):
     return result
 
 
+def may_raise(path):
+    """{variant: [cell index]}: the answers that raise, after which the run goes on."""
+    found = exercises(path)
+    result = {}
+    for k, mistake in enumerate(catalogue(chapter(path))):
+        if mistake.raises:
+            e = next(e for e in found if e.check.startswith(mistake.check + "("))
+            result[f"mistake{k}"] = [e.answer_cell]
+    return result
+
+
 @functools.lru_cache(maxsize=None)
 def run(path, tmp_dir):
     """Run every variant of `path`; {name: [cell record]} (see tests/runall.py)."""
@@ -92,7 +105,8 @@ def run(path, tmp_dir):
         batches = [{name: v} for name, v in all_variants.items()]
     out = {}
     for n, batch in enumerate(batches):
-        request.write_text(json.dumps({"notebook": str(path), "variants": batch}))
+        request.write_text(json.dumps({"notebook": str(path), "variants": batch,
+                                       "may_raise": may_raise(path)}))
         done = subprocess.run([sys.executable, str(RUNNER), str(request), f"{results}{n}"],
                               env=env, capture_output=True, text=True, timeout=900)
         assert done.returncode == 0, done.stderr[-3000:]
@@ -178,7 +192,12 @@ def test_run_all(path, name, mistake, run_dir):
         for words in mistake.says:
             assert shows(check, words), f"the check does not say {words!r}:\n{check}"
         said = cell_text(records, e.solution_cell)
-        assert "did not pass its check" in said, said
+        if mistake.raises:  # the run went on past the answer's cell, and the solution stood in
+            answer = next(r for r in records if r["index"] == e.answer_cell)
+            assert answer["error"], f"the planted answer did not raise:\n{answer}"
+            assert "its cell raised" in said and "the chapter goes on with it" in said, said
+        else:
+            assert "did not pass its check" in said, said
         if point is not None:
             report = cell_text(records, point)
             assert failed(report), f"the checkpoint let '{mistake.bug}' pass:\n{report}"

@@ -348,3 +348,16 @@ def test_a_graph_nobody_holds_is_freed_at_once_without_the_cycle_collector():
         if collecting:
             gc.enable()
     assert np.array_equal(x.grad, [[6.0, 8.0]])  # d(2(3a + 4b) + 1)/d(a, b)
+
+
+def test_mean_of_an_empty_tensor_says_it_is_empty():
+    with pytest.raises(ValueError, match="mean of an empty tensor"):
+        Tensor(np.zeros(0)).mean()
+    with pytest.raises(ValueError, match=r"empty tensor \(shape \(0, 3\)\) over axis 0"):
+        Tensor(np.zeros((0, 3))).mean(axis=0)
+    assert Tensor(np.zeros((0, 3))).mean(axis=1).shape == (0,)  # an average over 3 numbers, 0 times
+
+
+def test_cross_entropy_of_an_empty_batch_says_it_is_empty():
+    with pytest.raises(ValueError, match="cross_entropy of an empty batch"):
+        cross_entropy(Tensor(np.zeros((0, 10))), np.zeros(0, dtype=int))

@@ -24,13 +24,16 @@ def test_autograd_widgets_keeps_every_name_it_has_always_offered():
         "TrainingDashboard",
         "CurvatureExplorer",
         "ENGINE_ERRORS",
+        "SlopeExplorer",
+        "ForwardExplorer",
     ]
     assert package.ENGINE_ERRORS == (ValueError, OverflowError, ZeroDivisionError)
     for name in package.__all__:
         assert getattr(package, name) is not None, name
     # the views and the tables a notebook may reach for, public names too
     for name in ["GraphExplorerView", "BackwardStepperView", "FiniteDifferenceView",
-                 "ActivationView", "TrainingDashboardView", "CurvatureView", "WRONG_ORDERS",
+                 "ActivationView", "TrainingDashboardView", "CurvatureView", "SlopeView",
+                 "ForwardView", "WRONG_ORDERS",
                  "ACTIVATIONS"]:
         assert hasattr(package, name), name
     assert GraphExplorer is package.GraphExplorer

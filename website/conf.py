@@ -10,6 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build import REPOSITORY
+import accessible_names
 
 project = "Autograd from Scratch"
 author = "the authors of Autograd from Scratch"
@@ -48,3 +49,8 @@ nb_ipywidgets_js = {
     "widgets/embed-amd.js": {},
     "widgets/mathjax2-hub.js": {"defer": "defer"},
 }
+
+
+def setup(app):
+    # controls named by the text they show (the theme's search button, the solution toggles)
+    accessible_names.setup(app)

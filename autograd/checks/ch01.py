@@ -309,14 +309,20 @@ def check_evaluation_count(answer):
 
 
 WARM_UP = Prediction(
-    0, "the warm-up: a slope", "the slope of the line through (1, 3) and (4, 12)", 3.0,
+    0, "the warm-up: a slope", "the slope of the line through (1, 3) and (4, 9)", 2.0,
     hint="rise over run: the change in y divided by the change in x.",
-    explain="rise over run: (12 − 3) / (4 − 1) = 9 / 3.",
+    explain="rise over run: (9 − 3) / (4 − 1) = 6 / 3.",
     known_wrong=[
-        (1 / 3, "that is run over rise, (4 − 1) / (12 − 3): the change in y goes on top."),
-        (9.0, "that is the rise alone, 12 − 3: divide it by the run, 4 − 1."),
-        (-3.0, "the sign is off: both changes go the same way here, from the first point to "
+        (0.5, "that is run over rise, (4 − 1) / (9 − 3): the change in y goes on top."),
+        (6.0, "that is the rise alone, 9 − 3: divide it by the run, 4 − 1."),
+        (-2.0, "the sign is off: both changes go the same way here, from the first point to "
                "the second."),
+        (9 / 4, "that is y over x of one point, 9 / 4: the slope of a line from (0, 0) to "
+                "(4, 9), but this line does not pass through (0, 0). Divide the change in y "
+                "by the change in x between the two points."),
+        (3.0, "that is y over x of one point, 3 / 1: the slope of a line from (0, 0) to "
+              "(1, 3), but this line does not pass through (0, 0). Divide the change in y "
+              "by the change in x between the two points."),
     ],
     todo="replace `None` with one line of Python that computes the slope, then run this "
          "check again",
@@ -326,5 +332,6 @@ WARM_UP = Prediction(
 
 def check_warm_up_slope(answer):
     """Chapter 00's warm-up, the first exercise of the course: the slope of the line through
-    (1, 3) and (4, 12), which is (12 − 3) / (4 − 1) = 3."""
+    (1, 3) and (4, 9), which is (9 − 3) / (4 − 1) = 2. The line does not pass through the
+    origin, so y over x of one point (9 / 4, or 3 / 1) is not it."""
     return WARM_UP.check(answer)

@@ -128,12 +128,34 @@ def truediv(Value):
 
 @check("a ** n with a number n: values and gradients")
 def pow_number(Value):
+    _expect_pow_reads_the_base(Value)
     for n, x, value, grad in ((2, A, 9.0, 6.0), (3, A, 27.0, 27.0), (-1, A, 1 / 3, -1 / 9),
                               (0.5, A, math.sqrt(3.0), 0.5 / math.sqrt(3.0)),
                               (3, B, -8.0, 12.0)):
         _expect_case(Value, f"a ** {n}", lambda a, n=n: a**n, value, (grad,),
                      (f"n·a^(n−1) = {n}·{x:g}^{n - 1:g}",), inputs=(x,), at=f"a = {x:g}",
                      wrong_rules=[_wrong_pow_rules(n, x)])
+
+
+def _expect_pow_reads_the_base(Value):
+    """a ** 3 at a = 2, one call of its closure: name a local derivative computed from the
+    result (`out.data`, aⁿ) instead of the base (`self.data`, a). At n = 2 that slip gives the
+    same numbers as n·aⁿ, so the cases below would name the wrong one."""
+    a = Value(2.0)
+    out = a**3
+    if not is_node(out) or not callable(getattr(out, "_backward", None)):
+        return  # the cases below say what is wrong
+    out.grad = SEED
+    try:
+        out._backward()
+    except Exception:  # the cases below say what raised
+        return
+    if is_close(a.grad, SEED * 3 * (2.0**3) ** 2):
+        fail(f"with a = 2 and `out.grad` = {SEED:g}, one call of `out._backward()` (out = a ** 3) "
+             f"gave `a.grad` = {_number(a.grad)}, where it should be n·a^(n−1)·out.grad = "
+             f"{SEED * 12:g}: the closure raises `out.data` (aⁿ, the result) to the power n − 1 "
+             "where it needs `self.data` (a, the base). The exponent does drop by one; "
+             "write `n * self.data ** (n - 1) * out.grad`")
 
 
 def _wrong_pow_rules(n, x):
@@ -301,13 +323,31 @@ def _expect_mul_closure(Value):
     (every input used twice, `expect_gradients`) would see only as wrong numbers, or would
     blame on a closure that is not attached: the factors swapped, a line missing, a gradient
     (`.grad`) read where a value (`.data`) belongs."""
-    got_a, got_b, out = _mul_closure_once(Value, 0.0)
+    try:
+        got_a, got_b, out = _mul_closure_once(Value, 0.0)
+    except TypeError as error:
+        if "Value" not in _text(error):
+            raise
+        fail(f"one call of `out._backward()` (out = a * b) raised TypeError ({_text(error)}): "
+             f"{_NUMBERS_NOT_VALUES}")
+    for name, got in (("a", got_a), ("b", got_b)):
+        if is_node(got):
+            fail(f"after one call of `out._backward()` (out = a * b), `{name}.grad` is "
+                 f"{show(got)}, a Value, not a number: {_NUMBERS_NOT_VALUES}")
     want_a, want_b = SEED * B, SEED * A
     if is_close(got_a, want_a) and is_close(got_b, want_b):
         return
     said = (f"with a = 3, b = −2 and `out.grad` = {SEED:g}, one call of `out._backward()` "
             f"(out = a * b) gave `a.grad` = {_number(got_a)} and `b.grad` = {_number(got_b)}, "
             f"where they should be b·out.grad = {want_a:g} and a·out.grad = {want_b:g}")
+    value = A * B  # out.data
+    lines = [line for line, got, local in (("a's", got_a, B), ("b's", got_b, A))
+             if is_close(got, local * value) and not is_close(got, local * SEED)]
+    if lines:
+        which = " and ".join(lines) + (" lines multiply" if len(lines) == 2 else " line multiplies")
+        fail(f"{said}: {which} by `out.data`, the value of a·b, where it needs `out.grad`, the "
+             "gradient arriving from above. The local derivative is right; write "
+             "`* out.grad` after it")
     # Again with gradients already in a and b: a line that uses `+=` adds the same amount
     # whatever a.grad held, a line that uses `=` leaves the same result; a line that reads a
     # gradient instead of a value does neither.
@@ -340,6 +380,11 @@ def _expect_mul_closure(Value):
     # Anything else (a missing `* out.grad`, another local derivative): the check that uses
     # every input twice says which.
 
+
+_NUMBERS_NOT_VALUES = ("the closure multiplies by a Value (`other` or `self`) where it needs "
+                       "the number inside it: gradients are plain numbers, so a's line is "
+                       "`self.grad += other.data * out.grad` and b's line "
+                       "`other.grad += self.data * out.grad`")
 
 # The local derivatives of a * b that learners really write instead of b (for a) and a (for b).
 _MUL_WRONG = [[("a, its own value: `self.data` and `other.data` are swapped, and "
@@ -450,6 +495,12 @@ def _expect_built_from_values(Value):
         fail(f"`a - b` gave a new Value made from the numbers inside a and b (`.data`), with no "
              "inputs of its own: it does not remember a and b, so no gradient can reach them. "
              f"Instead, {_FROM_VALUES}")
+    for name, leaf, method in (("b", b, "other"), ("a", a, "self")):
+        if id(leaf) not in nodes:
+            fail(f"`a - b` does not remember {name}: {name} is not in its graph, so no "
+                 f"gradient can reach it. `{method}.data` is a plain number, which forgets "
+                 f"the Value it came from (`-{method}.data` is just the number "
+                 f"{-leaf.data:g}). Apply `-` to the Value itself: `self + (-other)`")
     if getattr(out._backward, "__code__", None) is _leaf_closure_code(Value):
         fail("`a - b` is a node of its own with inputs, but no closure was ever attached to it, "
              "so it passes no gradient back. "

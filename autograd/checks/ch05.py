@@ -102,6 +102,21 @@ def seeds_one(Value):
     v.backward()
     expect(v.grad == 1.0, f"after `v.backward()` on a lone value, `v.grad` should be 1.0 "
                           f"(dv/dv = 1), but was {show(v.grad)}")
+    # The seed *sets* the output's gradient: an output that still holds one (a second call, or
+    # a value that was used in an earlier pass) must not carry it into this pass.
+    v.backward()
+    w = Value(-1.0)
+    w.grad = 0.5  # left over from an earlier pass
+    w.backward()
+    if is_close(v.grad, 2.0) or is_close(w.grad, 1.5):
+        fail(f"after a second `v.backward()` on a lone value, `v.grad` was {show(v.grad)}, and "
+             f"a value that held 0.5 from an earlier pass had {show(w.grad)} after "
+             "`backward()`: the seed adds 1.0 to what the output held (`self.grad += 1.0`). "
+             "dL/dL is 1 however often you ask: set it, `self.grad = 1.0`")
+    expect(v.grad == 1.0 and is_close(w.grad, 1.0),
+           f"after `backward()`, the output's own gradient should be 1.0, whatever it held "
+           f"before (a second `v.backward()` gave {show(v.grad)}, a value that held 0.5 "
+           f"gave {show(w.grad)}): set it, `self.grad = 1.0`")
 
 
 @check("L = (a·b + c)·f: dL/da = 6, dL/db = −4, dL/dc = −2, dL/df = 4", timeout_hint=VISITED)

@@ -219,6 +219,23 @@ def _name_in(error):
     return found.group(1) if found else str(error)
 
 
+def _written_to_a_value(mul_backward, out, a, b):
+    """Words for a line that adds to a factor's *value* (`{a} += ...`) instead of its gradient
+    (`d{a} += ...`), or ''. Such a line changes the number the forward pass computed, and
+    `d{a}` gets nothing from the product. `out`, `a`, `b`: the names the graph gives them."""
+    for line in _mul_lines(mul_backward, out, a, b):
+        statement = ast.parse(line).body[0]
+        targets = (statement.targets if isinstance(statement, ast.Assign) else
+                   [statement.target] if isinstance(statement, ast.AugAssign) else [])
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id in (a, b, out):
+                role = {out: "out", b: "b", a: "a"}[target.id]
+                return (f"the line {show(line)} adds to `{target.id}`, the *value* of "
+                        f"{role}, not to `d{target.id}`, its gradient: write the target as "
+                        f"`d{{{role}}}`, as in f\"d{{a}} += {{b}} * d{{out}}\"")
+    return ""
+
+
 def _diagnose_factor(got, name, own, other, out, expected, seed):
     """What the number `got` for d(name) says about the lines: the wrong things learners write,
     each with the number it gives when the factor is also used once more on its own."""
@@ -258,7 +275,8 @@ def mul_reused_factors(mul_backward):
         got, expected = grads[name], UPSTREAM * (other + 1)
         if is_close(got, expected):
             continue
-        why = _diagnose_factor(got, name, own, other, u * v, expected, UPSTREAM)
+        why = (_written_to_a_value(mul_backward, "t0", "u", "v")
+               or _diagnose_factor(got, name, own, other, u * v, expected, UPSTREAM))
         said = (f"in y = u·v + u + v at u = {u:g}, v = {v:g}, with {UPSTREAM:g} arriving at y, "
                 f"`d{name}` should be {UPSTREAM:g} × ({other:g} + 1) = {expected:g} (the "
                 f"other factor, plus 1 for the second use, times the gradient from above), but "
@@ -276,6 +294,9 @@ def mul_square(mul_backward):
         return
     said = (f"for y = x·x at x = {x:g}, with {UPSTREAM:g} arriving at y, `dx` should be "
             f"{expected:g} (x·d_out once for each factor) but was {show(grads['x'])}")
+    wrong_target = _written_to_a_value(mul_backward, "t0", "x", "x")
+    if wrong_target:
+        fail(f"{said}: {wrong_target}")
     if is_close(grads["x"], UPSTREAM * x):
         fail(f"{said}: the two lines both write `dx`, and with `=` the second erases the "
              "first; add with `+=`")

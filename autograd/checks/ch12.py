@@ -190,9 +190,13 @@ def _call_hvp(hvp, f, xs, v, what):
     got = call(hvp, f, list(xs), list(v), raised=raised,
                none="`hvp` gave None: end it with `return [...]`, one number per input")
     try:
-        numbers = [g.data if isinstance(g, Value) else g for g in got]
+        numbers = list(got)
     except TypeError:
         fail(f"`hvp` should return a list of numbers, one per input, but returned {show(got)}")
+    if any(isinstance(g, Value) for g in numbers):
+        fail(f"`hvp` should return a list of numbers, one per input, but returned Values: "
+             f"{show(got)}. Take the number out of each, `[d.data for d in ...]`, as "
+             "`gradient_numbers` does")
     expect(len(numbers) == len(xs) and all(is_number(n) for n in numbers),
            f"`hvp` should return a list of {len(xs)} numbers, one per input, but returned "
            f"{show(got)}")
@@ -255,11 +259,12 @@ OPERATIONS = ("+", "*", "tanh")  # what my_grad knows
 
 
 def reference_grad(output, inputs, *, assign=False, upstream=True, floats=False, alone=(),
-                   from_data=(), swapped=False):
+                   from_data=(), swapped=False, tanh_of_input=False):
     """The chapter's `my_grad`, or with a classic mistake planted: `assign` (`=` for `+=`),
     `upstream=False` (the local slope alone, no `* g`), `floats` (slopes from `.data`); `alone`
     and `from_data` plant the last two in the rules of some operations only, e.g. `("*",)`;
-    `swapped` gives each factor of `*` its own value as its slope instead of the other's."""
+    `swapped` gives each factor of `*` its own value as its slope instead of the other's;
+    `tanh_of_input` builds tanh's slope from its input a, `1 - a * a`, not from t = tanh(a)."""
     alone = set(OPERATIONS) if not upstream else set(alone)
     from_data = set(OPERATIONS) if floats else set(from_data)
     grads = {id(output): Value(1.0)}
@@ -276,7 +281,8 @@ def reference_grad(output, inputs, *, assign=False, upstream=True, floats=False,
             if swapped:
                 slopes.reverse()
         elif node._op == "tanh":
-            slopes = [1 - node.data ** 2] if numbers else [1 - node * node]
+            t = node._prev[0] if tanh_of_input else node
+            slopes = [1 - t.data ** 2] if numbers else [1 - t * t]
         else:
             raise NotImplementedError(node._op)
         for child, slope in zip(node._prev, slopes):
@@ -306,6 +312,10 @@ _MISTAKES = (
      "the rule of `*` gives each factor its own value as its slope: for `node = a * b`, "
      "d(node)/da is `b`, the other factor, and d(node)/db is `a`, so the parts are "
      "`[b * g, a * g]`, in the order of `node._prev`"),
+    ({"tanh_of_input": True},
+     "the slope of tanh is built from its input: for `t = tanh(a)` the slope is 1 − t², with "
+     "t the tanh node itself (`node`), not its input a (`node._prev[0]`): write "
+     "`(1 - node * node) * g`"),
     ({"assign": True, "upstream": False},
      "two mistakes at once: `=` instead of `+=` (a value used twice keeps only its last "
      "contribution), and the local slope alone, without `* g`"),

@@ -57,6 +57,26 @@ def _same(got, expected):
     return got.shape == np.shape(expected) and np.allclose(got, expected, rtol=TOL, atol=TOL)
 
 
+def _first_difference(got, expected):
+    """` (the first element that differs: [1, 2] is 0.31 where it should be 1.45)`, so that
+    the learner need not compare two arrays column by column; empty when there is none to
+    name (a different shape, or not an array)."""
+    try:
+        got = np.asarray(got, dtype=float)
+    except (TypeError, ValueError):
+        return ""
+    expected = np.asarray(expected, dtype=float)
+    if got.shape != expected.shape:
+        return (f" (its shape is {_shape(got.shape)}, where it should be "
+                f"{_shape(expected.shape)})")
+    wrong = np.argwhere(~np.isclose(got, expected, rtol=TOL, atol=TOL))
+    if not len(wrong):
+        return ""
+    at = tuple(int(k) for k in wrong[0])
+    return (f" (the first element that differs: [{', '.join(map(str, at))}] is {got[at]:.6g} "
+            f"where it should be {expected[at]:.6g}; {len(wrong)} of {got.size} differ)")
+
+
 def _shape(shape):
     return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
 
@@ -119,7 +139,8 @@ def _unbroadcast_case(unbroadcast, what, grad_shape, shape):
     if not _same(got, reference_unbroadcast(given, shape)):
         why = _diagnose_unbroadcast(given, shape, got)
         fail(f"{why[0].upper()}{why[1:]}. Seen with {what}: `unbroadcast(grad, {_shape(shape)})` "
-             f"should be the gradient summed back to {_shape(shape)} but was {show(got)}")
+             f"should be the gradient summed back to {_shape(shape)} but was {show(got)}"
+             f"{_first_difference(got, reference_unbroadcast(given, shape))}")
 
 
 @check("a gradient whose shape is already the operand's comes back with the same numbers")
@@ -128,7 +149,7 @@ def unbroadcast_unchanged(unbroadcast):
     got = call(unbroadcast, grad.copy(), (2, 3),
                none="`unbroadcast` gave None: did you forget `return grad`?")
     expect(_same(got, grad), f"`unbroadcast(grad, (2, 3))` of a (2, 3) gradient should give it "
-                             f"back unchanged, but gave {show(got)}")
+                             f"back unchanged, but gave {show(got)}{_first_difference(got, grad)}")
 
 
 @check("leading axes that broadcasting added are summed away: (4, 3) and (2, 4, 3) back to (3,)")
@@ -217,7 +238,7 @@ def _expect_added(name, added, held, expected, what, mistakes):
         return
     said = (f"Seen in {what}, with an upstream gradient that is not all ones and a gradient "
             f"{name} already held from another use: the closure should add {show(expected)} "
-            f"to `{name}.grad` but added {show(added)}")
+            f"to `{name}.grad` but added {show(added)}{_first_difference(added, expected)}")
 
     def say(words):
         fail(f"{words[0].upper()}{words[1:]}. {said}")
@@ -246,7 +267,8 @@ def _mul_case(Tensor, a_shape, b_shape, what, seed=0):
     out = call(lambda: A * B, raised=None, none="`a * b` gave None: did you forget `return out`?")
     expected = a * b
     expect(_same(out.data, expected), f"in {what}, `(a * b).data` should be {show(expected)} but "
-                                      f"was {show(out.data)}")
+                                      f"was {show(out.data)}"
+                                      f"{_first_difference(out.data, expected)}")
     g = _array(expected.shape, seed + 2)
     added, held = _run_closure(out, g, {"a": A, "b": B}, what)
     for name, own, other, shape in (("a", a, b, a.shape), ("b", b, a, b.shape)):
@@ -291,7 +313,8 @@ def _used_twice(Tensor, operation, slope, what, kept_one):
     expected = slope(x, g)
     if _same(X.grad, expected):
         return
-    said = f"for {what}, `x.grad` should be {show(expected)} but was {show(X.grad)}"
+    said = (f"for {what}, `x.grad` should be {show(expected)} but was {show(X.grad)}"
+            f"{_first_difference(X.grad, expected)}")
     if any(_same(X.grad, one) for one in kept_one(x, g)):
         fail(f"It kept only one of the two contributions: the closure assigned with `=` instead "
              f"of adding with `+=`, which breaks a tensor used twice. Seen {said}")
@@ -367,7 +390,7 @@ def _matmul_case(Tensor, a_shape, b_shape, what, seed):
     A, B = _leaf(Tensor, a, "A"), _leaf(Tensor, b, "B")
     out = call(lambda: A @ B, raised=None, none="`A @ B` gave None: did you forget `return out`?")
     expect(_same(out.data, a @ b), f"in {what}, `(A @ B).data` should be {show(a @ b)} but was "
-                                   f"{show(out.data)}")
+                                   f"{show(out.data)}{_first_difference(out.data, a @ b)}")
     g = _array((a_shape[0], b_shape[1]), seed + 2)
     added, held = _run_closure(out, g, {"A": A, "B": B}, what, product=True)
     dA, dB = _matmul_mistakes(a, b, g)
@@ -439,7 +462,7 @@ def checkpoint_matmul_against_scalars(Tensor):
     dA, dB = _scalar_matmul_grads(a, b, g)
     for name, got, want in (("A", A.grad, dA), ("B", B.grad, dB)):
         expect(_same(got, want), f"`{name}.grad` should be the scalar engine's {show(want)} but "
-                                 f"was {show(got)}")
+                                 f"was {show(got)}{_first_difference(got, want)}")
 
 
 @check("a layer, X @ W + b with b (3,) broadcast, times X @ V: X used twice, every gradient "
@@ -456,7 +479,8 @@ def checkpoint_layer(Tensor):
     for name in ("X", "W", "V", "b"):
         got, want = mine[name].grad, ref[name].grad
         expect(_same(got, want), f"in (X @ W + b) * (X @ V), `{name}.grad` should be "
-                                 f"{show(want)} but was {show(got)}")
+                                 f"{show(want)} but was {show(got)}"
+                                 f"{_first_difference(got, want)}")
 
 
 @check("x + w and x * w with w (1, 3), a (3, 1) column and a (4, 3) x: backward() from .sum()")
@@ -472,7 +496,7 @@ def checkpoint_broadcasting(Tensor):
     for name in ("x", "w", "c"):
         got, want = mine[name].grad, ref[name].grad
         expect(_same(got, want), f"in (x + w) * c * x, `{name}.grad` should be {show(want)} "
-                                 f"but was {show(got)}")
+                                 f"but was {show(got)}{_first_difference(got, want)}")
 
 
 CHECKPOINT = [checkpoint_matmul_against_scalars, checkpoint_layer, checkpoint_broadcasting]

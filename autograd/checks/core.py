@@ -422,8 +422,24 @@ def check_answer(question, answer, expected, *, tol=1e-6, hint=""):
 _CODE = re.compile(r"`([^`]+)`")
 
 
+_ARRAY = re.compile(r"array\((?:[^()]|\([^()]*\))*\)")  # NumPy's repr of an array
+
+
 def _html_message(text):
-    """Escape `text` for HTML; `code` in backticks becomes <code>; newlines become breaks."""
+    """Escape `text` for HTML; `code` in backticks becomes <code>; newlines become breaks. An
+    array (NumPy's repr, over several lines) gets a block in monospace, so that its columns
+    line up."""
+    parts, last = [], 0
+    for match in _ARRAY.finditer(text):
+        parts.append(_html_text(text[last:match.start()]))
+        parts.append('<code style="display:block;white-space:pre;overflow-x:auto;'
+                     f'margin:0.2em 0">{html.escape(match.group())}</code>')
+        last = match.end()
+    parts.append(_html_text(text[last:]))
+    return "".join(parts)
+
+
+def _html_text(text):
     return _CODE.sub(r"<code>\1</code>", html.escape(text)).replace("\n", "<br>")
 
 

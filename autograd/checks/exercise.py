@@ -29,6 +29,7 @@ import sys
 import textwrap
 
 from .. import syllabus
+from . import cells
 from .core import (  # noqa: F401  (answers_for, forget_answers: their home is core)
     _EXERCISES, _OUTCOMES, CheckFailed, ChecksFailed, Report, SolutionFailed, _show,
     answers_for, fail, forget_answers, is_close, is_number, run_checks, show, solution_failed,
@@ -93,11 +94,25 @@ class Exercise:
         return _OUTCOMES.get(self)
 
     def check(self, *args):
-        """Run the exercise's checks on `args`; remember and return the `Report`."""
-        answer = self.answer_of(*args)
+        """Run the exercise's checks on `args`; remember and return the `Report`.
+
+        When the answer's cell raised (see `cells.py`), the answer is that error: the check
+        fails and says what raised, without running the checks."""
+        cells.note_check()
+        raised = None if _solution_running else cells.raised_for(self, args)
+        try:
+            answer = self.answer_of(*args)
+        except Exception:  # the answer is a stand-in for a cell that raised
+            if raised is None:
+                raise
+            answer = None
         previous = _OUTCOMES.get(self)
         title = f"Exercise: {self.title}"
-        if self.unanswered(answer):
+        if raised is not None:
+            report = run_checks(title, [cells.failing_check(self.title, raised)])
+            outcome = Outcome(WRONG, report.failures[0].message, answer=answer)
+            outcome.raised = raised
+        elif self.unanswered(answer):
             report = _one_line_report(title, self.title, f"not answered yet: {self.todo}")
             outcome = Outcome(UNANSWERED, answer=answer)
         else:
@@ -106,7 +121,7 @@ class Exercise:
             outcome = Outcome(WRONG if failures else YOURS,
                               failures[0].message if failures else "", answer=answer)
         report.exercise, report.args = self, args
-        report.by_solution = (previous is not None and previous.by_solution
+        report.by_solution = (raised is None and previous is not None and previous.by_solution
                               and _same(answer, previous.solution_answer))
         if _solution_running:
             return report  # the solution checking itself: nothing to remember
@@ -117,7 +132,8 @@ class Exercise:
                            "solution's. To check yours, run your answer's cell again, then "
                            "this one.")
             return report
-        if _quiet and previous is not None and _identical(previous.answer, answer):
+        if (_quiet and previous is not None and _identical(previous.answer, answer)
+                and getattr(previous, "raised", None) is raised):
             return report  # a solution cell re-checking what its check cell just checked
         if previous is not None:
             outcome.wrong_tries = previous.wrong_tries
@@ -245,9 +261,12 @@ def solution(check_expression, body, namespace, *, out=None):
     def write(text):  # plain text: backticks would show as they are
         (out or print)(text.replace("`", ""))
 
+    cells.note_check()
     _quiet = True
     try:
         report = eval(check_expression, namespace)
+    except NameError as error:  # the answer's cell never ran: the solution stands in
+        return _stand_in_for_missing(error, check_expression, body, namespace, write)
     finally:
         _quiet = False
     exercise = getattr(report, "exercise", None)
@@ -264,7 +283,14 @@ def solution(check_expression, body, namespace, *, out=None):
               "it. To use yours, run your answer's cell and its check, then this cell again.")
         return report
     checked = _put_in_place(exercise, check_expression, body, namespace)
-    if outcome.status == UNANSWERED:
+    raised = getattr(outcome, "raised", None)
+    if raised is not None:
+        cells.forget()
+        checkpoint = "; the checkpoint will say so" if _has_checkpoint(exercise.chapter) else ""
+        write(f"✗ {_capital(exercise.what)}: its cell raised {cells.said(raised.error)}, so "
+              f"this solution ran instead and the chapter goes on with it{checkpoint}. Fix "
+              "your cell, run it and its check, then this cell again.")
+    elif outcome.status == UNANSWERED:
         write(f"Not answered yet, so this solution ran and the chapter goes on with it. Your "
               f"turn is still open: write {exercise.what}, run it and its check, then this "
               "cell again.")
@@ -273,6 +299,35 @@ def solution(check_expression, body, namespace, *, out=None):
         write(f"✗ {_capital(exercise.what)} did not pass its check (see above), so this "
               f"solution ran instead and the chapter goes on with it{checkpoint}. Fix yours, "
               "run it and its check, then this cell again.")
+    return checked
+
+
+def _stand_in_for_missing(error, check_expression, body, namespace, write):
+    """`%%solution` when its check cannot even be called: a name it needs is not defined
+    (the answer's cell was never run). The solution runs, and if that defines the name, it
+    stands in as for an answer not given yet; otherwise the NameError goes on up."""
+    __tracebackhide__ = True
+    name = getattr(error, "name", None)
+    try:
+        exec(compile(body, f"<solution for {check_expression}>", "exec"), namespace)
+    except Exception:
+        raise error from None
+    if name is not None and name not in namespace:
+        raise error
+    global _quiet
+    _quiet = True
+    try:
+        report = eval(check_expression, namespace)
+    finally:
+        _quiet = False
+    exercise = getattr(report, "exercise", None)
+    if exercise is None:
+        raise error
+    _OUTCOMES[exercise] = Outcome(UNANSWERED)
+    checked = _put_in_place(exercise, check_expression, body, namespace)
+    write(f"Not answered yet ({name or 'a name it needs'} is not defined: has its cell run?), "
+          f"so this solution ran and the chapter goes on with it. Your turn is still open: "
+          f"write {exercise.what}, run it and its check, then this cell again.")
     return checked
 
 
@@ -396,6 +451,7 @@ def register_magic():
     if shell is not None:
         shell.register_magic_function(_solution_magic, magic_kind="cell",
                                       magic_name="solution")
+        cells.watch(shell)  # an answer cell that raises fails its check (cells.py)
 
 
 # --------------------------------------------------------------------- predictions

@@ -1,7 +1,8 @@
 """Interactive explorers for the course: a model you can drive from code, and a view to play with.
 
 Every explorer comes in two halves. The *model* (`GraphExplorer`, `BackwardStepper`,
-`FiniteDifferenceExplorer`, `ActivationExplorer`, `TrainingDashboard`, `CurvatureExplorer`) is
+`FiniteDifferenceExplorer`, `ActivationExplorer`, `TrainingDashboard`, `CurvatureExplorer`,
+chapter 00's `SlopeExplorer` and chapter 02's `ForwardExplorer`) is
 a plain object with methods and state, which tests and notebook cells drive without a browser.
 Its *view* (`model.widget()`) is built from ipywidgets and redraws whenever the model changes,
 so a cell can still move an explorer that is on screen. A model shown in a notebook shows its view.
@@ -15,7 +16,7 @@ Extreme settings never end in a traceback inside a view: what the engine raises 
 computation it cannot do (ValueError, OverflowError, ZeroDivisionError) is shown as a message.
 
 Each explorer has its own module (`graph_explorer`, `stepper`, `finite_differences`,
-`activation`, `training`, `curvature`); what they share, the model/view pair, number checks and
+`activation`, `training`, `curvature`, `slope`, `forward`); what they share, the model/view pair, number checks and
 formatting, messages and guarded drawing, lives in `_common`, which imports none of them.
 """
 
@@ -23,7 +24,9 @@ from ._common import ENGINE_ERRORS
 from .activation import ACTIVATIONS, ActivationExplorer, ActivationView
 from .curvature import CurvatureExplorer, CurvatureView
 from .finite_differences import FiniteDifferenceExplorer, FiniteDifferenceView
+from .forward import ForwardExplorer, ForwardView
 from .graph_explorer import GraphExplorer, GraphExplorerView
+from .slope import SlopeExplorer, SlopeView
 from .stepper import WRONG_ORDERS, BackwardStepper, BackwardStepperView
 from .training import TrainingDashboard, TrainingDashboardView
 
@@ -35,4 +38,6 @@ __all__ = [
     "TrainingDashboard",
     "CurvatureExplorer",
     "ENGINE_ERRORS",
+    "SlopeExplorer",
+    "ForwardExplorer",
 ]

@@ -78,7 +78,18 @@ MISTAKES = [
         self.grad += 1.0 * out.grad
         other.grad += 1.0 * out.grad
 """), ("the local derivative of a sum",)),
+    Mistake(_CHECK_MUL, "out.data for out.grad", _mul(_LINES, """\
+        self.grad += other.data * out.data
+        other.grad += self.data * out.grad
+"""), ("a's line multiplies by `out.data`", "where it needs `out.grad`")),
+    Mistake(_CHECK_MUL, "a Value, not its number", _mul(_LINES, """\
+        self.grad += other * out.grad
+        other.grad += self.data * out.grad
+"""), ("multiplies by a Value", "`self.grad += other.data * out.grad`")),
     Mistake(_CHECK_MUL, "missing return", _mul("\n    return out", ""), ("no `return`",)),
+    Mistake(_CHECK_MUL, "a colon missing (the cell raises SyntaxError)",
+            _mul("    def _backward():", "    def _backward()"),
+            ("raised SyntaxError", "Python could not read the cell"), raises=True),
     Mistake(_CHECK_MUL, "closure never attached", _mul("    out._backward = _backward\n", ""),
             ("passed nothing back", "never attached")),
     Mistake(_CHECK_MUL, "a number on the right not wrapped",
@@ -111,6 +122,9 @@ def __sub__(self, other):  # self - other
 def __sub__(self, other):  # self - other
     return Value(self.data - other.data)''', ("made from the numbers inside a and b",
                                                  "`+` and unary `-`")),
+    Mistake("ch03.check_sub", "minus the number inside b", '''@add_to_class(Value)
+def __sub__(self, other):  # self - other
+    return self + (-other.data)''', ("does not remember b", "`-other.data`")),
     Mistake("ch03.check_sub", "a node of its own, no closure", '''@add_to_class(Value)
 def __sub__(self, other):  # self - other
     return Value(self.data - other.data, (self, other), "-")''', ("no closure was ever attached",)),
@@ -142,6 +156,13 @@ def __sub__(self, other):  # self - other
 
     out._backward = _backward
     return out'''), ("local derivative is wrong", "factor n is missing")),
+    Mistake("ch03.check_pow", "out.data for self.data", _pow('''    out = Value(self.data**n, (self,), f"**{n}")
+
+    def _backward():
+        self.grad += n * out.data ** (n - 1) * out.grad
+
+    out._backward = _backward
+    return out'''), ("raises `out.data`", "where it needs `self.data`")),
     Mistake("ch03.check_pow", "missing return", _pow('''    out = Value(self.data**n, (self,), f"**{n}")
 
     def _backward():

@@ -32,6 +32,9 @@ MISTAKES = [
     Mistake("ch11.check_mul_backward", "names typed instead of given",
             _mul('"da += b * dout"', '"db += a * dout"'),
             ("is no variable of the compiled code", "with an f-string")),
+    Mistake("ch11.check_mul_backward", "written to {a}, not d{a}",
+            _mul('f"{a} += {b} * d{out}"', 'f"d{b} += {a} * d{out}"'),
+            ("adds to `u`, the *value* of a, not to `du`", "`d{a}`")),
     Mistake("ch11.check_mul_backward", "missing return",
             'def mul_backward(out, a, b):\n'
             '    [f"d{a} += {b} * d{out}", f"d{b} += {a} * d{out}"]\n',

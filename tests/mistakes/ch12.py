@@ -53,7 +53,14 @@ MISTAKES = [
     Mistake("ch12.check_my_grad", "factors of * swapped",
             _my_grad(mul="a * g, b * g"),
             ("gives each factor its own value as its slope", "`b`, the other factor")),
+    Mistake("ch12.check_my_grad", "tanh's slope from its input",
+            _my_grad(tanh="(1 - node._prev[0] * node._prev[0]) * g"),
+            ("the slope of tanh is built from its input", "`(1 - node * node) * g`")),
     # hvp: grad with create_graph=True, then grad of the sum of g_i * v_i
+    Mistake("ch12.check_hvp", "Values, not numbers",
+            _hvp("    g = grad(f(leaves), leaves, create_graph=True)\n"
+                 "    return grad(sum(gi * vi for gi, vi in zip(g, v)), leaves)"),
+            ("returned Values", "`[d.data for d in ...]`")),
     Mistake("ch12.check_hvp", "no create_graph",
             _hvp("    g = grad(f(leaves), leaves)\n"
                  "    return [d.data for d in grad(sum(gi * vi for gi, vi in zip(g, v)), leaves)]"),
