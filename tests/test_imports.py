@@ -14,12 +14,12 @@ PACKAGE = ROOT / "autograd"
 LAYERS = [
     {"autograd._floats", "autograd.ops", "autograd._platform", "autograd._slider_names",
      "autograd.graph", "autograd.syllabus", "autograd.data", "autograd.profiling",
-     "autograd.article", "autograd.plots"},
+     "autograd.article", "autograd.plots", "autograd.course_engine"},
     {"autograd.engine", "autograd.fast", "autograd.tensor"},
     {"autograd.nn", "autograd.gradcheck", "autograd.stages", "autograd.compile",
-     "autograd.higher_order"},
+     "autograd.higher_order", "autograd.engine_file"},
     {"autograd.checks", "autograd.viz"},
-    {"autograd.widgets", "autograd.environment"},
+    {"autograd.widgets", "autograd.environment", "autograd.yours"},
     {"autograd"},  # the package itself: `from autograd import Value`
 ]
 SIDEWAYS = {("autograd.engine", "autograd.fast"): False}  # the two engines share nothing

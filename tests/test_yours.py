@@ -18,6 +18,7 @@ import nbformat
 import pytest
 
 from autograd import course_engine, yours
+from autograd import engine_file as files
 from autograd.checks import ch02, ch03, ch04, ch05, exercise
 from autograd.checks.core import run_checks
 from autograd.stages import add_to_class, stage
@@ -65,7 +66,7 @@ def expect_imports(path):
 def whose(path):
     """{part: the comment above it} in the file."""
     text = path.read_text(encoding="utf-8")
-    return {name: marker for name, (_, _, marker) in yours._blocks(text).items()}
+    return {name: marker for name, (_, _, marker) in files.blocks(text).items()}
 
 
 # ------------------------------------------------------------------ the course's part of the file
@@ -101,9 +102,9 @@ def chapter_functions():
     return found
 
 
-@pytest.mark.parametrize("part", yours.PARTS)
+@pytest.mark.parametrize("part", files.PARTS)
 def test_each_part_the_course_fills_in_is_the_chapters_own_code(part):
-    node = ast.parse(yours.COURSE_TEXT[part]).body[0]
+    node = ast.parse(files.COURSE_TEXT[part]).body[0]
     assert ast.dump(node) in chapter_functions().get(part, []), (
         f"autograd/course_engine.py's {part} is not the code any cell of chapters 2 to 5 "
         "writes: change one to match the other")
@@ -223,7 +224,7 @@ def test_keep_leaves_what_the_learner_wrote_by_hand_elsewhere_in_the_file(engine
 
 def write_course_file(path, planted=None):
     """The file as the course writes it, every part the course's, with `planted` (old, new)."""
-    text = yours._fresh_text()
+    text = files.fresh_text()
     if planted:
         assert planted[0] in text
         text = text.replace(planted[0], planted[1], 1)
@@ -283,7 +284,7 @@ def test_a_file_that_does_not_run_is_named_and_the_course_runs(engine_file):
 def test_a_hand_edit_of_a_course_part_counts_as_yours(engine_file):
     write_course_file(engine_file, ("    def __neg__(self):  # -self\n        return self * -1",
                                     "    def __neg__(self):  # -self\n        return -1 * self"))
-    loaded = yours.load(engine_file)
+    loaded = files.load(engine_file)
     assert loaded.whose["__neg__"] == "yours" and loaded.whose["__add__"] == "the course's"
 
 
@@ -320,10 +321,10 @@ def test_the_engine_suite_compares_with_pytorch_where_it_is_installed(engine_fil
                                     "self.grad += (1 - t) * out.grad"))
     from autograd.checks import engine
 
-    failures = engine.torch_programs(yours.load(engine_file).namespace["Value"])
+    failures = engine.torch_programs(files.load(engine_file).namespace["Value"])
     assert failures and "PyTorch says" in failures[0]
     write_course_file(engine_file)
-    assert engine.torch_programs(yours.load(engine_file).namespace["Value"]) == []
+    assert engine.torch_programs(files.load(engine_file).namespace["Value"]) == []
 
 
 def test_the_engine_suite_without_a_file_says_so_and_fails(engine_file):
@@ -353,7 +354,7 @@ def test_chapter_six_run_whole_names_a_planted_mistake_and_reaches_its_end(engin
 
 
 def test_the_course_file_reads_like_the_article_one_part_after_another():
-    text = yours._fresh_text()
+    text = files.fresh_text()
     compile(text, "my_engine.py", "exec")
-    assert list(yours._blocks(text)) == list(yours.PARTS)
-    assert textwrap.dedent(yours.COURSE_TEXT["backward"]) in textwrap.dedent(text)
+    assert list(files.blocks(text)) == list(files.PARTS)
+    assert textwrap.indent(files.COURSE_TEXT["backward"], "    ") in text

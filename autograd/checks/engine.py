@@ -11,15 +11,19 @@ gradients of random programs (+, −, *, a number on either side, squares, tanh,
 nodes shared) with PyTorch's. It ends with the engine's length beside the course's own.
 """
 
+import importlib
 import math
 import sys
 from pathlib import Path
 
-from .. import course_engine, yours
+from .. import course_engine, engine_file as files
+from ..engine_file import CHAPTER_OF, EXERCISE_OF, LAST, MODULE_PARTS, PARTS
+from ..stages import stage
 from .core import run_checks
 from .toolbox import ARITHMETIC, RELU, TANH, make_program, run_steps
 
-__all__ = ["run", "main", "length", "torch_programs"]
+__all__ = ["run", "main", "length", "torch_programs", "check_parts", "checks_of", "exercise_of",
+           "first_failure"]
 
 OPERATIONS = {**ARITHMETIC, "tanh": TANH, "relu": RELU,
               "sub": (2, lambda a, b: a - b), "square": (1, lambda a: a**2),
@@ -65,17 +69,83 @@ def torch_programs(Value, n=PROGRAMS):
     return failures
 
 
+def exercise_of(part):
+    module, name = EXERCISE_OF[part]
+    return getattr(importlib.import_module(f"autograd.checks.{module}"), name)
+
+
+def checks_of(part, Value, sort=None):
+    """[(title, checks, args)]: what the course checks a part with (its chapter's checkpoint and
+    its exercise's checks), on class `Value`."""
+    chapter = CHAPTER_OF[part]
+    module = importlib.import_module(f"autograd.checks.ch{chapter:02d}")
+    runs = []
+    if part == "iterative_topological_order":
+        return [(f"{part}", exercise_of(part).checks, (sort, Value))]
+    runs.append((f"chapter {chapter}", module.CHECKPOINT, (Value,)))
+    if part in EXERCISE_OF:
+        runs.append((part, exercise_of(part).checks, (Value,)))
+    return runs
+
+
+def first_failure(runs):
+    """The first failure of some runs of checks: "check name: message", or "" if all pass."""
+    for title, checks, args in runs:
+        report = run_checks(title, checks, *args)
+        if report.failures:
+            first = report.failures[0]
+            return f"{first.name}: {first.message}"
+    return ""
+
+
+def check_parts(loaded, upto):
+    """Check the file's parts of chapters 2 to `upto` with the course's checks for each.
+
+    Returns (good, problems): {part: function} that passed, {part: what is wrong} that did not.
+    The whole class is checked first; only if something fails is each part checked alone, in
+    the course's engine with that one part swapped in, so that a failure names its part."""
+    wanted = [p for p in PARTS if CHAPTER_OF[p] <= upto]
+    problems = {p: "it is missing from the file" for p in wanted if p not in loaded.parts}
+    methods = {p: f for p, f in loaded.parts.items() if p in wanted and p not in MODULE_PARTS}
+    sort = loaded.parts.get("iterative_topological_order")
+    if not problems:
+        whole = stage(upto, **methods)
+        runs = {}
+        for part in wanted:
+            for title, checks, args in checks_of(part, whole, sort):
+                runs.setdefault(title, (title, checks, args))
+        if not first_failure(runs.values()):
+            return {p: loaded.parts[p] for p in wanted}, {}
+    good = {}
+    for part in wanted:
+        if part in problems or part == "topological_order":  # checked with backward()
+            continue
+        Value = stage(LAST if part in MODULE_PARTS else upto,
+                      **({} if part in MODULE_PARTS else {part: methods[part]}))
+        found = first_failure(checks_of(part, Value, sort))
+        if found:
+            problems[part] = found
+        else:
+            good[part] = loaded.parts[part]
+    if "backward" in good and "topological_order" in loaded.parts:
+        good["topological_order"] = loaded.parts["topological_order"]
+    if "backward" not in good or "iterative_topological_order" not in good:
+        for part in ("backward", "topological_order"):  # the course's backward() and its sort
+            good.pop(part, None)
+    return good, problems
+
+
 def run(path=None, *, out=print):
     """Check the learner's whole engine in `path` (by default the learner's my_engine.py, see
     `autograd.yours.file_path`); print what passed and what failed; return True if everything
     passed."""
     if path is None:
-        path = yours.file_path()
+        path = files.file_path()
         if path is None:
-            out(f"my_engine.py is switched off here ({yours.ENVIRONMENT}=off): nothing to check.")
+            out(f"my_engine.py is switched off here ({files.ENVIRONMENT}=off): nothing to check.")
             return False
-    path = yours._shown(Path(path).absolute())
-    loaded = yours.load(path)
+    path = files.shown(Path(path).absolute())
+    loaded = files.load(path)
     if loaded is None:
         out(f"✗ There is no {path}: chapters 2 to 5 write it as your answers pass their checks.")
         return False
@@ -89,8 +159,8 @@ def run(path=None, *, out=print):
     sort = loaded.namespace.get("iterative_topological_order")
     passed = True
     runs = {}
-    for part in sorted(yours.PARTS, key=yours.CHAPTER_OF.get):
-        for title, checks, args in yours._checks_of(part, Value, sort):
+    for part in sorted(PARTS, key=CHAPTER_OF.get):
+        for title, checks, args in checks_of(part, Value, sort):
             runs.setdefault(title, (title, checks, args))
     for title, checks, args in runs.values():
         name = (f"Chapter {title.split()[1]}'s specification" if title.startswith("chapter")
@@ -114,14 +184,14 @@ def run(path=None, *, out=print):
     else:
         out(f"✓ Gradients on {PROGRAMS} random programs agree with PyTorch's to 1e-9.")
     lines, code = length(loaded.text)
-    course_lines, course_code = length(yours._fresh_text())
+    course_lines, course_code = length(files.fresh_text())
     whose = sum(1 for w in loaded.whose.values() if w == "yours")
     out(f"Your engine is {lines} lines ({code} of them code), {whose} of its "
-        f"{len(yours.PARTS)} parts yours; the article's engine, as the course writes it "
+        f"{len(PARTS)} parts yours; the article's engine, as the course writes it "
         f"(autograd/{course_engine.__name__.split('.')[-1]}.py in the same layout), is "
         f"{course_lines} lines ({course_code} of them code).")
     out(("Everything passed: a working autograd engine, and every part of it yours."
-         if whose == len(yours.PARTS) else "Everything passed: a working autograd engine.")
+         if whose == len(PARTS) else "Everything passed: a working autograd engine.")
         if passed else "Some checks failed: see the messages above, fix my_engine.py, and run this again.")
     return passed
 
