@@ -131,6 +131,7 @@ class Loaded:
     def __init__(self, path):
         self.path, self.parts, self.whose, self.error, self.text = path, {}, {}, "", ""
         self.namespace = {}
+        self.why = {}  # {part: why it is the course's, as its comment says}
 
 
 def blocks(text):
@@ -188,6 +189,8 @@ def load(path=None):
                 text = "\n".join(loaded.text.splitlines()[first - 1:last])
                 mine = not same_code(def_only(text), COURSE_TEXT[part])  # edited by hand
             loaded.whose[part] = "yours" if mine else "the course's"
+            if not mine:
+                loaded.why[part] = marker.rsplit(" · ", 1)[-1] if " · " in marker else ""
     return loaded
 
 

@@ -72,10 +72,14 @@ def my_engine(chapter):
               f"course's {part} instead. Fix it in the file, then run this cell again.")
     wanted = [p for p in PARTS[len(MODULE_PARTS):] + MODULE_PARTS if CHAPTER_OF[p] <= upto]
     mine = [p for p in wanted if p in good and loaded.whose.get(p) == "yours"]
-    theirs = [p for p in wanted if p not in MODULE_PARTS and p not in mine]
+    theirs = {}  # {why: parts}
+    for part in (p for p in wanted if p not in MODULE_PARTS and p not in mine):
+        why = "wrong in the file: see above" if part in problems else loaded.why.get(part, "")
+        theirs.setdefault(why, []).append(part)
     said = f"your {_names(mine)}" if mine else "none of your parts yet"
     if theirs:
-        said += f"; the course's {_names(theirs)}"
+        said += "; the course's " + "; ".join(
+            f"{_names(parts)}" + (f" ({why})" if why else "") for why, parts in theirs.items())
     print(f"Chapter {chapter} runs on your engine, {shown(path)}: {said}.")
     return stage(upto, **{p: f for p, f in good.items() if p not in MODULE_PARTS})
 
