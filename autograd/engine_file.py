@@ -26,6 +26,7 @@ import textwrap
 from pathlib import Path
 
 from . import course_engine
+from ._platform import IN_BROWSER
 from .stages import CHAPTER_METHODS, methods_up_to
 
 __all__ = ["FILE_NAME", "ENVIRONMENT", "PARTS", "MODULE_PARTS", "CHAPTER_OF", "EXERCISE_OF",
@@ -249,12 +250,22 @@ def write(path, changes):
         else:
             new = _block(part, marker, source or COURSE_TEXT[part]) + [""]
             tree = ast.parse(text)
-            value = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Value")
+            value = next((n for n in tree.body
+                          if isinstance(n, ast.ClassDef) and n.name == "Value"), None)
+            if value is None:
+                raise ValueError(f"{shown(path)} has no `class Value` to put {part} in")
             where = value.lineno - 1 if part in MODULE_PARTS else value.end_lineno
             lines[where:where] = ([""] if part not in MODULE_PARTS else []) + new
         text = "\n".join(lines) + "\n"
     compile(text, str(path), "exec")  # never write a file that does not parse
+    if IN_BROWSER:  # one thread, and a file system in the page: a plain write is whole
+        path.write_text(text, encoding="utf-8")
+        return
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".my_engine-", suffix=".py")
-    with os.fdopen(handle, "w", encoding="utf-8") as file:
-        file.write(text)
-    os.replace(temporary, path)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

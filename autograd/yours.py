@@ -125,7 +125,7 @@ def _after_check(exercise, outcome, report):
                     "check.")
         else:
             return
-    except (OSError, SyntaxError) as error:
+    except (OSError, SyntaxError, ValueError) as error:
         said = f"Could not write {shown(path)}: {error}"
     report.note = f"{report.note}\n{said}".strip()
 
@@ -177,7 +177,7 @@ def keep(Value, chapter, namespace=None):
             lines.append(f"  ✓ {part}: yours")
     try:
         write(path, changes)
-    except (OSError, SyntaxError) as error:
+    except (OSError, SyntaxError, ValueError) as error:
         print(f"Could not write {shown(path)}: {error}")
         return
     print(f"Kept chapter {chapter}'s part of your engine in {shown(path)} "
