@@ -358,3 +358,40 @@ def test_the_course_file_reads_like_the_article_one_part_after_another():
     compile(text, "my_engine.py", "exec")
     assert list(files.blocks(text)) == list(files.PARTS)
     assert textwrap.indent(files.COURSE_TEXT["backward"], "    ") in text
+
+
+# ------------------------------------------------------------------ chapter 5, the Lite edition
+
+
+def test_chapter_five_never_replaces_the_learners_backward_after_its_check():
+    """Chapter 5's checkpoint runs the learner's own backward(): no cell after the exercise
+    defines another one (the solution cell stands in only for an answer that failed)."""
+    cells = nbformat.read(NOTEBOOKS / "05_topological_sort.ipynb", as_version=4).cells
+    ids = [c.get("id") for c in cells]
+    after = cells[ids.index("ch05-028") + 1:]
+    redefined = [c.get("id") for c in after if c.cell_type == "code"
+                 and "solution" not in c.metadata.get("tags", [])
+                 and "def backward(" in c.source]
+    assert redefined == []
+
+
+def test_the_lite_edition_ships_the_notebooks_but_never_a_my_engine_py(tmp_path):
+    from conftest import _lite_build_module
+
+    lite = _lite_build_module()
+    (tmp_path / "notebooks").mkdir()
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 99 · A test")])
+    nbformat.write(notebook, tmp_path / "notebooks" / "99_test.ipynb")
+    write_course_file(tmp_path / "notebooks" / "my_engine.py")
+    lite.ROOT, lite.SITE_NOTEBOOKS = tmp_path, tmp_path / "site"
+    lite.copy_notebooks()
+    assert sorted(p.name for p in (tmp_path / "site").iterdir()) == ["99_test.ipynb"]
+
+
+def test_the_website_build_runs_the_chapters_with_my_engine_py_switched_off():
+    source = (ROOT / "website" / "build.py").read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and ast.unparse(node.func) == "subprocess.run" and "execute.py" in ast.unparse(node)]
+    assert calls and all('AUTOGRAD_MY_ENGINE="off"' in ast.unparse(call).replace("'", '"')
+                         for call in calls)
