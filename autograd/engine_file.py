@@ -59,7 +59,7 @@ did not pass. The file always runs on its own (import my_engine); check all of i
 
     python -m autograd.checks.engine my_engine.py
 
-You may edit it: chapters 4 to 7 check each part before they use it, and say which is wrong.
+You may edit it: chapters 3 to 7 check each part before they use it, and say which is wrong.
 """
 
 import math

@@ -9,7 +9,7 @@ failed, is the course's (`autograd/course_engine.py`, the engine as the chapters
 marked so in the file: a comment above each part says whose it is. So the file always imports
 and runs, and a wrong answer is never kept.
 
-Chapters 4 to 7 start from it: `Value = my_engine(N)` loads the file, checks every part
+Chapters 3 to 7 start from it: `Value = my_engine(N)` loads the file, checks every part
 with the course's own checks for it (`autograd/checks/ch02.py` ... `ch05.py`), and builds the
 chapter's class from the parts that pass, printing one line that says whose parts run. A part
 that fails (say, edited by hand) is named with what its check found, and the course's part runs
