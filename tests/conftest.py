@@ -28,6 +28,13 @@ IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 # the tests make (a fresh machine's, the class's) install only what their own commands name.
 os.environ.pop("PIP_REQUIREMENT", None)
 
+# The chapters keep the learner's engine in my_engine.py (autograd/yours.py). Under the tests, the
+# notebooks (run by nbmake in file order, their kernels inheriting this environment) keep it in a
+# folder of the session's own, never in notebooks/: chapters 4 to 7 then start from what
+# chapters 2 to 5 kept, or, run alone, from the course's copy; both must pass.
+_MY_ENGINE_FOLDER = tempfile.mkdtemp(prefix="course-my-engine-")
+os.environ.setdefault("AUTOGRAD_MY_ENGINE", os.path.join(_MY_ENGINE_FOLDER, "my_engine.py"))
+
 # The machine that runs the tests is shared and noisy: never fail a property test for time.
 settings.register_profile(
     "course", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
@@ -280,6 +287,7 @@ def pytest_sessionfinish(session):
     """Stop whatever was started early and is still running (a test failed or was not run)."""
     while _EARLY:
         _EARLY.popitem()[1].close()
+    shutil.rmtree(_MY_ENGINE_FOLDER, ignore_errors=True)
 
 
 # ------------------------------------------------------------------ the website, built and served

@@ -14,15 +14,15 @@ PACKAGE = ROOT / "autograd"
 LAYERS = [
     {"autograd._floats", "autograd._arrays", "autograd.ops", "autograd._platform",
      "autograd._slider_names", "autograd.graph", "autograd.syllabus", "autograd.data",
-     "autograd.profiling", "autograd.article", "autograd.plots"},
+     "autograd.profiling", "autograd.article", "autograd.plots", "autograd.course_engine"},
     {"autograd.engine", "autograd.fast", "autograd.tensor"},
     {"autograd.reading"},  # reading a node of the engines: grad's and the compiler's
     {"autograd.grad_rules"},
     {"autograd._grad_speed"},
     {"autograd.nn", "autograd.gradcheck", "autograd.stages", "autograd.compile",
-     "autograd.higher_order"},
+     "autograd.higher_order", "autograd.engine_file"},
     {"autograd.checks", "autograd.viz"},
-    {"autograd.widgets", "autograd.environment"},
+    {"autograd.widgets", "autograd.environment", "autograd.yours"},
     {"autograd"},  # the package itself: `from autograd import Value`
 ]
 SIDEWAYS = {
@@ -31,6 +31,7 @@ SIDEWAYS = {
     ("autograd.profiling", "autograd._floats"): "the rules for numbers",
     ("autograd.plots", "autograd._platform"): "where it runs (a browser or not)",
     ("autograd.compile", "autograd.nn"): "a model's parameters, to trace its step",
+    ("autograd.engine_file", "autograd.stages"): "which chapter builds each part of the file",
 }  # not listed, so never: the two engines (engine, fast) share nothing
 
 

@@ -46,6 +46,11 @@ class NotAnswered(CheckFailed):
 
 YOURS, UNANSWERED, WRONG = "yours", "unanswered", "wrong"
 
+# Called as hook(exercise, outcome, report) after each check of a learner's answer (not of a
+# solution's); it may add to `report.note`. autograd.yours adds the one that keeps the answers
+# that build the engine in the learner's my_engine.py.
+AFTER_CHECK = []
+
 
 class Outcome:
     """What the latest check of an exercise found, and who answered it in the end."""
@@ -140,6 +145,8 @@ class Exercise:
         if outcome.status == WRONG and not _quiet:
             outcome.wrong_tries += 1
         _OUTCOMES[self] = outcome
+        for hook in AFTER_CHECK:  # autograd.yours: a passing answer is kept in my_engine.py
+            hook(self, outcome, report)
         return report
 
     @property
