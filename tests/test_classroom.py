@@ -27,7 +27,6 @@ from test_run_all import shows
 
 from autograd import syllabus
 from autograd.checks import ChecksFailed, ch04, checkpoint
-from autograd.checks.core import GIVE_UP_AFTER
 from autograd.checks.exercise import NoPoints, forget_answers, graded
 from autograd.stages import add_to_class, stage
 
@@ -71,20 +70,47 @@ def test_build_writes_an_assignment_for_each_chapter_with_exercises_and_the_conf
         assert [p.name for p in (course / "source" / stem).iterdir()] == [f"{stem}.ipynb"]
     from traitlets.config import Config
 
-    config = Config()
-    exec((course / "nbgrader_config.py").read_text(), {"get_config": lambda: config})
+    config, loaded = Config(), []
+
+    class Grader:  # stands in for classroom/grader.py, which needs nbgrader
+        def configure(self, c, course, grading_user):
+            loaded.append((course, grading_user))
+
+    config_file = course / "nbgrader_config.py"
+    text = config_file.read_text()
+    assert f"sys.path.insert(0, {str(BUILD.parent)!r})" in text
+    exec(text.replace("import grader  # noqa: E402", "grader = Grader()"),
+         {"get_config": lambda: config, "__file__": str(config_file), "Grader": Grader})
     assert config.ClearSolutions.code_stub == {"python": ""}  # the course's stub stays
-    longest = max(getattr(f, "check_seconds", 0) for f in _all_checks())
-    assert config.Execute.timeout > GIVE_UP_AFTER * longest * 2, (
-        "nbgrader's timeout per cell must leave the course's time limits room to act first")
+    assert loaded == [(course.resolve(), "nobody")]  # graded as classroom/grader.py says
 
 
-def _all_checks():
-    import importlib
+def test_the_course_folder_is_its_owners_alone_and_never_inside_the_repository(course,
+                                                                               tmp_path):
+    assert course.stat().st_mode & 0o777 == 0o700
+    for inside in (BUILD.parent.parent / "course", BUILD.parent / "x"):
+        with pytest.raises(build.BuildError, match="inside the repository"):
+            build.build(inside)
+        assert not inside.exists()
+    done = subprocess.run([sys.executable, str(BUILD), "course"], capture_output=True,
+                          text=True, timeout=120, cwd=BUILD.parent.parent)
+    assert done.returncode != 0 and "inside the repository" in done.stderr
 
-    for chapter in syllabus.with_checkpoint():
-        module = importlib.import_module(f"autograd.checks.ch{chapter.number:02d}")
-        yield from (getattr(module, "CHECKPOINT", None) or [])
+
+def test_no_binder_badge_and_every_link_to_a_chapter_points_to_its_assignment(course):
+    stems = {p.name for p in (course / "source").iterdir()}
+    links = 0
+    for stem in stems:
+        notebook = json.loads((course / "source" / stem / f"{stem}.ipynb").read_text())
+        for cell in notebook["cells"]:
+            if cell["cell_type"] != "markdown":
+                continue
+            assert "mybinder" not in text(cell), stem
+            for target in re.findall(r"\]\(([^)#]+\.ipynb)", text(cell)):
+                links += 1
+                assert target.startswith("../"), (stem, target)
+                assert (course / "source" / stem / target).resolve().parent.name in stems
+    assert links, "the chapters link to each other"
 
 
 @pytest.mark.parametrize("chapter", chapters_with_exercises(), ids=lambda c: c.notebook[:2])
@@ -129,7 +155,9 @@ def test_each_cell_is_an_answer_a_graded_check_or_locked(course, chapter):
     assert sum(nbgrader(c)["points"] for c in graded_cells) == total
     others = [c for c in cells if not nbgrader(c)["grade"] and not nbgrader(c)["solution"]]
     assert all(nbgrader(c)["locked"] for c in others)
-    given = [text(c) for c in original["cells"]
+    stems = {p.name for p in (course / "source").iterdir()}
+    given = [build.class_text(text(c), stems) if c["cell_type"] == "markdown" else text(c)
+             for c in original["cells"]
              if not set(c["metadata"].get("tags", [])) & {"exercise", "solution"}]
     kept = [text(c) for c in others]
     missing = [t for t in given if t not in kept and "raise_if_failed" not in t
@@ -242,7 +270,7 @@ def test_a_wrong_answer_costs_its_cell_and_the_solution_stands_in_for_the_rest(c
     assert ch04.check_sigmoid(ns["Value"]).passed
 
 
-def test_the_checkpoint_gives_its_points_once_every_exercise_has_an_answer():
+def test_the_checkpoint_gives_its_points_only_when_every_exercise_is_answered_right():
     forget_answers()
     ns, run = chapter_4_namespace()
     value = ns["Value"]
@@ -252,13 +280,14 @@ def test_the_checkpoint_gives_its_points_once_every_exercise_has_an_answer():
     graded.stand_in("ch04.check_sigmoid(Value)", SIGMOID, ns)
     with pytest.raises(ChecksFailed):
         graded(ch04.check_sigmoid(value))  # ... and the solution stands in
-    with pytest.raises(ChecksFailed, match="not every exercise has an answer of yours: "
-                                           "predict tanh's slope"):
-        graded(checkpoint(4, value))
     ch04.check_tanh_slope_prediction(1.0, 0.0099)
-    report = checkpoint(4, value)
-    assert not report.passed  # the course's checkpoint fails on the wrong sigmoid ...
-    assert graded(report) is None  # ... which the class edition graded in its own cell
+    # the solution that stood in for the wrong sigmoid earns the checkpoint nothing
+    with pytest.raises(ChecksFailed, match="not every exercise has a right answer of yours: "
+                                           "sigmoid"):
+        graded(checkpoint(4, value))
+    run(SIGMOID)
+    ch04.check_sigmoid(value)  # now right, and the student's
+    assert graded(checkpoint(4, value)) is None
 
 
 # ------------------------------------------------------------------ the real pipeline, slowly
