@@ -26,6 +26,7 @@ autograde` grades this way, with nothing to remember.
 
 import csv
 import fcntl
+import glob
 import json
 import os
 import pwd
@@ -330,23 +331,32 @@ class OwnSubmissionsCollect(ExchangeCollect):
     account, as on Zero to JupyterHub, where this cannot tell students apart)."""
 
     def init_src(self):
-        super().init_src()
-        kept, refused = [], []
-        for record_ in self.src_records:
-            path = os.path.join(self.inbound_path, record_["filename"])
+        super().init_src()  # checks the course's folders, finds the due date
+        # Choose again among the files themselves, leaving out first those filed under a name
+        # not their owner's: a later one of those must not hide the student's own.
+        name = self.coursedir.student_id or "*"
+        pattern = os.path.join(self.inbound_path, f"{name}+{self.coursedir.assignment_id}+*")
+        by_student, refused = {}, []
+        for path in glob.glob(pattern):
+            record_ = self._path_to_record(path)
             uid = os.stat(path).st_uid
             try:
                 owner = pwd.getpwuid(uid).pw_name
             except KeyError:
                 owner = f"uid {uid}"
             if owner == record_["username"] or uid == os.geteuid():
-                kept.append(record_)
+                by_student.setdefault(record_["username"], []).append(record_)
             else:
                 refused.append((record_["username"], owner, record_["filename"]))
                 self.log.warning("Refused: %s is filed under the name %s but belongs to %s, "
                                  "so it was not collected", record_["filename"],
                                  record_["username"], owner)
-        self.src_records = kept
+        due = getattr(self, "duedate", None) if self.before_duedate else None
+        self.src_records = []
+        for records in by_student.values():
+            records.sort(key=lambda r: r["timestamp"], reverse=True)
+            in_time = [r for r in records if due is not None and r["timestamp"] <= due]
+            self.src_records.append((in_time or records)[0])
         rows = [[self.coursedir.assignment_id, *row] for row in refused]
         record(Path(self.coursedir.root) / "refused.csv",
                ("assignment", "filed as", "owner", "submission"), rows,

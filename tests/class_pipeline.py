@@ -3,7 +3,8 @@
 `python tests/class_pipeline.py FOLDER` makes the class environment if it has to
 (tests/class_environment.py); builds the course directory into FOLDER/course
 (classroom/build.py); releases every chapter (`nbgrader generate_assignment`); submits chapters
-04 and 05 for the class of `the_class()`; autogrades them and writes their feedback, one
+04 and 05 for the class of `the_class()`; autogrades them (and the student whose
+answer loops, alone, timed) and writes their feedback, one
 nbgrader process per chapter; and writes FOLDER/results.json: the course directory, the
 gradebook ({student: {assignment: {"score", "max", "cells": {grade id: score}}}}) and the
 seconds each nbgrader step took. Any step that fails stops it with an error, and no results.
@@ -93,7 +94,9 @@ SYNTAX_ERROR = "syntax-error"  # the right tanh with the colon of its `def` line
 
 
 def the_class():
-    """{student: {chapter number: {exercise: answer}}}, and what each mistaken student did."""
+    """{student: {chapter number: {exercise: answer}}}, and what each mistaken student did:
+    the first catalogued mistake of each exercise (tests/mistakes; tests/test_run_all.py runs
+    them all), every answer wrong, the cheats, a loop and a syntax error."""
     students, mistakes = {"right": {}, "nothing": {}}, {}
     for number in CLASS_CHAPTERS:
         chapter = syllabus.chapter(number)
@@ -102,6 +105,8 @@ def the_class():
         students["right"][number] = right
         students["nothing"][number] = {}
         for k, mistake in enumerate(catalogue(number)):
+            if mistake.check in {m.check for m in catalogue(number)[:k]}:
+                continue  # one mistake per exercise: each is graded the same way
             student = f"m{number:02d}-{k:02d}"
             students[student] = {number: {**right, mistake.check: mistake.answer}}
             mistakes[student] = mistake
