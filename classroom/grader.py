@@ -48,7 +48,7 @@ sys.path.insert(0, str(HERE))
 import referee  # noqa: E402  (beside this file; standard library only)
 
 ANSWER_CELL_SECONDS = 10  # an answer cell defines a function or sets a few names
-CELL_SECONDS = 120  # any other cell, in the kernel run for the feedback
+CELL_SECONDS = 60  # any other cell, in the kernel run for the feedback
 REFEREE_SECONDS = 900  # the referee's whole run on one notebook, at most
 
 SETTINGS = {"course": None, "grading_user": "nobody"}  # set by configure()

@@ -53,6 +53,11 @@ RISKY_NAMES = {
     "locals", "vars", "getattr", "setattr", "delattr", "__import__", "open", "breakpoint",
     "input", "exit", "quit", "memoryview", "get_ipython", "linecache",
 } | {f"ch{n:02d}" for n in range(20)}
+# Attributes that lead from an object to the frames and code around it (a generator's frame,
+# its caller's, their variables): out of the answer, into the referee.
+RISKY_ATTRIBUTES = {"gi_frame", "cr_frame", "ag_frame", "gi_code", "f_back", "f_locals",
+                    "f_globals", "f_builtins", "f_code", "tb_frame", "tb_next", "co_code",
+                    "modules"}
 SAFE_IMPORTS = {"math", "random", "itertools", "functools", "collections", "operator",
                 "statistics"}
 # The double-underscore names an answer may use: the engine's operators and the like. Others
@@ -95,7 +100,8 @@ def refusals(answer, solution, check):
     found = [f"imports `{m}`" for m in sorted(modules - SAFE_IMPORTS - s_modules)]
     found += [f"uses `{n}`" for n in sorted((used | bound) & RISKY_NAMES - s_used - s_bound)]
     found += [f"reaches `.{a}`" for a in sorted(attributes - s_attributes)
-              if a.startswith("__") and a.endswith("__") and a not in SAFE_DUNDERS]
+              if a in RISKY_ATTRIBUTES
+              or a.startswith("__") and a.endswith("__") and a not in SAFE_DUNDERS]
     call = ast.parse(check, mode="eval").body
     given = {n.id for arg in getattr(call, "args", []) for n in ast.walk(arg)
              if isinstance(n, ast.Name)}
@@ -193,7 +199,7 @@ class Referee:
             return error
         return None
 
-    def copy(self, steps, answers):
+    def copy(self, steps, answers, checkpoint=False):
         """Fork: the copy runs `steps` with the student's answers for the exercises in
         `answers` (see `child`) and sends back what it found; this process waits, enforcing
         each step's time limit from outside the copy, and returns what it found (a dict), or
@@ -208,7 +214,7 @@ class Referee:
             os.dup2(null, 2)
             out = os.fdopen(write, "w", buffering=1)
             try:
-                result = self.child(steps, answers, out)
+                result = self.child(steps, answers, out, checkpoint)
             except BaseException as error:  # noqa: BLE001
                 result = {"crashed": f"{type(error).__name__}: {error}"}
             out.write(json.dumps({"result": result}) + "\n")
@@ -255,9 +261,10 @@ class Referee:
         return result
 
     # ---------------------------------------------------------------- the copies
-    def child(self, steps, answers, out):
+    def child(self, steps, answers, out, checkpoint):
         """In a copy: run `steps`, the student's answer where the exercise is in `answers`,
-        up to the check of the last of them (or the checkpoint); return what it found."""
+        up to the checkpoint if `checkpoint`, else up to the one exercise's check; return what
+        it found."""
         sys.stdout = sys.stderr = printed = io.StringIO()
         found = {"answers": {}}
         for index, step in enumerate(steps):
@@ -275,7 +282,7 @@ class Referee:
                     found["answers"][step["exercise"]] = said
             elif kind == "check" and step["exercise"] in answers:
                 if step["exercise"] in found["answers"]:  # refused, or did not run
-                    if len(answers) == 1:
+                    if not checkpoint:
                         return found
                     continue
                 self.run(step["before"], f"<cell {step['cell']}>")
@@ -283,9 +290,9 @@ class Referee:
                 printed.truncate()
                 verdict = self.check(step, printed)
                 found["answers"][step["exercise"]] = verdict
-                if len(answers) == 1:
+                if not checkpoint:
                     return found
-            elif kind == "checkpoint" and len(answers) > 1:
+            elif kind == "checkpoint" and checkpoint:
                 self.run(step["before"], f"<cell {step['cell']}>")
                 printed.seek(0)
                 printed.truncate()
@@ -361,7 +368,7 @@ class Referee:
         checkpoint = next((s for s in steps if s["kind"] == "checkpoint"), None)
         every = None
         if checkpoint is not None:  # all the student's answers, from the start
-            every = self.copy(steps, set(exercises))
+            every = self.copy(steps, set(exercises), checkpoint=True)
         for index, step in enumerate(steps):
             if step["kind"] == "given":
                 self.run(step["code"], f"<cell {step['cell']}>")

@@ -65,6 +65,17 @@ LOOPS = ("ch05.check_topological_sort", ENDLESS_SORT)
 # (CHEATED), with every other answer right. Each must cost tanh's points and the checkpoint's,
 # and be flagged for the instructor. COURSE stands for the course directory's path.
 CHEATED = "ch04.check_tanh"
+DO_NOTHING = """\
+class Nothing:  # takes any call, has every attribute
+    def __call__(self, *args, **kwargs):
+        return None
+
+    def __getattr__(self, name):
+        return self
+
+
+grading.graded = Nothing()
+"""
 INTRUDER = """\
 for attempt in ("write", "read"):
     try:
@@ -80,14 +91,17 @@ CHEATS = {
     # the package's finished class in place of the student's
     "package-class": "Value = stage(4)\n",
     # `graded`, which every graded cell calls, replaced by one that fails nothing
-    "replaced-graded": "import autograd.checks.grading as grading\n"
-                       "grading.graded = lambda report: None\n",
+    "replaced-graded": "import autograd.checks.grading as grading\n" + DO_NOTHING,
     # the check replaced by one that passes whatever it is given
     "replaced-checks": "from autograd.checks.core import Report\n"
                        "ch04.check_tanh = lambda Value: Report('Exercise: tanh', [])\n",
 }
 # Typed above the right answer: a loop at the top of the cell, and an attempt on the course
 # directory (the grader's files) from the student's code.
+# A cell of the student's own, added at the top, that replaces `graded`, and no answer at all:
+# every graded cell passes in the student's kernel.
+ADDED_CELL = "added-cell"
+ADDED = "import autograd.checks.grading as grading\n" + DO_NOTHING
 LOOP_AT_TOP = "while True:\n    pass\n"
 TRIES = {"loops-at-top": LOOP_AT_TOP, "intruder": INTRUDER}
 SYNTAX_ERROR = "syntax-error"  # the right tanh with the colon of its `def` line missing
@@ -121,6 +135,7 @@ def the_class():
     for student, before in TRIES.items():
         students[student] = {4: {**right, CHEATED: before + right[CHEATED]}}
     students[SYNTAX_ERROR] = {4: {**right, CHEATED: right[CHEATED].replace("):", ")", 1)}}
+    students[ADDED_CELL] = {4: {ADDED_CELL: ADDED}}
     return students, mistakes
 
 
@@ -130,8 +145,15 @@ def submit(course, student, chapter, answers):
     found = build.exercises(course_notebook(chapter), chapter.notebook)
     cell_of = {build.exercise_key(e[0]): course_notebook(chapter)["cells"][e[1]]["id"]
                for e in found}
+    added = answers.get(ADDED_CELL)
+    answers = {k: v for k, v in answers.items() if k != ADDED_CELL}
     assert set(answers) <= set(cell_of)
     by_cell = {cell_of[k]: v for k, v in answers.items()}
+    if added is not None:  # a cell of the student's own, after the chapter's first code cell
+        first = next(i for i, c in enumerate(notebook["cells"]) if c["cell_type"] == "code")
+        notebook["cells"].insert(first + 1, {"cell_type": "code", "id": "mine",
+                                             "metadata": {}, "execution_count": None,
+                                             "outputs": [], "source": added})
     for cell in notebook["cells"]:
         grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
         if grade_id in by_cell:

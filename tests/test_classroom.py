@@ -21,8 +21,8 @@ from pathlib import Path
 
 import class_pipeline
 import pytest
-from class_pipeline import (BUILD, CHEATED, CHEATS, CLASS_CHAPTERS, LOOPS, SYNTAX_ERROR, build,
-                            course_notebook, name, the_class)
+from class_pipeline import (ADDED_CELL, BUILD, CHEATED, CHEATS, CLASS_CHAPTERS, LOOPS,
+                            SYNTAX_ERROR, build, course_notebook, name, the_class)
 from conftest import IN_CI, run_early, start_early
 from mistakes.ch04 import _SIGMOID
 from test_run_all import shows
@@ -479,6 +479,18 @@ def test_a_cheat_earns_nothing_for_what_it_touches_and_is_flagged(graded_class, 
 
 
 @slow
+def test_a_cell_of_the_students_that_replaces_graded_earns_nothing_and_is_flagged(
+        graded_class):
+    chapter = syllabus.chapter(4)
+    assert graded_class["grades"][ADDED_CELL][name(chapter)]["score"] == 0
+    found = flags(graded_class, ADDED_CELL)
+    graded_cells = {cell for cell, score in
+                    graded_class["grades"]["right"][name(chapter)]["cells"].items()}
+    assert {cell for cell, _ in found} == graded_cells  # each passed in the student's kernel
+    assert all("passed in the student's kernel" in flag for _, flag in found)
+
+
+@slow
 def test_a_submission_can_neither_write_the_course_folder_nor_read_the_gradebook(graded_class):
     if os.geteuid() != 0:
         pytest.skip("only root can run students' code as another account (CI runs as root)")
@@ -548,7 +560,8 @@ def test_the_gradebook(graded_class):
             "replaced-graded": "tanh cell replaces `graded`",
             "replaced-checks": "tanh cell replaces ch04.check_tanh",
             "intruder": "tanh cell writes the course folder, reads gradebook.db",
-            "loops-at-top": "while True: pass atop tanh", SYNTAX_ERROR: "tanh: a syntax error"}
+            "loops-at-top": "while True: pass atop tanh", SYNTAX_ERROR: "tanh: a syntax error",
+            ADDED_CELL: "a cell of their own replaces `graded`; no answer"}
     for student in sorted(grades, key=lambda s: (s.startswith("m"), s)):
         cells = []
         for chapter in chapters:

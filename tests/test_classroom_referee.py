@@ -64,6 +64,9 @@ def test_refusals_name_what_they_found():
                      "replaces `Value`, which the check is given, instead of completing it"]
     assert referee.refusals("import os\n", "", "check(x)") == ["imports `os`", "uses `os`"]
     assert referee.refusals("y = x.__class__\n", "", "check(z)") == ["reaches `.__class__`"]
+    frames = "def g():\n    yield\nh = g()\nnext(h)\ncaller = h.gi_frame.f_back\n"
+    assert referee.refusals(frames, "", "check(z)") == ["reaches `.f_back`",
+                                                         "reaches `.gi_frame`"]
     with pytest.raises(SyntaxError):
         referee.refusals("def f(:\n", "", "check(f)")
 
