@@ -25,6 +25,7 @@ notebook's kernel has already loaded it.
 import ast
 import inspect
 import linecache
+import re
 import sys
 import textwrap
 
@@ -74,6 +75,10 @@ class Exercise:
     one, returns the chapter's given code that the solution builds on, fresh, by the names the
     notebook gives it (see `solution`).
     """
+
+    # The class edition (classroom/, `autograd.checks.grading`): a wrong answer never counts
+    # towards showing the answer, and no message offers a solution the graded copy lacks.
+    class_edition = False
 
     def __init__(self, chapter, title, checks, *, what, answer_of=None, unanswered=None,
                  todo="replace the stub with your answer, then run it and this check again",
@@ -125,6 +130,8 @@ class Exercise:
             failures = report.failures
             outcome = Outcome(WRONG if failures else YOURS,
                               failures[0].message if failures else "", answer=answer)
+        if Exercise.class_edition:
+            _class_edition_words(report)
         report.exercise, report.args = self, args
         report.by_solution = (raised is None and previous is not None and previous.by_solution
                               and _same(answer, previous.solution_answer))
@@ -142,7 +149,7 @@ class Exercise:
             return report  # a solution cell re-checking what its check cell just checked
         if previous is not None:
             outcome.wrong_tries = previous.wrong_tries
-        if outcome.status == WRONG and not _quiet:
+        if outcome.status == WRONG and not _quiet and not Exercise.class_edition:
             outcome.wrong_tries += 1
         _OUTCOMES[self] = outcome
         for hook in AFTER_CHECK:  # autograd.yours: a passing answer is kept in my_engine.py
@@ -514,6 +521,15 @@ class Prediction(Exercise):
 # --------------------------------------------------------------------- the class edition
 
 _stand_in = None  # (check call, solution code, namespace) for the next `graded` exercise
+_TRY_AGAIN = re.compile(r" ?Try again: after a second wrong (?:try|prediction) this check "
+                        r"shows the \w+ \(or expand the solution below it\)\.")
+
+
+def _class_edition_words(report):
+    """The class edition's words: a prediction's "Try again" without the promise of the
+    answer after a second try, or of a solution below (its graded copy has none)."""
+    report.results = [r._replace(message=_TRY_AGAIN.sub(" Try again.", r.message))
+                      for r in report.results]
 
 
 class NoPoints(ChecksFailed):
@@ -530,9 +546,8 @@ def graded(report):
     show it, as the course's cell does, and raise `NoPoints` if one of its checks failed, so
     that nbgrader gives the cell no points. An exercise not answered yet fails.
 
-    A checkpoint's report passes when its checks pass and every exercise of the chapter has an
-    answer of the student's: each answer was graded in its own cell, so one that failed there
-    costs no points here again.
+    A checkpoint's report passes when its checks pass and every exercise of the chapter has a
+    right answer of the student's: a solution that stood in for one earns no points.
 
     In the grader's copy of an exercise's cell, `graded.stand_in(...)` runs first and hands
     over the exercise's solution. Where the answer fails, the solution then stands in for it
@@ -544,16 +559,16 @@ def graded(report):
     stand_in, _stand_in = _stand_in, None
     if not isinstance(report, Report):
         raise TypeError(f"graded() takes the report a check returns, not {show(report)}")
-    missing = [e.title for e, o in report.answers if o is None or o.status == UNANSWERED]
+    missing = [e.title for e, o in report.answers if o is None or o.status != YOURS]
     if report.answers:
-        report.note = ("Graded on these checks, once every exercise has an answer of yours: "
-                       "each answer was graded in its own cell above.")
+        report.note = ("Graded on these checks, once every exercise has a right answer of "
+                       "yours: a solution that stood in for one earns no points.")
     _show(report)
     exercise = getattr(report, "exercise", None)
     if not report.failures and not report.interrupted:
         if missing:
-            raise NoPoints(f"{report.title}: no points yet, because not every exercise has "
-                           f"an answer of yours: {', '.join(missing)}")
+            raise NoPoints(f"{report.title}: no points, because not every exercise has a "
+                           f"right answer of yours: {', '.join(missing)}")
         return
     unanswered = getattr(report, "unanswered", False)
     if stand_in is not None and exercise is not None:
