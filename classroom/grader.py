@@ -151,8 +151,11 @@ def private_folder(ids):
 
 def environment(folder):
     """The environment student code runs in: nothing of the grader's but its PATH and the
-    place the course's package is found; its home is its private folder."""
+    place the course's package is found; its home is its private folder. The learner's engine
+    file (`my_engine.py`, see `autograd.engine_file`) is switched off: a grade never rests on
+    a file the student could have edited, and every chapter runs on the course's copy."""
     env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": folder, "LANG": "C.UTF-8",
+           "AUTOGRAD_MY_ENGINE": "off",
            "MPLBACKEND": "Agg", "MPLCONFIGDIR": folder, "IPYTHONDIR": f"{folder}/.ipython",
            "JUPYTER_RUNTIME_DIR": folder, "PYTHONDONTWRITEBYTECODE": "1"}
     if os.environ.get("PYTHONPATH"):
