@@ -318,6 +318,18 @@ class Server:
         return printed
 
 
+def _message(frame):
+    """A kernel message from one websocket frame: text is the message's JSON; a binary frame
+    (a message with buffers, such as a widget's) is Jupyter server's layout of it: the number
+    of parts n as a 4-byte big-endian integer, n offsets, then the JSON and the buffers."""
+    if isinstance(frame, str):
+        return json.loads(frame)
+    parts = int.from_bytes(frame[:4], "big")
+    offsets = [int.from_bytes(frame[4 + 4 * i: 8 + 4 * i], "big") for i in range(parts)]
+    end = offsets[1] if parts > 1 else len(frame)
+    return json.loads(bytes(frame[offsets[0]:end]).decode("utf-8"))
+
+
 def execute(connection, code):
     """Run `code` in the kernel behind the websocket `connection`, wait until the kernel is
     idle again, and return its error ("Name: message") or None, and the text it printed."""
@@ -330,7 +342,7 @@ def execute(connection, code):
                     "user_expressions": {}, "allow_stdin": False, "stop_on_error": True}}))
     error, printed, replied, idle = None, [], False, False
     while not (replied and idle):
-        message = json.loads(connection.recv())
+        message = _message(connection.recv())
         if message.get("parent_header", {}).get("msg_id") != msg_id:
             continue
         kind = message["msg_type"]
