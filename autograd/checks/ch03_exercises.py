@@ -2,7 +2,6 @@
 gradients worked out by hand, checked in the chapter's order (see `ch03`).
 """
 
-
 from .toolbox import (
     Exercise, Prediction, backprop_by_hand, check, expect, expect_children, expect_close, fail,
     is_close, is_node, is_unwritten, run_checks, show, _text,

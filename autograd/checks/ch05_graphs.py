@@ -2,7 +2,6 @@
 they walk them in, and nodes named for the messages (see `ch05`).
 """
 
-
 from .toolbox import ARITHMETIC, TANH, VISITED, make_program, run_steps
 
 

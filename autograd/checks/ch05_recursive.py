@@ -1,7 +1,6 @@
 """Chapter 5 · the recursive sort: the article's `topological_order(root)`, checked (see `ch05`).
 """
 
-
 from .toolbox import Exercise, check, fail, is_unwritten, show
 from .ch05_graphs import (
     SEEDS, _named, _depth_first, _same_list, _listing, _sort_name, _labelled_random_graph,

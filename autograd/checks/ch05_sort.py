@@ -1,7 +1,6 @@
 """Chapter 5 · the iterative sort: `sort(root)` with an explicit stack, checked (see `ch05`).
 """
 
-
 from .toolbox import (
     DEFAULT_RECURSION_LIMIT, Exercise, call, check, default_recursion_limit, diagnose, expect, fail,
     is_unwritten, returned, reverse_topological_order, show,

@@ -2,7 +2,6 @@
 checkpoint runs it to name the mistake whose numbers it sees (see `ch12`).
 """
 
-
 from ..engine import Value
 from ..graph import topological_order
 

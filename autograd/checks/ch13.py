@@ -136,6 +136,9 @@ def check_unbroadcast(unbroadcast):
     return UNBROADCAST.check(unbroadcast)
 
 
+# --------------------------------------------------------------------- exercise: __mul__
+
+
 def _mul_case(Tensor, a_shape, b_shape, what, seed=0):
     a, b = _array(a_shape, seed), _array(b_shape, seed + 1)
     A, B = _leaf(Tensor, a, "a"), _leaf(Tensor, b, "b")

@@ -127,8 +127,5 @@ def _expect_added(name, added, held, expected, what, mistakes):
     say(f"check the line that adds to `{name}.grad`")
 
 
-# --------------------------------------------------------------------- exercise: __mul__
-
-
 def _method(name):
     return lambda Tensor: vars(Tensor).get(name)
