@@ -17,7 +17,16 @@ chapter as the course gives it, turned into an nbgrader assignment:
   does: one mistake costs the points of its own exercise, not those of every exercise after it;
 - the `%%solution` cells are left out (they hold the answers, predictions' answers too);
 - the checkpoint becomes a test cell worth the chapter's remaining points;
-- every other cell is locked (read-only).
+- every other cell is locked (read-only); in the text, the Binder badge (which opens the public
+  notebooks, solutions and all) is left out, and links to other chapters point to where
+  nbgrader puts them (`../<chapter>/<chapter>.ipynb`).
+
+The grades do not come from the student's kernel: the course directory's nbgrader_config.py
+loads classroom/grader.py, which decides each graded cell in a fresh interpreter
+(classroom/referee.py), runs students' code as an unprivileged account (`--grading-user`,
+`nobody` by default) when nbgrader runs as root, and flags what it refused. OUT must be
+outside this repository (which students may be able to read), and is made readable by its
+owner alone.
 
 The points come from one table, `autograd.syllabus.POINTS`. Standard library only.
 """
@@ -36,18 +45,18 @@ from autograd import syllabus  # noqa: E402  (the course's list of chapters; sta
 
 SOLUTION_MAGIC = "%%solution "
 CHECKPOINT_CALL = re.compile(r"\bcheckpoint\(")
-GRADED = "from autograd.checks.exercise import graded"
+GRADED = "from autograd.checks.grading import graded"
+BINDER_BADGE = re.compile(r"\[!\[Open in Binder\]\([^)]*\)\]\([^)]*\)\s*(·\s*)?")
+CHAPTER_LINK = re.compile(r"\[([^\]]*)\]\((\d\d_\w+)\.ipynb(#[^)]*)?\)")
 
-# Seconds nbgrader lets one cell run. The course's own time limits (a few seconds per check,
-# 40 at most, see autograd/checks) stop a student's loop that never ends long before this, with
-# the course's message; this is only the last resort for a kernel that stops answering.
-CELL_TIMEOUT = 300
-
-CONFIG = f'''\
+CONFIG = '''\
 """nbgrader's configuration for the class edition of Autograd from Scratch.
 
 Made by classroom/build.py; make it again rather than edit it by hand.
 """
+
+import sys
+from pathlib import Path
 
 c = get_config()  # noqa: F821  (nbgrader provides it)
 
@@ -57,9 +66,14 @@ c.CourseDirectory.course_id = "autograd-from-scratch"
 # solution, so a cleared solution leaves the stub alone, not nbgrader's default text.
 c.ClearSolutions.code_stub = {{"python": ""}}
 
-# The course's checks stop a loop that never ends within seconds, with their own message;
-# nbgrader's timeout per cell is only the last resort.
-c.Execute.timeout = {CELL_TIMEOUT}
+# Grading (classroom/grader.py): each graded cell decided in a fresh interpreter, out of the
+# student's reach; students' code run as the account below when nbgrader runs as root; an
+# answer cell stopped after seconds; what was refused flagged in flagged.csv; collect refuses
+# a submission filed under another student's name.
+sys.path.insert(0, {classroom!r})
+import grader  # noqa: E402
+
+grader.configure(c, course=Path(__file__).resolve().parent, grading_user={grading_user!r})
 
 # The grader's copy of each graded cell holds the exercise's solution (in its hidden tests);
 # the feedback a student gets shows the cell without it.
@@ -209,8 +223,25 @@ def checkpoint_test_cell(cell, points):
     return _code(cell, text, _meta(cell, cell["id"], grade=True, points=points))
 
 
-def locked(cell):
+def class_text(text, assignments):
+    """A text cell as the class edition shows it: no Binder badge (it opens the public
+    notebooks, solutions and all); a link to another chapter points to where nbgrader puts it
+    (its own folder), or, for a chapter that is no assignment, is left as its words."""
+    text = BINDER_BADGE.sub("", text)
+
+    def link(match):
+        words, stem, anchor = match.group(1), match.group(2), match.group(3) or ""
+        if stem not in assignments:
+            return words
+        return f"[{words}](../{stem}/{stem}.ipynb{anchor})"
+
+    return CHAPTER_LINK.sub(link, text)
+
+
+def locked(cell, assignments=None):
     out = {k: v for k, v in cell.items() if k not in ("outputs", "execution_count")}
+    if cell["cell_type"] == "markdown" and assignments is not None:
+        out["source"] = class_text(source(cell), assignments)
     out["metadata"] = _meta(cell, cell["id"])
     if cell["cell_type"] == "code":
         out["outputs"], out["execution_count"] = [], None
@@ -232,15 +263,19 @@ def introduction(chapter, points, total):
         "**The class edition.** Write your answers in the cells that hold a stub to replace "
         "(a `...` or a `None`); the other cells are locked. Each exercise's check is a graded "
         "cell that gives its points when the check passes, with the same messages as the "
-        f"course. {worth}: {total} in all. Before you submit, restart the kernel and run every "
-        "cell, top to bottom.")
+        f"course. {worth}: {total} in all. Your grade is decided on your answer cells alone, in "
+        "a fresh Python with the course's own cells and checks, so only your own code earns "
+        "points: an answer that uses the course's finished engine or changes its checks earns "
+        "none, and is shown to your instructor. Before you submit, restart the kernel and run "
+        "every cell, top to bottom.")
     cell = {"cell_type": "markdown", "id": f"class-edition-{chapter.number:02d}", "metadata": {},
             "source": text}
     return locked(cell)
 
 
-def class_notebook(chapter):
-    """The chapter's notebook as an nbgrader source notebook, or None if it has no exercise."""
+def class_notebook(chapter, assignments=frozenset()):
+    """The chapter's notebook as an nbgrader source notebook, or None if it has no exercise.
+    `assignments`: the stems of every chapter that is an assignment, for links."""
     path = ROOT / chapter.path
     notebook = json.loads(path.read_text(encoding="utf-8"))
     found = exercises(notebook, chapter.notebook)
@@ -272,23 +307,34 @@ def class_notebook(chapter):
               and "raise_if_failed" in source(cell)):
             continue  # the test cell fails itself; a second failure would say nothing new
         else:
-            out.append(locked(cell))
+            out.append(locked(cell, assignments))
         if i == 0:
             out.append(introduction(chapter, points, sum(points) + rest))
     notebook["cells"] = out
     return notebook
 
 
-def build(out):
-    """Write the course directory into `out` (emptied first); return the assignments' names."""
-    out = Path(out)
+def build(out, grading_user="nobody"):
+    """Write the course directory into `out` (its source/ emptied first); return the
+    assignments' names. `grading_user`: the account students' code runs as in autograde."""
+    out = Path(out).resolve()
+    if out == ROOT or ROOT in out.parents:
+        raise BuildError(f"{out} is inside the repository, which students may be able to read "
+                         "(solutions, the gradebook, every student's work): build the course "
+                         "outside it, e.g. in the instructor's home folder (~/course)")
     if out.exists():
         shutil.rmtree(out / "source", ignore_errors=True)
     (out / "source").mkdir(parents=True, exist_ok=True)
-    (out / "nbgrader_config.py").write_text(CONFIG, encoding="utf-8")
+    out.chmod(0o700)  # the instructor's alone
+    (out / "nbgrader_config.py").write_text(
+        CONFIG.format(classroom=str(ROOT / "classroom"), grading_user=grading_user),
+        encoding="utf-8")
+    assignments = {Path(c.notebook).stem for c in syllabus.CHAPTERS
+                   if exercises(json.loads((ROOT / c.path).read_text(encoding="utf-8")),
+                                c.notebook)}
     names = []
     for chapter in syllabus.CHAPTERS:
-        notebook = class_notebook(chapter)
+        notebook = class_notebook(chapter, assignments)
         if notebook is None:
             continue
         name = Path(chapter.notebook).stem
@@ -302,10 +348,15 @@ def build(out):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", help="the course directory to write (made if missing)")
+    parser.add_argument("out", help="the course directory to write (made if missing), outside "
+                                    "the repository")
+    parser.add_argument("--grading-user", default="nobody",
+                        help="the account students' code runs as when autograde runs as root "
+                             "(default: nobody; a dedicated one is better: useradd --system "
+                             "--no-create-home autograd-grader)")
     args = parser.parse_args(argv)
     try:
-        names = build(args.out)
+        names = build(args.out, args.grading_user)
     except BuildError as error:
         sys.exit(f"classroom/build.py: {error}")
     print(f"{len(names)} assignments in {Path(args.out) / 'source'}: {', '.join(names)}")

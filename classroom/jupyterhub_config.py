@@ -6,12 +6,14 @@ Start it as root from the repository's top folder, once the instructor's environ
     npm ci --prefix classroom
     .venv-class/bin/jupyterhub -f classroom/jupyterhub_config.py
 
-Every student gets a JupyterLab of their own, run from `.venv-class`, which opens on chapter 00
-of a copy of the course's notebooks in their home folder (`~/autograd-from-scratch/notebooks`,
-copied on their first start and never overwritten). nbgrader's exchange, a folder every user
-can write to, carries the assignments the instructor releases to the students and the
-students' submissions back. Students see nbgrader's "Assignments" tab; only the instructor sees
-the formgrader and the assignment creator.
+Every student gets a JupyterLab of their own, run from `.venv-class` (which every student's
+account must be able to run: the hub refuses to start otherwise). Students start from the
+chapters the instructor releases, which they fetch from nbgrader's "Assignments" tab: the
+students' copies, without solutions; the hub never gives them the repository's notebooks,
+whose solution cells hold the answers. nbgrader's exchange, a folder every user can write to
+with the sticky bit set (as /tmp: nobody can rename or remove what another put there), carries
+the releases to the students and their submissions back. Only the instructor sees the
+formgrader and the assignment creator.
 
 Everything a class changes is read from environment variables, each with a default that suits
 The Littlest JupyterHub's kind of machine (one server, system accounts, the hub run as root):
@@ -36,10 +38,9 @@ The students of the list and the instructor are the only people the hub lets in.
 
 import json
 import os
-import pwd
 import random
-import shutil
 import socket
+import sys
 from pathlib import Path
 
 c = get_config()  # noqa: F821  (JupyterHub defines get_config in the files it loads)
@@ -47,9 +48,6 @@ c = get_config()  # noqa: F821  (JupyterHub defines get_config in the files it l
 ROOT = Path(__file__).resolve().parent.parent  # the repository's top folder
 CLASSROOM = ROOT / "classroom"
 ENVIRONMENT = ROOT / ".venv-class"
-NOTEBOOKS = ROOT / "notebooks"
-COURSE_FOLDER = "autograd-from-scratch"  # the course's folder in each home folder
-FIRST_PAGE = f"{COURSE_FOLDER}/notebooks/00_start_here.ipynb"
 
 STUDENTS_FILE = Path(os.environ.get("COURSE_STUDENTS", CLASSROOM / "students.txt"))
 INSTRUCTOR = os.environ.get("COURSE_INSTRUCTOR", "instructor")
@@ -94,34 +92,33 @@ if _PROXY.exists():
     c.ConfigurableHTTPProxy.command = [str(_PROXY)]
 
 # ------------------------------------------------------------------------------ the servers
+def everyone_can_run(path):
+    """Can every account run the program at `path`: it, and each folder above it, open to
+    all? (A Python in root's home, mode 0700, is not.)"""
+    path = Path(path).resolve()
+    return all(os.stat(p).st_mode & 0o001 for p in [path, *path.parents])
+
+
+def check_the_environment(environment):
+    python = environment / "bin" / "python"
+    if not python.exists():
+        raise SystemExit(f"{environment} is missing: make it first (classroom/README.md)")
+    if not everyone_can_run(python):
+        raise SystemExit(
+            f"the students' servers run {python}, which is {python.resolve()}: a Python the "
+            "students' accounts cannot open (a folder on its way is closed to them, such as "
+            "root's home). Make the environment again from a Python every account can run, "
+            "for example the system's: rm -rf .venv-class && /usr/bin/python3 -m venv "
+            ".venv-class && .venv-class/bin/pip install -r classroom/requirements.txt")
+
+
+check_the_environment(ENVIRONMENT)
+
 # Each user's JupyterLab runs from the instructor's environment, as that user, in their home.
 c.Spawner.cmd = [str(ENVIRONMENT / "bin" / "jupyterhub-singleuser")]
-c.Spawner.default_url = f"/lab/tree/{FIRST_PAGE}"
+c.Spawner.default_url = "/lab"  # the Assignments tab (Nbgrader menu) holds the chapters
 c.Spawner.http_timeout = 120  # a busy machine starting a whole class at once is slow
 c.Spawner.start_timeout = 180
-
-
-def home_folder(spawner):
-    """The home folder the user's server runs in (the spawner's own, if it sets one)."""
-    return Path(getattr(spawner, "home_dir", "") or pwd.getpwnam(spawner.user.name).pw_dir)
-
-
-def copy_the_course(spawner):
-    """Give the user their own copy of the notebooks on their first start; keep it after."""
-    home = home_folder(spawner)
-    course = home / COURSE_FOLDER
-    if course.exists():
-        return
-    home.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(NOTEBOOKS, course / "notebooks",
-                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
-    try:
-        account = pwd.getpwnam(spawner.user.name)
-    except KeyError:  # no system account (a test's spawner): the hub's own user keeps it
-        return
-    for folder, _, files in os.walk(course):
-        for path in [folder, *(os.path.join(folder, name) for name in files)]:
-            os.chown(path, account.pw_uid, account.pw_gid)
 
 
 # Each server gets a port of its own. When a whole class starts at once, the system's "any free
@@ -147,17 +144,24 @@ def give_a_port(spawner):
 
 
 def before_each_start(spawner):
-    copy_the_course(spawner)
+    home = getattr(spawner, "home_dir", "")  # a spawner that makes home folders of its own
+    if home:
+        Path(home).mkdir(parents=True, exist_ok=True)
     give_a_port(spawner)
 
 
 c.Spawner.pre_spawn_hook = before_each_start
 
 # ------------------------------------------------------------------------------ nbgrader
-# The exchange: every user writes into it (nbgrader keeps submissions apart by user name).
-if not EXCHANGE.exists():
-    EXCHANGE.mkdir(parents=True)
-    EXCHANGE.chmod(0o777)
+# The exchange: every user writes into it, and the sticky bit keeps each one's folders their
+# own (the course's folder in it is the instructor's: no student can rename or replace it).
+# A submission filed under another student's name is refused at collect (classroom/grader.py).
+EXCHANGE.mkdir(parents=True, exist_ok=True)
+EXCHANGE.chmod(0o1777)
+_closed = [f for f in EXCHANGE.parents if not os.stat(f).st_mode & 0o001]
+if _closed:  # a hub whose servers all run as one account (a test's) does not mind
+    print(f"Warning: students' accounts cannot reach the exchange {EXCHANGE}: {_closed[0]} "
+          "is closed to them; choose another COURSE_HUB_DATA", file=sys.stderr)
 
 
 # A kernel nobody has used for 30 minutes is shut down, so that a student who opens chapter
@@ -185,7 +189,8 @@ def write_configuration(folder, nbgrader_lines, page_config=None, server_config=
 STUDENT_CONFIG = write_configuration(
     DATA / "student-config",
     # A submission is filed under the hub's user name, whatever the system calls the process
-    # (outside a server, `*` leaves it to nbgrader: the system's user name).
+    # (outside a server, `*` leaves it to nbgrader: the system's user name). Filed under a
+    # name that is not its owner's, collect refuses it.
     ["import os",
      "c.CourseDirectory.student_id = os.environ.get('JUPYTERHUB_USER', '*')"],
     # Students fetch and submit; making and grading assignments is the instructor's.

@@ -12,6 +12,8 @@ processes that need it at once, the second waits for the first and then finds it
 """
 
 import hashlib
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,9 +28,31 @@ _LOCK = VENV / ".making"
 _NAME = "class environment"
 
 
+def _everyone_can_run(path):
+    """Can every account run the program at `path`: it and each folder above it open to all?"""
+    path = Path(path).resolve()
+    return all(os.stat(p).st_mode & 0o001 for p in [path, *path.parents])
+
+
+def base_python():
+    """The Python the environment is made from: one every account can run, since the students'
+    servers and the account that runs their code while grading (classroom/build.py) run it.
+    This one if so (a Python in root's home, mode 0700, is not), else the system's of the same
+    version."""
+    here = Path(getattr(sys, "_base_executable", sys.executable))
+    if _everyone_can_run(here):
+        return str(here)
+    version = "python%d.%d" % sys.version_info[:2]
+    for folder in ("/usr/local/bin", "/usr/bin"):
+        candidate = Path(folder) / version
+        if candidate.is_file() and _everyone_can_run(candidate):
+            return str(candidate)
+    return sys.executable
+
+
 def _wanted():
     text = REQUIREMENTS.read_bytes() + (ROOT / "requirements.txt").read_bytes()
-    return hashlib.sha256(text).hexdigest()
+    return hashlib.sha256(text + base_python().encode()).hexdigest()
 
 
 def is_ready():
@@ -44,7 +68,10 @@ def ensure():
     with open(_LOCK, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # let go when the file is closed, or the process ends
         if not is_ready():
-            subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+            for old in VENV.iterdir():  # made for other requirements or from another Python
+                if old != _LOCK:
+                    shutil.rmtree(old) if old.is_dir() and not old.is_symlink() else old.unlink()
+            subprocess.run([base_python(), "-m", "venv", str(VENV)], check=True)
             subprocess.run([str(VENV / "bin" / "pip"), "install", "-q",
                             "--disable-pip-version-check", "-r", str(REQUIREMENTS)], check=True)
             _STAMP.write_text(_wanted() + "\n")

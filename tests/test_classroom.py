@@ -9,7 +9,9 @@ Slowly, in CI or when asked (`COURSE_CLASSROOM=1`): the real nbgrader pipeline o
 class (see "the real pipeline" below); `pytest -s` prints its gradebook.
 """
 
+import csv
 import html
+import io
 import json
 import os
 import re
@@ -19,15 +21,14 @@ from pathlib import Path
 
 import class_pipeline
 import pytest
-from class_pipeline import BUILD, CLASS_CHAPTERS, LOOPS, build, course_notebook, name, the_class
+from class_pipeline import (ADDED_CELL, BUILD, CHEATED, CHEATS, CLASS_CHAPTERS, LOOPS,
+                            SYNTAX_ERROR, build, course_notebook, name, the_class)
 from conftest import IN_CI, run_early, start_early
-from mistakes import catalogue
 from mistakes.ch04 import _SIGMOID
 from test_run_all import shows
 
 from autograd import syllabus
 from autograd.checks import ChecksFailed, ch04, checkpoint
-from autograd.checks.core import GIVE_UP_AFTER
 from autograd.checks.exercise import NoPoints, forget_answers, graded
 from autograd.stages import add_to_class, stage
 
@@ -71,20 +72,47 @@ def test_build_writes_an_assignment_for_each_chapter_with_exercises_and_the_conf
         assert [p.name for p in (course / "source" / stem).iterdir()] == [f"{stem}.ipynb"]
     from traitlets.config import Config
 
-    config = Config()
-    exec((course / "nbgrader_config.py").read_text(), {"get_config": lambda: config})
+    config, loaded = Config(), []
+
+    class Grader:  # stands in for classroom/grader.py, which needs nbgrader
+        def configure(self, c, course, grading_user):
+            loaded.append((course, grading_user))
+
+    config_file = course / "nbgrader_config.py"
+    text = config_file.read_text()
+    assert f"sys.path.insert(0, {str(BUILD.parent)!r})" in text
+    exec(text.replace("import grader  # noqa: E402", "grader = Grader()"),
+         {"get_config": lambda: config, "__file__": str(config_file), "Grader": Grader})
     assert config.ClearSolutions.code_stub == {"python": ""}  # the course's stub stays
-    longest = max(getattr(f, "check_seconds", 0) for f in _all_checks())
-    assert config.Execute.timeout > GIVE_UP_AFTER * longest * 2, (
-        "nbgrader's timeout per cell must leave the course's time limits room to act first")
+    assert loaded == [(course.resolve(), "nobody")]  # graded as classroom/grader.py says
 
 
-def _all_checks():
-    import importlib
+def test_the_course_folder_is_its_owners_alone_and_never_inside_the_repository(course,
+                                                                               tmp_path):
+    assert course.stat().st_mode & 0o777 == 0o700
+    for inside in (BUILD.parent.parent / "course", BUILD.parent / "x"):
+        with pytest.raises(build.BuildError, match="inside the repository"):
+            build.build(inside)
+        assert not inside.exists()
+    done = subprocess.run([sys.executable, str(BUILD), "course"], capture_output=True,
+                          text=True, timeout=120, cwd=BUILD.parent.parent)
+    assert done.returncode != 0 and "inside the repository" in done.stderr
 
-    for chapter in syllabus.with_checkpoint():
-        module = importlib.import_module(f"autograd.checks.ch{chapter.number:02d}")
-        yield from (getattr(module, "CHECKPOINT", None) or [])
+
+def test_no_binder_badge_and_every_link_to_a_chapter_points_to_its_assignment(course):
+    stems = {p.name for p in (course / "source").iterdir()}
+    links = 0
+    for stem in stems:
+        notebook = json.loads((course / "source" / stem / f"{stem}.ipynb").read_text())
+        for cell in notebook["cells"]:
+            if cell["cell_type"] != "markdown":
+                continue
+            assert "mybinder" not in text(cell), stem
+            for target in re.findall(r"\]\(([^)#]+\.ipynb)", text(cell)):
+                links += 1
+                assert target.startswith("../"), (stem, target)
+                assert (course / "source" / stem / target).resolve().parent.name in stems
+    assert links, "the chapters link to each other"
 
 
 @pytest.mark.parametrize("chapter", chapters_with_exercises(), ids=lambda c: c.notebook[:2])
@@ -129,7 +157,9 @@ def test_each_cell_is_an_answer_a_graded_check_or_locked(course, chapter):
     assert sum(nbgrader(c)["points"] for c in graded_cells) == total
     others = [c for c in cells if not nbgrader(c)["grade"] and not nbgrader(c)["solution"]]
     assert all(nbgrader(c)["locked"] for c in others)
-    given = [text(c) for c in original["cells"]
+    stems = {p.name for p in (course / "source").iterdir()}
+    given = [build.class_text(text(c), stems) if c["cell_type"] == "markdown" else text(c)
+             for c in original["cells"]
              if not set(c["metadata"].get("tags", [])) & {"exercise", "solution"}]
     kept = [text(c) for c in others]
     missing = [t for t in given if t not in kept and "raise_if_failed" not in t
@@ -242,7 +272,7 @@ def test_a_wrong_answer_costs_its_cell_and_the_solution_stands_in_for_the_rest(c
     assert ch04.check_sigmoid(ns["Value"]).passed
 
 
-def test_the_checkpoint_gives_its_points_once_every_exercise_has_an_answer():
+def test_the_checkpoint_gives_its_points_only_when_every_exercise_is_answered_right():
     forget_answers()
     ns, run = chapter_4_namespace()
     value = ns["Value"]
@@ -252,32 +282,41 @@ def test_the_checkpoint_gives_its_points_once_every_exercise_has_an_answer():
     graded.stand_in("ch04.check_sigmoid(Value)", SIGMOID, ns)
     with pytest.raises(ChecksFailed):
         graded(ch04.check_sigmoid(value))  # ... and the solution stands in
-    with pytest.raises(ChecksFailed, match="not every exercise has an answer of yours: "
-                                           "predict tanh's slope"):
-        graded(checkpoint(4, value))
     ch04.check_tanh_slope_prediction(1.0, 0.0099)
-    report = checkpoint(4, value)
-    assert not report.passed  # the course's checkpoint fails on the wrong sigmoid ...
-    assert graded(report) is None  # ... which the class edition graded in its own cell
+    # the solution that stood in for the wrong sigmoid earns the checkpoint nothing
+    with pytest.raises(ChecksFailed, match="not every exercise has a right answer of yours: "
+                                           "sigmoid"):
+        graded(checkpoint(4, value))
+    run(SIGMOID)
+    ch04.check_sigmoid(value)  # now right, and the student's
+    assert graded(checkpoint(4, value)) is None
 
 
 # ------------------------------------------------------------------ the real pipeline, slowly
 #
 # nbgrader itself, in the class environment (.venv-class, tests/class_environment.py): every
 # chapter released; a class submits chapters 04 and 05 (one student with every answer right,
-# one with nothing answered, one per catalogued mistake with every other answer right, and one
-# whose iterative sort never ends); nbgrader autogrades them, one process per chapter, and
-# writes their feedback. A chapter's notebook takes seconds to run and the catalogue has dozens
-# of mistakes, so this part runs in CI (`CI=true`) and, on your own computer, when you ask:
+# one with nothing answered, one with every answer wrong, one per exercise with its first
+# catalogued mistake and every other answer right, one whose iterative sort never ends, and in
+# chapter 04 the cheats, a loop atop an answer, an attempt on the course folder and a syntax
+# error: see tests/class_pipeline.py); nbgrader autogrades them, one process per chapter, and
+# writes their feedback. It takes minutes, so this part runs in CI (`CI=true`) and, on your
+# own computer, when you ask:
 # `COURSE_CLASSROOM=1`. It runs as a script of its own (tests/class_pipeline.py), started in the
 # background as soon as the tests are collected, while the other tests run; its tests run last
 # (see conftest), and wait for it.
 
 ASKED_FOR = IN_CI or os.environ.get("COURSE_CLASSROOM") == "1"
-slow = pytest.mark.skipif(
+_asked = pytest.mark.skipif(
     not ASKED_FOR,
-    reason="runs nbgrader on a class of about 90 submissions, which takes minutes: set "
+    reason="runs nbgrader on a class of about 20 submissions, which takes minutes: set "
     "COURSE_CLASSROOM=1 to run it (CI always does)")
+
+
+def slow(test):
+    """A test of the real pipeline: marked `slow` (`-m "not slow"` leaves it out), and run in
+    CI or when asked."""
+    return pytest.mark.slow(_asked(test))
 PIPELINE = "class pipeline"
 PIPELINE_TIMEOUT = 3600  # seconds from its start: the class environment, if made, then nbgrader
 
@@ -306,7 +345,8 @@ def graded_class():
     print(f"\nclass pipeline: {done.seconds:.0f} s from its start")
     students, mistakes = the_class()
     return {"course": Path(results["course"]), "grades": results["grades"], "students": students,
-            "mistakes": mistakes, "seconds": results["seconds"]}
+            "mistakes": mistakes, "seconds": results["seconds"], "flagged": results["flagged"],
+            "warnings": results["warnings"]}
 
 
 def feedback(course, student, chapter):
@@ -368,62 +408,173 @@ def check_cell_id(chapter, check):
     return cell
 
 
+def checkpoint_cell_id(chapter):
+    (cell,) = [c["id"] for c in course_notebook(chapter)["cells"]
+               if c["cell_type"] == "code" and re.search(r"checkpoint\(", text(c))][-1:]
+    return cell
+
+
+def lost_for(chapter, check):
+    """The graded cells a mistake in `check` costs: its own, and the checkpoint's (whose points
+    need every exercise answered right by the student's own code)."""
+    cells = [check_cell_id(chapter, check)]
+    if chapter.checkpoint:
+        cells.append(checkpoint_cell_id(chapter))
+    return sorted(cells)
+
+
+def worth(chapter, check):
+    total, each = points(chapter)
+    return each[check] + ((total - sum(each.values())) if chapter.checkpoint else 0)
+
+
 @slow
 @pytest.mark.parametrize("number", CLASS_CHAPTERS)
-def test_each_catalogued_mistake_loses_exactly_its_exercises_points_and_says_why(graded_class,
-                                                                                    number):
+def test_a_mistake_loses_its_exercises_points_and_the_checkpoints_and_says_why(graded_class,
+                                                                               number):
     chapter = syllabus.chapter(number)
     total, each = points(chapter)
     grades, course = graded_class["grades"], graded_class["course"]
-    wrong = []
-    for student, mistake in graded_class["mistakes"].items():
-        if not student.startswith(f"m{number:02d}-"):
-            continue
+    wrong, students = [], [s for s in graded_class["mistakes"] if s.startswith(f"m{number:02d}-")]
+    for student in students:
+        mistake = graded_class["mistakes"][student]
         score = grades[student][name(chapter)]["score"]
-        if score != total - each[mistake.check]:
+        if score != total - worth(chapter, mistake.check):
             wrong.append(f"{student} ({mistake.bug}): {score} of {total}")
-        if lost_cells(grades, student, chapter) != [check_cell_id(chapter, mistake.check)]:
+        if lost_cells(grades, student, chapter) != lost_for(chapter, mistake.check):
             wrong.append(f"{student} ({mistake.bug}) lost {lost_cells(grades, student, chapter)}")
         said = feedback(course, student, chapter)
         wrong += [f"{student} ({mistake.bug}): the feedback does not say {words!r}"
                   for words in mistake.says if not shows(said, words)]
-    assert len([s for s in graded_class["mistakes"] if s.startswith(f"m{number:02d}-")]) == len(
-        catalogue(number))
+    assert {graded_class["mistakes"][s].check for s in students} == set(each)
     assert not wrong, "\n".join(wrong)
 
 
 @slow
-def test_a_loop_that_never_ends_is_stopped_by_the_courses_time_limit(graded_class):
+def test_every_answer_wrong_gets_zero(graded_class):
+    assert graded_class["grades"]["all-wrong"][name(syllabus.chapter(4))]["score"] == 0
+
+
+def flags(graded_class, student):
+    """What flagged.csv says about `student`: [(cell, what was found)]."""
+    rows = list(csv.reader(io.StringIO(graded_class["flagged"])))
+    assert rows and rows[0] == ["student", "assignment", "notebook", "cell", "found"]
+    return [(row[3], row[4]) for row in rows[1:] if row[0] == student]
+
+
+@slow
+@pytest.mark.parametrize("student", [*CHEATS, "intruder"])
+def test_a_cheat_earns_nothing_for_what_it_touches_and_is_flagged(graded_class, student):
+    chapter = syllabus.chapter(4)
+    total, _ = points(chapter)
+    grades = graded_class["grades"]
+    assert lost_cells(grades, student, chapter) == lost_for(chapter, CHEATED)
+    assert grades[student][name(chapter)]["score"] == total - worth(chapter, CHEATED)
+    found = flags(graded_class, student)
+    assert (check_cell_id(chapter, CHEATED), ) in {(cell,) for cell, _ in found}, found
+    said = feedback(graded_class["course"], student, chapter)
+    assert "the class edition does not accept this answer" in said
+    # and the check can fail: the student with every answer right is not flagged
+    assert flags(graded_class, "right") == []
+
+
+@slow
+def test_a_cell_of_the_students_that_replaces_graded_earns_nothing_and_is_flagged(
+        graded_class):
+    chapter = syllabus.chapter(4)
+    assert graded_class["grades"][ADDED_CELL][name(chapter)]["score"] == 0
+    found = flags(graded_class, ADDED_CELL)
+    graded_cells = {cell for cell, score in
+                    graded_class["grades"]["right"][name(chapter)]["cells"].items()}
+    assert {cell for cell, _ in found} == graded_cells  # each passed in the student's kernel
+    assert all("passed in the student's kernel" in flag for _, flag in found)
+
+
+@slow
+def test_a_submission_can_neither_write_the_course_folder_nor_read_the_gradebook(graded_class):
+    if os.geteuid() != 0:
+        pytest.skip("only root can run students' code as another account (CI runs as root)")
+    course = graded_class["course"]
+    assert not (course / "intruder.txt").exists()
+    notebook = json.loads((course / "autograded" / "intruder" / name(syllabus.chapter(4)) /
+                           "04_activations.ipynb").read_text())
+    printed = "".join("".join(o.get("text", "")) for c in notebook["cells"]
+                      for o in c.get("outputs", []))
+    assert "INTRUDER write: refused (PermissionError)" in printed
+    assert "INTRUDER read: refused (PermissionError)" in printed
+
+
+@slow
+def test_a_loop_at_the_top_of_an_answer_cell_is_stopped_and_costs_its_points(graded_class):
+    chapter = syllabus.chapter(4)
+    assert lost_cells(graded_class["grades"], "loops-at-top", chapter) == lost_for(chapter,
+                                                                                    CHEATED)
+    said = feedback(graded_class["course"], "loops-at-top", chapter)
+    assert "your answer's cell did not finish within 10 s, so it was stopped" in said
+    print(f"\nautograde of the looping student alone: "
+          f"{graded_class['seconds']['the looping student alone']:.0f} s")
+
+
+@slow
+def test_a_syntax_error_is_said_as_such(graded_class):
+    chapter = syllabus.chapter(4)
+    assert lost_cells(graded_class["grades"], SYNTAX_ERROR, chapter) == lost_for(chapter,
+                                                                                 CHEATED)
+    said = feedback(graded_class["course"], SYNTAX_ERROR, chapter)
+    assert "your answer has a syntax error, so it could not run" in said
+    assert "not answered yet" not in said
+
+
+@slow
+def test_a_loop_inside_a_check_is_stopped_by_the_courses_time_limit(graded_class):
     chapter = syllabus.chapter(5)
     total, each = points(chapter)
     grades = graded_class["grades"]
-    assert grades["loops"][name(chapter)]["score"] == total - each[LOOPS[0]]
-    assert lost_cells(grades, "loops", chapter) == [check_cell_id(chapter, LOOPS[0])]
+    assert grades["loops"][name(chapter)]["score"] == total - worth(chapter, LOOPS[0])
+    assert lost_cells(grades, "loops", chapter) == lost_for(chapter, LOOPS[0])
     said = feedback(graded_class["course"], "loops", chapter)
     assert "did not return within" in said
     assert "(it was still in iterative_topological_order)" in said
-    assert "CellTimeoutError" not in said and "Timeout" not in said
+
+
+@slow
+def test_autograde_logs_only_what_the_instructor_must_see(graded_class):
+    """No warning on a normal run (nbgrader's checksum notices, SQLAlchemy's, the kernel's): the
+    only ones are the flags, so that they stand out."""
+    others = [line for line in graded_class["warnings"] if "Flagged:" not in line]
+    assert others == []
+    assert any("Flagged:" in line for line in graded_class["warnings"])
 
 
 @slow
 def test_the_gradebook(graded_class):
-    """Print the class's gradebook (pytest -s shows it) and what each step of nbgrader took."""
+    """Print the class's gradebook and its flags (pytest -s shows them) and what each step of
+    nbgrader took."""
     grades, mistakes = graded_class["grades"], graded_class["mistakes"]
     chapters = [syllabus.chapter(n) for n in CLASS_CHAPTERS]
-    rows = [f"{'student':<10} " + " ".join(f"{name(c)[:20]:>20}" for c in chapters)
-            + "  what they did"]
-    for student in sorted(grades, key=lambda s: (s not in ("right", "nothing", "loops"), s)):
+    rows = [f"{'student':<16} " + " ".join(f"{name(c)[:20]:>20}" for c in chapters)
+            + "  what they did; flagged"]
+    said = {"right": "every answer right", "nothing": "nothing answered",
+            "loops": "ch05's iterative sort never ends", "all-wrong": "every answer wrong",
+            "package-class": "tanh: Value = stage(4)",
+            "replaced-graded": "tanh cell replaces `graded`",
+            "replaced-checks": "tanh cell replaces ch04.check_tanh",
+            "intruder": "tanh cell writes the course folder, reads gradebook.db",
+            "loops-at-top": "while True: pass atop tanh", SYNTAX_ERROR: "tanh: a syntax error",
+            ADDED_CELL: "a cell of their own replaces `graded`; no answer"}
+    for student in sorted(grades, key=lambda s: (s.startswith("m"), s)):
         cells = []
         for chapter in chapters:
             got = grades[student].get(name(chapter))
             cells.append(f"{'':>20}" if got is None else
                          f"{got['score']:>13g} of {got['max']:g}")
-        what = {"right": "every answer right", "nothing": "nothing answered",
-                "loops": "ch05's iterative sort never ends"}.get(student)
+        what = said.get(student)
         if what is None:
             mistake = mistakes[student]
             what = f"{mistake.check.split('.')[-1]}: {mistake.bug}"
-        rows.append(f"{student:<10} " + " ".join(cells) + f"  {what}")
+        found = "; ".join(f"{cell}: {flag}" for cell, flag in flags(graded_class, student))
+        rows.append(f"{student:<16} " + " ".join(cells) + f"  {what}" +
+                    (f"; FLAGGED {found}" if found else ""))
     timing = ", ".join(f"{step} {s:.0f} s" for step, s in graded_class["seconds"].items())
     print("\n" + "\n".join(rows) + f"\nnbgrader: {timing}")
     assert len(rows) == 1 + len(graded_class["students"])

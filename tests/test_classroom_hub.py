@@ -33,10 +33,12 @@ import concurrent.futures
 import contextlib
 import json
 import os
+import pwd
 import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -51,7 +53,7 @@ from test_classroom_helm import guaranteed_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 CLASSROOM = ROOT / "classroom"
-CHAPTER_00 = "autograd-from-scratch/notebooks/00_start_here.ipynb"  # in each student's home
+CHAPTER_00 = "00_start_here"  # fetched into each student's home, as 00_start_here/00_start_here.ipynb
 STUDENTS = [f"student{n:02d}" for n in range(1, 11)]
 INSTRUCTOR = "teacher"
 PASSWORD = "a-test-password"  # the one password the test's authenticator accepts
@@ -61,11 +63,11 @@ ALL_RUNNING_WITHIN = 240  # seconds for ten servers to start on a loaded 2-core 
 CELL_TIMEOUT = 120  # seconds for one cell of chapter 00 while ten kernels share the machine
 COMMANDS_TIMEOUT = 600  # seconds for the instructor's nbgrader commands (autograde runs chapter 04)
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     not ASKED_FOR,
     reason="starts a JupyterHub with ten JupyterLab servers, which takes a minute or two: "
     "set COURSE_CLASS_HUB=1 to run it (CI always does)",
-)
+)]
 
 
 def before_the_tests():
@@ -140,6 +142,9 @@ class Hub:
         self.process = None
         self.started = {}  # pid: start time, of every process the hub started
         self.log = folder / "jupyterhub.log"
+        # The hub's folder (the exchange in it) where every account can reach it, as under /srv
+        self.data = Path(tempfile.mkdtemp(prefix="class-hub-"))
+        self.data.chmod(0o755)
 
     def api(self, method, path, token=None, **kwargs):
         headers = {"Authorization": f"token {token or self.admin_token}"}
@@ -172,7 +177,7 @@ c.JupyterHub.load_roles = [{{"name": "admin", "services": ["course-test"]}}]
         env = {**os.environ,
                "COURSE_STUDENTS": str(self.folder / "students.txt"),
                "COURSE_INSTRUCTOR": INSTRUCTOR,
-               "COURSE_HUB_DATA": str(self.folder / "data"),
+               "COURSE_HUB_DATA": str(self.data),
                "COURSE_HUB_BIND_URL": self.url,
                "COURSE_HUB_AUTHENTICATOR": "dummy"}
         env.pop("JUPYTER_CONFIG_PATH", None)
@@ -244,6 +249,7 @@ def hub(tmp_path_factory):
         yield running
     finally:
         killed = running.stop()
+        shutil.rmtree(running.data, ignore_errors=True)
         assert not killed, (f"processes the hub started were still running after it stopped "
                             f"and had to be killed: {killed}\n{running.log_tail()}")
 
@@ -287,7 +293,8 @@ class Server:
                 if cell.cell_type != "code":
                     continue
                 error, _ = execute(connection, cell.source)
-                if error and "raises-exception" not in cell.metadata.get("tags", []):
+                graded = cell.metadata.get("nbgrader", {}).get("grade")  # no answer: no points
+                if error and not graded and "raises-exception" not in cell.metadata.get("tags", []):
                     errors.append((index, error))
         finally:
             connection.close()
@@ -390,7 +397,7 @@ def test_only_the_listed_students_with_the_password_log_in(hub):
     assert log_in(hub, "somebody-not-on-the-list")[0] == 403
 
 
-def test_ten_students_start_their_servers_at_once_and_each_runs_chapter_00(hub):
+def test_ten_students_start_their_servers_at_once_and_each_runs_chapter_00(hub, released):
     tokens = hub.tokens
     for name in STUDENTS:
         status, tokens[name] = log_in(hub, name)
@@ -410,8 +417,11 @@ def test_ten_students_start_their_servers_at_once_and_each_runs_chapter_00(hub):
     seconds_to_all_running = time.monotonic() - started
     hub.remember_processes()
 
+    for server in servers:  # from the Assignments tab: the students' copy the instructor released
+        assert (CHAPTER_00, "fetched") in assignment_action(server, "fetch", CHAPTER_00)
+    path = f"{CHAPTER_00}/{CHAPTER_00}.ipynb"
     with concurrent.futures.ThreadPoolExecutor(len(servers)) as pool:
-        runs = dict(zip(STUDENTS, pool.map(lambda s: s.run_notebook(CHAPTER_00), servers)))
+        runs = dict(zip(STUDENTS, pool.map(lambda s: s.run_notebook(path), servers)))
     seconds_to_all_run = time.monotonic() - started
     failed = {name: errors for name, (errors, _) in runs.items() if errors}
     assert not failed, f"chapter 00 failed in some students' kernels: {failed}"
@@ -466,7 +476,8 @@ def run(*command, cwd=course):
         raise RuntimeError(done.stdout[-3000:] + done.stderr[-3000:])
 """
 RELEASE = """
-run(sys.executable, {build!r}, str(course), cwd=Path.home())
+if not course.exists():
+    run(sys.executable, {build!r}, str(course), cwd=Path.home())
 run(nbgrader, "generate_assignment", {assignment!r})
 run(nbgrader, "release_assignment", {assignment!r})
 """
@@ -481,14 +492,50 @@ with Gradebook("sqlite:///" + str(course / "gradebook.db")) as gradebook:
 """
 
 
+@pytest.fixture(scope="module")
+def released(hub):
+    """The instructor, in a kernel of their own server, builds the course directory in their
+    home (classroom/build.py) and releases chapters 00 and 04; what their commands printed."""
+    if not (CLASSROOM / "build.py").is_file():
+        skip_or_fail("classroom/build.py, which writes the course directory, is missing")
+    (teacher,) = running_servers(hub, [INSTRUCTOR])
+    return teacher.run_code(INSTRUCTOR_RUNS + "".join(
+        RELEASE.format(build=str(CLASSROOM / "build.py"), assignment=a)
+        for a in (CHAPTER_00, ASSIGNMENT)))
+
+
+def test_no_student_finds_a_solution_in_their_home(hub, released):
+    """Students start from the released copies: neither the repository's notebooks (whose
+    `%%solution` cells hold the answers) nor the course directory's sources reach them."""
+    students = running_servers(hub, STUDENTS[:2])
+    for student in students:
+        assert (CHAPTER_00, "fetched") in assignment_action(student, "fetch", CHAPTER_00)
+        home = hub.folder / "home" / student.name
+        notebooks = list(home.rglob("*.ipynb"))
+        assert notebooks, f"{student.name} has fetched nothing"
+        found = [str(p) for p in notebooks if solution_cells(p)]
+        assert found == [], f"{student.name} has solutions in {found}"
+        assert not [p for p in home.rglob("*") if p.is_file() and "BEGIN SOLUTION" in
+                    p.read_text(errors="replace")]
+    # and the check can fail: the repository's chapter holds them
+    assert solution_cells(ROOT / "notebooks" / f"{CHAPTER_00}.ipynb")
+
+
+def solution_cells(path):
+    """The code cells of the notebook at `path` that are a `%%solution` cell."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    return [c for c in notebook["cells"] if c["cell_type"] == "code"
+            and "".join(c["source"]).lstrip().startswith("%%solution")]
+
+
 def without_solution_markers(text):
     return "\n".join(line for line in text.splitlines()
                      if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION"))
 
 
-def assignment_action(server, action):
+def assignment_action(server, action, assignment=ASSIGNMENT):
     """What the Assignments tab of a student's JupyterLab does: list, fetch or submit."""
-    arguments = {"course_id": COURSE_ID, "assignment_id": ASSIGNMENT}
+    arguments = {"course_id": COURSE_ID, "assignment_id": assignment}
     if action == "list":
         answer = server.api("GET", "/assignments", params={"course_id": COURSE_ID})
     else:
@@ -499,16 +546,13 @@ def assignment_action(server, action):
     return {(item["assignment_id"], item["status"]) for item in listing["value"]}
 
 
-def test_the_instructor_releases_chapter_04_three_students_submit_and_it_is_graded(hub):
-    if not (CLASSROOM / "build.py").is_file():
-        skip_or_fail("classroom/build.py, which writes the course directory, is missing")
+def test_the_instructor_releases_chapter_04_three_students_submit_and_it_is_graded(hub,
+                                                                                   released):
     teacher, *students = running_servers(hub, [INSTRUCTOR, *STUDENTS[:3]])
     # Only the instructor has the formgrader; students have the assignment list.
     assert teacher.api("GET", "/formgrader").status_code == 200
     assert students[0].api("GET", "/formgrader").status_code == 404
-
-    printed = teacher.run_code(INSTRUCTOR_RUNS + RELEASE.format(
-        build=str(CLASSROOM / "build.py"), assignment=ASSIGNMENT))
+    printed = released
     source = teacher.api("GET", f"/api/contents/course/source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb")
     assert source.status_code == 200, f"the build wrote no {ASSIGNMENT}:\n{printed}"
     solutions = {cell["metadata"]["nbgrader"]["grade_id"]: cell["source"]
@@ -546,3 +590,89 @@ def test_the_instructor_releases_chapter_04_three_students_submit_and_it_is_grad
     assert sorted(scores) == sorted(answered), f"the gradebook has {sorted(scores)}"
     assert scores[students[0].name] == total > 0, "every answer right is full marks"
     assert scores[students[1].name] < scores[students[2].name] < total
+
+
+# ------------------------------------------------------------------ the exchange, as students
+# The hub of this test runs every server as the test's own account, so what one student can do
+# to another's files is tried with two real accounts of the machine's (made for the test and
+# removed after it; only root can), using nbgrader's own commands on the hub's exchange.
+
+PAIR = ("agfs-test-ada", "agfs-test-alan")
+TAKE_THE_COURSE = """
+import os, sys
+course = os.path.join(sys.argv[1], sys.argv[2])
+try:
+    os.rename(course, course + "-mine")
+    print("RENAMED")
+except OSError as error:
+    print("REFUSED", type(error).__name__)
+"""
+
+
+@pytest.fixture(scope="module")
+def two_accounts(hub):
+    """Two accounts of the machine's, each with a home folder of its own: {name: home}."""
+    if os.geteuid() != 0 or shutil.which("useradd") is None:
+        pytest.skip("making the machine's accounts needs root and useradd (CI runs as root)")
+    homes = {}
+    try:
+        for name in PAIR:
+            subprocess.run(["useradd", "--system", "--no-create-home", "--shell",
+                            "/usr/sbin/nologin", name], check=True, capture_output=True)
+            home = hub.data / "homes" / name
+            home.mkdir(parents=True)
+            entry = pwd.getpwnam(name)
+            os.chown(home, entry.pw_uid, entry.pw_gid)
+            homes[name] = home
+        yield homes
+    finally:
+        for name in PAIR:
+            subprocess.run(["userdel", name], capture_output=True)
+
+
+def as_student(name, home, *command):
+    """Run `command` as the account `name`, in its home folder, with the class environment's
+    tools first on PATH; what it printed."""
+    entry = pwd.getpwnam(name)
+    env = {"PATH": f"{class_environment.VENV / 'bin'}:{os.environ['PATH']}", "HOME": str(home),
+           "LANG": "C.UTF-8"}
+    done = subprocess.run(["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}",
+                           "--clear-groups", "--", *map(str, command)], cwd=home, env=env,
+                          capture_output=True, text=True, timeout=COMMANDS_TIMEOUT)
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_no_student_can_take_the_exchange_or_submit_as_another(hub, released, two_accounts):
+    exchange = hub.data / "exchange"
+    assert exchange.stat().st_mode & 0o7777 == 0o1777, "the exchange has the sticky bit"
+    ada, alan = PAIR
+    exchange_options = [f"--Exchange.root={exchange}", f"--course={COURSE_ID}"]
+    # ada tries to rename the instructor's course folder, to put her own in its place
+    code, said = as_student(ada, two_accounts[ada], class_environment.VENV / "bin" / "python",
+                            "-c", TAKE_THE_COURSE, exchange, COURSE_ID)
+    assert "REFUSED PermissionError" in said, said
+    assert (exchange / COURSE_ID).is_dir()
+    # alan submits his own; then ada submits hers under alan's name
+    for name, filed_as in ((alan, alan), (ada, alan)):
+        for step in (["fetch_assignment", ASSIGNMENT], ["submit", ASSIGNMENT]):
+            code, said = as_student(name, two_accounts[name], "nbgrader", *step,
+                                    *exchange_options,
+                                    f"--CourseDirectory.student_id={filed_as}")
+            assert code == 0, f"{name}: nbgrader {step[0]}:\n{said}"
+    inbound = sorted(p.name for p in (exchange / COURSE_ID / "inbound").iterdir()
+                     if p.name.startswith(f"{alan}+{ASSIGNMENT}"))
+    assert len(inbound) == 2, inbound  # both filed under alan's name
+    # the instructor collects: alan's own submission is collected, ada's refused and listed
+    course = hub.folder / "home" / INSTRUCTOR / "course"
+    done = subprocess.run(["nbgrader", "collect", ASSIGNMENT, *exchange_options],
+                          cwd=course, capture_output=True, text=True, timeout=COMMANDS_TIMEOUT,
+                          env={**os.environ, "PATH": f"{class_environment.VENV / 'bin'}:"
+                                                    f"{os.environ['PATH']}"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"belongs to {ada}, so it was not collected" in done.stdout + done.stderr
+    refused = (course / "refused.csv").read_text()
+    assert f"{ASSIGNMENT},{alan},{ada}," in refused
+    (his,) = [name for name in inbound if pwd.getpwuid(
+        (exchange / COURSE_ID / "inbound" / name).stat().st_uid).pw_name == alan]
+    collected = course / "submitted" / alan / ASSIGNMENT
+    assert (collected / "timestamp.txt").read_text().strip() in his, "alan's own was collected"

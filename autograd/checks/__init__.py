@@ -1,10 +1,11 @@
 """Chapter checkpoints: run a chapter's specification on what the learner built.
 
-Each chapter module (`ch01` to `ch13`, one a chapter) has its exercise checks and, if the chapter
-ends with a checkpoint (`autograd.syllabus` says which do), lists the checks that make up its
+Each chapter module (`ch01` to `ch13`, one a chapter; a chapter whose checks outgrow one file
+keeps some in `chNN_<theme>.py` modules that its `chNN` imports) has its exercise checks and, if
+the chapter ends with a checkpoint (`autograd.syllabus` says which do), lists the checks that make up its
 specification, as small functions decorated with `@check("what it protects")`, in `CHECKPOINT`,
 and declares `checkpoint(obj)` with `@declare_checkpoint(chapter, title, CHECKPOINT)`. Chapter
-modules build on one toolbox (`toolbox.py`) and never on each other. A check passes by
+modules build on one toolbox (`toolbox.py`) and never on another chapter's. A check passes by
 returning; it fails by calling `fail(...)` (or a helper such as `expect_close`) with a message
 that says, in words, what was expected and what happened. An exception inside a check fails that
 check only, with the exception's type and message; the other checks still run. So does running

@@ -332,15 +332,9 @@ def _names_for(obj, namespace):
             if value is obj and not name.startswith("_") and name not in ("square", "y")]
 
 
-@check("y = x·x + x: `square` = x·x with both operands as children, then y = square + x")
-def value_used_twice(y, namespace):
-    x = namespace.get("x")
-    square = namespace.get("square", _MISSING)
-    if not _is_node(y):
-        fail(f"`y` should be a Value made with the constructor, as L was, but it is {show(y)}")
-    if not _is_node(x):
-        fail(f"`x` should be the Value `Value(3.0, label=\"x\")` the cell starts with, but it "
-             f"is {show(x)}: keep that line")
+def _expect_y_built_from_square(y, x, square, namespace):
+    """Fail unless `square` is a Value and `y` is built from it (not from a product of another
+    name), saying what the learner named the product instead."""
     yours = next((c for c in getattr(y, "_prev", ()) if _is_node(c) and c is not x), None)
     other = _names_for(yours, namespace) if yours is not None else []
     called = f" (you named it `{other[0]}`)" if other else ""
@@ -356,7 +350,10 @@ def value_used_twice(y, namespace):
         named = f"`{other[0]}`" if other else "another value"
         fail(f"y was built from {named}, not from `square`: the cells below use `square` for "
              "x·x, so build y from `square` itself and x, and the graph has one x·x node")
-    names = {id(x): "x", id(square): "square", id(y): "y"}
+
+
+def _expect_square_is_x_times_x(square, x, names):
+    """Fail unless `square` is the product x·x: children `(x, x)`, op '*', data x.data²."""
     children = square._prev
     if isinstance(square._op, tuple) or (isinstance(children, tuple)
                                          and any(isinstance(c, str) for c in children)):
@@ -386,6 +383,10 @@ def value_used_twice(y, namespace):
     expect(math.isclose(square.data, x.data * x.data),
            f"`square.data` should be x.data · x.data = {show(x.data * x.data)}, but it is "
            f"{show(square.data)}")
+
+
+def _expect_y_is_square_plus_x(y, square, x, names):
+    """Fail unless `y` is the sum square + x: children `(square, x)`, op '+', its data."""
     y_children = y._prev
     if not (isinstance(y_children, tuple) and len(y_children) == 2
             and {id(c) for c in y_children} == {id(square), id(x)}):
@@ -395,6 +396,21 @@ def value_used_twice(y, namespace):
     expect(math.isclose(y.data, square.data + x.data),
            f"`y.data` should be square.data + x.data = {show(square.data + x.data)}, but it is "
            f"{show(y.data)}")
+
+
+@check("y = x·x + x: `square` = x·x with both operands as children, then y = square + x")
+def value_used_twice(y, namespace):
+    x = namespace.get("x")
+    square = namespace.get("square", _MISSING)
+    if not _is_node(y):
+        fail(f"`y` should be a Value made with the constructor, as L was, but it is {show(y)}")
+    if not _is_node(x):
+        fail(f"`x` should be the Value `Value(3.0, label=\"x\")` the cell starts with, but it "
+             f"is {show(x)}: keep that line")
+    _expect_y_built_from_square(y, x, square, namespace)
+    names = {id(x): "x", id(square): "square", id(y): "y"}
+    _expect_square_is_x_times_x(square, x, names)
+    _expect_y_is_square_plus_x(y, square, x, names)
 
 
 USED_TWICE = Exercise(

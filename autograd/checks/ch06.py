@@ -166,8 +166,9 @@ _UNPACK = ("`train` returns two lists, `(losses, outputs)`: unpack them into two
            "`my_losses, my_outputs = train(...)`, as the stub does")
 
 
-@check("the neuron's output ends within 0.01 of the target 0.5")
-def reached_target(learning_rate, steps, outputs):
+def _expect_an_answer_of_the_right_kind(learning_rate, steps, outputs):
+    """Fail unless the learning rate is a number, the steps a whole number and the outputs a
+    list of numbers (not the pair that `train` returns)."""
     if _is_pair_from_train(outputs):
         fail(f"`my_outputs` holds the pair `(losses, outputs)`, two lists, not the outputs: "
              f"{_UNPACK}")
@@ -178,9 +179,11 @@ def reached_target(learning_rate, steps, outputs):
     if not (isinstance(outputs, list) and outputs and all(is_number(o) for o in outputs)):
         fail(f"`my_outputs` should be the list of outputs that `train` returns second, but was "
              f"{show(outputs)}")
-    final = outputs[-1]
-    if abs(final - GOAL) <= GOAL_TOL:
-        return
+
+
+def _expect_training_that_moves(learning_rate, steps, outputs, final):
+    """Fail where the outputs are not a run towards 0.5 that moves: the losses, a run towards
+    0, no steps, a learning rate of 0 or below. Returns what the failures start with."""
     losses, expected = training_history(learning_rate, steps, GOAL)
     if _agree(outputs, losses) and not _agree(outputs, expected):
         fail(f"`my_outputs` holds the losses, not the outputs: {_UNPACK}, in that order")
@@ -200,6 +203,12 @@ def reached_target(learning_rate, steps, outputs):
         fail(f"{said}: a negative learning rate steps *uphill*, with the gradient instead of "
              "against it, so every step moves the output away from 0.5: the learning rate must "
              "be above 0")
+    return said
+
+
+def _fail_for_the_way_it_missed(said, outputs):
+    """Fail, saying how a run that moves missed 0.5: too short, diverged, or swinging."""
+    final = outputs[-1]
     gaps = [o - GOAL for o in outputs]
     crossings = [k for k in range(1, len(gaps)) if gaps[k - 1] * gaps[k] < 0]
     if not crossings:
@@ -224,6 +233,16 @@ def reached_target(learning_rate, steps, outputs):
     fail(f"{said}: the learning rate is too large: {jump}, and every step since jumps to the "
          "other side again, so it swings around 0.5 without settling: take a smaller "
          "learning rate")
+
+
+@check("the neuron's output ends within 0.01 of the target 0.5")
+def reached_target(learning_rate, steps, outputs):
+    _expect_an_answer_of_the_right_kind(learning_rate, steps, outputs)
+    final = outputs[-1]
+    if abs(final - GOAL) <= GOAL_TOL:
+        return
+    said = _expect_training_that_moves(learning_rate, steps, outputs, final)
+    _fail_for_the_way_it_missed(said, outputs)
 
 
 REACH_TARGET = Exercise(
