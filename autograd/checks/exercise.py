@@ -30,7 +30,7 @@ import re
 import textwrap
 
 from . import cells, solution_cell
-from .core import (  # noqa: F401  (answers_for, forget_answers: their home is core)
+from .core import (  # noqa: F401  (answers_for, forget_answers: offered here too)
     _EXERCISES, _OUTCOMES, CheckFailed, ChecksFailed, Report, SolutionFailed, _show,
     answers_for, fail, forget_answers, is_close, is_number, run_checks, show,
 )
