@@ -76,6 +76,41 @@ def compile_loss(fn, params, inputs=(), *, check=False, has_aux=False, backend="
                         opt_level=opt_level, fuse=fuse)
 
 
+def _check_options(backend, fuse, opt_level):
+    """ValueError or TypeError for an option `compile_loss` does not take."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be 'python' or 'c', not {backend!r}")
+    if fuse is not None and type(fuse) is not bool:
+        raise TypeError(f"fuse must be True, False or None (the default: see compile_loss), "
+                        f"not {fuse!r}")
+    if type(opt_level) is not int or not 0 <= opt_level <= 3:
+        raise ValueError(f"opt_level must be a whole number from 0 to 3 (the C compiler's "
+                         f"-O level), not {opt_level!r}")
+
+
+def _leaves(params, inputs):
+    """(the inputs flattened, their shape), once every parameter and input is checked to be a
+    number or a leaf `Value`, and no `Value` is given twice."""
+    for i, p in enumerate(params):
+        _require_leaf_or_number(p, f"parameter {i}")
+    if len({id(p) for p in params if isinstance(p, Value)}) != sum(
+            isinstance(p, Value) for p in params):
+        raise ValueError("the same Value appears twice in params: list each parameter once")
+    flat_inputs, shape = _flatten(inputs)
+    leaves = {id(p): f"parameter {i}" for i, p in enumerate(params) if isinstance(p, Value)}
+    for i, x in enumerate(flat_inputs):
+        _require_leaf_or_number(x, f"input {i}")
+        if isinstance(x, Value):
+            if id(x) in leaves:  # one Value holds one number: the trace would keep one
+                raise ValueError(
+                    f"input {i}, {_floats.show(x)}, is also {leaves[id(x)]}: a Value holds "
+                    "one number, so the compiled code could not take two for it. Give each "
+                    "parameter and each input its own Value (or a number)"
+                )
+            leaves[id(x)] = f"input {i}"
+    return flat_inputs, shape
+
+
 class CompiledLoss:
     """`fn` traced once: call it as `loss, grads = compiled(param_numbers, input_numbers)`.
 
@@ -88,67 +123,46 @@ class CompiledLoss:
     def __init__(self, fn, params, inputs=(), *, check=False, has_aux=False, backend="python",
                  opt_level=OPT_LEVEL, fuse=None):
         started = time.perf_counter()
-        if backend not in BACKENDS:
-            raise ValueError(f"backend must be 'python' or 'c', not {backend!r}")
-        if fuse is not None and type(fuse) is not bool:
-            raise TypeError(f"fuse must be True, False or None (the default: see compile_loss), "
-                            f"not {fuse!r}")
-        if type(opt_level) is not int or not 0 <= opt_level <= 3:
-            raise ValueError(f"opt_level must be a whole number from 0 to 3 (the C compiler's "
-                             f"-O level), not {opt_level!r}")
+        _check_options(backend, fuse, opt_level)
         self.fn, self.check, self.has_aux = fn, check, has_aux
         self._params = list(params)
-        for i, p in enumerate(self._params):
-            _require_leaf_or_number(p, f"parameter {i}")
-        if len({id(p) for p in self._params if isinstance(p, Value)}) != sum(
-                isinstance(p, Value) for p in self._params):
-            raise ValueError("the same Value appears twice in params: list each parameter once")
-        flat_inputs, self.input_shape = _flatten(inputs)
-        leaves = {id(p): f"parameter {i}" for i, p in enumerate(self._params)
-                  if isinstance(p, Value)}
-        for i, x in enumerate(flat_inputs):
-            _require_leaf_or_number(x, f"input {i}")
-            if isinstance(x, Value):
-                if id(x) in leaves:  # one Value holds one number: the trace would keep one
-                    raise ValueError(
-                        f"input {i}, {_floats.show(x)}, is also {leaves[id(x)]}: a Value holds "
-                        "one number, so the compiled code could not take two for it. Give each "
-                        "parameter and each input its own Value (or a number)"
-                    )
-                leaves[id(x)] = f"input {i}"
-        self._inputs = flat_inputs
+        self._inputs, self.input_shape = _leaves(self._params, inputs)
         self.n_params = len(self._params)
-
         # A trace builds tens of thousands of objects, and the collector's passes over them
         # (and later over the syntax tree of the code) would cost more than the work itself.
         with collector_paused():
-            param_leaves = [p if isinstance(p, Value) else Value(p) for p in self._params]
-            input_leaves = [x if isinstance(x, Value) else Value(x) for x in flat_inputs]
-            with creations() as made:
-                result = fn(list(param_leaves), _unflatten(input_leaves, self.input_shape))
-            root, aux = _loss_and_aux(result, has_aux)
-            self._trace = record(root, aux, has_aux, param_leaves, input_leaves, made)
-            self._program = Program(self._trace)  # the passes, each run once, when asked
-            self.tape = self._trace.tape
-            del root, aux, result, param_leaves, input_leaves, made  # the graph can go now
-            self._careful = None
-            self.backend, self._c = "python", None
-            if backend == "c":
-                try:
-                    self._c = build.build(self._program, opt_level, fuse is not False)
-                except build.CannotBuild as reason:
-                    warnings.warn(f"{reason}; running the compiled Python code instead",
-                                  NoCompilerWarning, stacklevel=3)
-            if self._c is not None:
-                self.backend, self.source = "c", self._c.source
-            else:
-                if fuse is None:
-                    fuse = len(self.tape) >= FUSE_PYTHON_FROM
-                self.source = (fused_python_source(self._program) if fuse
-                               else python_source(self._program, careful=False))
-                self._function = load(self.source)
-        self.fused = fuse is not False if self.backend == "c" else bool(fuse)
+            self._trace_and_build(backend, opt_level, fuse)
         self.compile_seconds = time.perf_counter() - started
+
+    def _trace_and_build(self, backend, opt_level, fuse):
+        """The pipeline, run once: trace `fn`, record the tape, find the `Program`'s facts,
+        and write (and for C, build) the code."""
+        param_leaves = [p if isinstance(p, Value) else Value(p) for p in self._params]
+        input_leaves = [x if isinstance(x, Value) else Value(x) for x in self._inputs]
+        with creations() as made:
+            result = self.fn(list(param_leaves), _unflatten(input_leaves, self.input_shape))
+        root, aux = _loss_and_aux(result, self.has_aux)
+        self._trace = record(root, aux, self.has_aux, param_leaves, input_leaves, made)
+        self._program = Program(self._trace)  # the passes, each run once, when asked
+        self.tape = self._trace.tape
+        del root, aux, result, param_leaves, input_leaves, made  # the graph can go now
+        self._careful = None
+        self.backend, self._c = "python", None
+        if backend == "c":
+            try:
+                self._c = build.build(self._program, opt_level, fuse is not False)
+            except build.CannotBuild as reason:
+                warnings.warn(f"{reason}; running the compiled Python code instead",
+                              NoCompilerWarning, stacklevel=4)
+        if self._c is not None:
+            self.backend, self.source = "c", self._c.source
+        else:
+            if fuse is None:
+                fuse = len(self.tape) >= FUSE_PYTHON_FROM
+            self.source = (fused_python_source(self._program) if fuse
+                           else python_source(self._program, careful=False))
+            self._function = load(self.source)
+        self.fused = fuse is not False if self.backend == "c" else bool(fuse)
 
     def __call__(self, params, inputs=()):
         """`(loss, [d loss / d param for each parameter])` for these numbers, as floats (and

@@ -174,10 +174,18 @@ def folded(trace, kept, count=None):
     not in `kept` (read by the backward pass, a guard, or a result): each can be written
     inside the one expression that uses it. (`count`: `users`, if known.)"""
     count = count or users(trace)
-    folds = {ins.out for ins in trace.tape if RULES[ins.op].folds}
-    found = {a for ins in trace.tape if RULES[ins.op].folds
-             for a in ins.args if a in folds and count[a] == 1}
-    return found - set(kept)
+    folding = _FOLDS
+    folds, found = set(), set()  # (an argument is made before the instruction that uses it)
+    for out, op, args in trace.tape:
+        if op in folding:
+            for a in args:
+                if a in folds and count[a] == 1:
+                    found.add(a)
+            folds.add(out)
+    return found.difference(kept)
+
+
+_FOLDS = frozenset(op for op, rule in RULES.items() if rule.folds)
 
 
 def slots(trace, flow, folded_away):
@@ -310,11 +318,12 @@ class Program:
     def fused_folded(self):
         """The results the fused C writes inside the expression that uses them: `folded`,
         but none that a sum of products reads, holds or gives."""
-        touched = set(self.inside_dots)
+        found = folded(self.trace, self.kept, self.users)
+        found.difference_update(self.inside_dots)
         for dot in self.dots.values():
-            touched.add(dot.out)
-            touched.update(a for a in dot.operands if type(a) is str)
-        return folded(self.trace, self.kept | touched, self.users)
+            found.discard(dot.out)
+            found.difference_update(dot.operands)
+        return found
 
     def places(self, away):
         """The `slots` of the results and gradients, with the results `away` ("none",
