@@ -122,12 +122,13 @@ def gradient_flow(trace, count=None):
             assign(out)
         shared = False
         plain = _PLAIN.get(op)
-        for to, expr, condition in (plain or [(args.index(target), e, c)
-                                              for target, e, c in shares(ins)]):
+        for to, expr, condition, passes_on in (
+                plain or [(args.index(target), e, c, c is None and e == GRADIENT)
+                          for target, e, c in shares(ins)]):
             target = args[to]
             if target not in need:  # a constant or an input, whose gradient nobody wants
                 continue
-            if target not in assigned and condition is None and expr == GRADIENT and (
+            if passes_on and target not in assigned and (
                     not shared or (target == args[-1] and count.get(target) == 1
                                    and count.get(args[0]) == 1
                                    and op_of.get(target, "+") != "+")):
@@ -156,8 +157,11 @@ def backward_reads(flow):
 
 
 # The shares of each operation that a number of the trace never leaves out (no `nonzero`):
-# {op: ((input, template, condition), ...)}, what `shares` gives for every instruction.
-_PLAIN = {op: tuple((share.to, share.expr, share.condition) for share in rule.backward)
+# {op: ((input, template, condition, whether it passes the gradient on as it is), ...)}, what
+# `shares` gives for every instruction.
+_PLAIN = {op: tuple((share.to, share.expr, share.condition,
+                     share.condition is None and share.expr == GRADIENT)
+                    for share in rule.backward)
           for op, rule in RULES.items() if not any(share.nonzero for share in rule.backward)}
 
 
