@@ -1,5 +1,6 @@
-"""Inputs: takes what `compile_loss` and a compiled call are given, gives their numbers and
-their shape, or a TypeError or ValueError that says what is wrong with them.
+"""Inputs: takes what `compile_loss` and a call are given, gives their numbers and shape.
+
+Where they are not numbers, or not shaped as at the trace, a TypeError or ValueError says how.
 
 A batch of points, each a list of floats, is read at C speed (`batch_of_floats`); anything
 else goes the general way (`flatten`, `numbers`), which accepts any real number and nesting
