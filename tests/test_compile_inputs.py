@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from autograd.compile import compile_loss
-from autograd.compile.front import _flatten
+from autograd.compile.inputs import flatten
 
 Point = namedtuple("Point", "x y")
 
@@ -29,7 +29,7 @@ nestings = st.recursive(leaves, lambda inner: st.one_of(
 
 @given(nestings)
 def test_every_nesting_flattens_as_item_by_item(obj):
-    assert _flatten(obj) == flatten_slowly(obj)
+    assert flatten(obj) == flatten_slowly(obj)
 
 
 def test_the_usual_shapes_and_their_neighbours_flatten_as_item_by_item():
@@ -37,7 +37,7 @@ def test_the_usual_shapes_and_their_neighbours_flatten_as_item_by_item():
              [Point(1.0, 2.0), Point(3.0, 4.0)], [[1.0, [2.0]], [3.0]], [[Point(1.0, 2.0)]],
              ([1.0], (2.0,)), [1.0, [2.0, 3.0]], 4.0]
     for obj in cases:
-        assert _flatten(obj) == flatten_slowly(obj), obj
+        assert flatten(obj) == flatten_slowly(obj), obj
 
 
 def test_a_point_shaped_otherwise_than_at_the_trace_is_refused():

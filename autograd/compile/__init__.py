@@ -109,6 +109,8 @@ per module, each taking what the stage before gave. Following `compile_loss` to 
 
 - `front`: takes a function of `Value`s and its numbers, gives a `CompiledLoss` (what it
   checks, the pipeline run once, the check mode); `step` puts it to work for `autograd.nn`;
+  `inputs` takes what it and each call are given, gives their numbers and shape (a batch of
+  points of floats read at C speed), or the error that says what is wrong;
 - `tracing`: takes a `with` block, gives every `Value` the engine made in it, in order;
 - `tape`: takes the graph of a trace, gives a `Trace`, its `Instruction`s as data (`record`);
 - `passes`: takes a `Trace`, gives a `Program`: the facts every later stage reads (what needs

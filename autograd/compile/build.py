@@ -206,8 +206,8 @@ def build(program: Program, opt_level=0, fuse=True):
 
 
 def _warn(message):
-    # _warn < build < CompiledLoss.__init__ < compile_loss < the caller's line
-    warnings.warn(message, CacheWarning, stacklevel=5)
+    # _warn < build < CompiledLoss._trace_and_build < __init__ < compile_loss < the caller's line
+    warnings.warn(message, CacheWarning, stacklevel=6)
 
 
 def _sha256(data):

@@ -7,7 +7,6 @@ docstring)."""
 import math
 import time
 import warnings
-from itertools import chain
 
 from .. import _floats
 from ..engine import Value
@@ -16,6 +15,8 @@ from . import build
 from .python import Python, load, python_source
 from .python_fused import fused_python_source
 from ..ops import OPS, find
+from .inputs import (batch_of_floats, flatten, leaves, numbers, point_lengths, shape_text,
+                     type_name, unflatten)
 from .passes import Program
 from .tape import is_name, record
 from .tracing import creations
@@ -76,6 +77,18 @@ def compile_loss(fn, params, inputs=(), *, check=False, has_aux=False, backend="
                         opt_level=opt_level, fuse=fuse)
 
 
+def _check_options(backend, fuse, opt_level):
+    """ValueError or TypeError for an option `compile_loss` does not take."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be 'python' or 'c', not {backend!r}")
+    if fuse is not None and type(fuse) is not bool:
+        raise TypeError(f"fuse must be True, False or None (the default: see compile_loss), "
+                        f"not {fuse!r}")
+    if type(opt_level) is not int or not 0 <= opt_level <= 3:
+        raise ValueError(f"opt_level must be a whole number from 0 to 3 (the C compiler's "
+                         f"-O level), not {opt_level!r}")
+
+
 class CompiledLoss:
     """`fn` traced once: call it as `loss, grads = compiled(param_numbers, input_numbers)`.
 
@@ -88,96 +101,83 @@ class CompiledLoss:
     def __init__(self, fn, params, inputs=(), *, check=False, has_aux=False, backend="python",
                  opt_level=OPT_LEVEL, fuse=None):
         started = time.perf_counter()
-        if backend not in BACKENDS:
-            raise ValueError(f"backend must be 'python' or 'c', not {backend!r}")
-        if fuse is not None and type(fuse) is not bool:
-            raise TypeError(f"fuse must be True, False or None (the default: see compile_loss), "
-                            f"not {fuse!r}")
-        if type(opt_level) is not int or not 0 <= opt_level <= 3:
-            raise ValueError(f"opt_level must be a whole number from 0 to 3 (the C compiler's "
-                             f"-O level), not {opt_level!r}")
+        _check_options(backend, fuse, opt_level)
         self.fn, self.check, self.has_aux = fn, check, has_aux
         self._params = list(params)
-        for i, p in enumerate(self._params):
-            _require_leaf_or_number(p, f"parameter {i}")
-        if len({id(p) for p in self._params if isinstance(p, Value)}) != sum(
-                isinstance(p, Value) for p in self._params):
-            raise ValueError("the same Value appears twice in params: list each parameter once")
-        flat_inputs, self.input_shape = _flatten(inputs)
-        leaves = {id(p): f"parameter {i}" for i, p in enumerate(self._params)
-                  if isinstance(p, Value)}
-        for i, x in enumerate(flat_inputs):
-            _require_leaf_or_number(x, f"input {i}")
-            if isinstance(x, Value):
-                if id(x) in leaves:  # one Value holds one number: the trace would keep one
-                    raise ValueError(
-                        f"input {i}, {_floats.show(x)}, is also {leaves[id(x)]}: a Value holds "
-                        "one number, so the compiled code could not take two for it. Give each "
-                        "parameter and each input its own Value (or a number)"
-                    )
-                leaves[id(x)] = f"input {i}"
-        self._inputs = flat_inputs
+        self._inputs, self.input_shape = leaves(self._params, inputs)
+        self._lengths = point_lengths(self.input_shape)
         self.n_params = len(self._params)
-
         # A trace builds tens of thousands of objects, and the collector's passes over them
         # (and later over the syntax tree of the code) would cost more than the work itself.
         with collector_paused():
-            param_leaves = [p if isinstance(p, Value) else Value(p) for p in self._params]
-            input_leaves = [x if isinstance(x, Value) else Value(x) for x in flat_inputs]
-            with creations() as made:
-                result = fn(list(param_leaves), _unflatten(input_leaves, self.input_shape))
-            root, aux = _loss_and_aux(result, has_aux)
-            self._trace = record(root, aux, has_aux, param_leaves, input_leaves, made)
-            self._program = Program(self._trace)  # the passes, each run once, when asked
-            self.tape = self._trace.tape
-            del root, aux, result, param_leaves, input_leaves, made  # the graph can go now
-            self._careful = None
-            self.backend, self._c = "python", None
-            if backend == "c":
-                try:
-                    self._c = build.build(self._program, opt_level, fuse is not False)
-                except build.CannotBuild as reason:
-                    warnings.warn(f"{reason}; running the compiled Python code instead",
-                                  NoCompilerWarning, stacklevel=3)
-            if self._c is not None:
-                self.backend, self.source = "c", self._c.source
-            else:
-                if fuse is None:
-                    fuse = len(self.tape) >= FUSE_PYTHON_FROM
-                self.source = (fused_python_source(self._program) if fuse
-                               else python_source(self._program, careful=False))
-                self._function = load(self.source)
-        self.fused = fuse is not False if self.backend == "c" else bool(fuse)
+            self._trace_and_build(backend, opt_level, fuse)
         self.compile_seconds = time.perf_counter() - started
+
+    def _trace_and_build(self, backend, opt_level, fuse):
+        """The pipeline, run once: trace `fn`, record the tape, find the `Program`'s facts,
+        and write (and for C, build) the code."""
+        param_leaves = [p if isinstance(p, Value) else Value(p) for p in self._params]
+        input_leaves = [x if isinstance(x, Value) else Value(x) for x in self._inputs]
+        with creations() as made:
+            result = self.fn(list(param_leaves), unflatten(input_leaves, self.input_shape))
+        root, aux = _loss_and_aux(result, self.has_aux)
+        self._trace = record(root, aux, self.has_aux, param_leaves, input_leaves, made)
+        self._program = Program(self._trace)  # the passes, each run once, when asked
+        self.tape = self._trace.tape
+        del root, aux, result, param_leaves, input_leaves, made  # the graph can go now
+        self._careful = None
+        self.backend, self._c = "python", None
+        if backend == "c":
+            try:
+                self._c = build.build(self._program, opt_level, fuse is not False)
+            except build.CannotBuild as reason:
+                warnings.warn(f"{reason}; running the compiled Python code instead",
+                              NoCompilerWarning, stacklevel=4)
+        if self._c is not None:
+            self.backend, self.source = "c", self._c.source
+        else:
+            if fuse is None:
+                fuse = len(self.tape) >= FUSE_PYTHON_FROM
+            self.source = (fused_python_source(self._program) if fuse
+                           else python_source(self._program, careful=False))
+            self._function = load(self.source)
+        self.fused = fuse is not False if self.backend == "c" else bool(fuse)
 
     def __call__(self, params, inputs=()):
         """`(loss, [d loss / d param for each parameter])` for these numbers, as floats (and
         the other values' numbers as a third item, with `has_aux`)."""
-        p = _numbers(params, "parameter")
+        p = numbers(params, "parameter")
         if len(p) != self.n_params:
             raise ValueError(
                 f"this loss was compiled for {self.n_params} parameters, but was given {len(p)}: "
                 "compile it again with compile_loss for a different set of parameters"
             )
-        flat, shape = _flatten(inputs)
+        x = batch_of_floats(inputs, self._lengths)  # the common case, at C speed
+        if x is None:
+            x = self._inputs_checked(inputs)
+        return self._checked_call(p, x) if self.check else self._replay(p, x)
+
+    def _inputs_checked(self, inputs):
+        """The numbers of `inputs`, once they are found shaped as at the trace (a TypeError or
+        ValueError that says how they differ otherwise)."""
+        flat, shape = flatten(inputs)
         if shape is None and self.input_shape is not None and not _floats.is_real(inputs):
             raise TypeError(
-                f"the inputs must be a list or tuple shaped {_shape_text(self.input_shape)}, as "
-                f"at the trace, but were given {_floats.show(inputs)} of type {_type_name(inputs)}"
+                f"the inputs must be a list or tuple shaped {shape_text(self.input_shape)}, as "
+                f"at the trace, but were given {_floats.show(inputs)} of type {type_name(inputs)}"
                 + (": pass a list, e.g. array.tolist()" if hasattr(inputs, "tolist") else "")
             )
         if shape != self.input_shape:
             raise ValueError(
-                f"this loss was compiled for inputs shaped {_shape_text(self.input_shape)}, but "
-                f"was given {_shape_text(shape)}: a trace replays one shape, so compile again "
+                f"this loss was compiled for inputs shaped {shape_text(self.input_shape)}, but "
+                f"was given {shape_text(shape)}: a trace replays one shape, so compile again "
                 "with compile_loss for this one"
             )
-        x = _numbers(flat, "input")
-        return self._checked_call(p, x) if self.check else self._replay(p, x)
+        return numbers(flat, "input")
 
     def __repr__(self):
         return (f"<CompiledLoss: {len(self.tape)} instructions, {self.n_params} parameters, "
-                f"inputs {_shape_text(self.input_shape)}, {self.backend}"
+                f"inputs {shape_text(self.input_shape)}, {self.backend}"
                 f"{', check' if self.check else ''}>")
 
     def _replay(self, p, x):
@@ -280,7 +280,7 @@ class CompiledLoss:
         params, inputs = leaves[:len(p)], leaves[len(p):]
         try:
             with creations() as made:
-                self.fn(list(params), _unflatten(inputs, self.input_shape))
+                self.fn(list(params), unflatten(inputs, self.input_shape))
         except Exception:  # what ran up to the error is what is compared
             pass
         finally:
@@ -303,7 +303,7 @@ class CompiledLoss:
             params = [leaf(g, n) for g, n in zip(self._params, p)]
             inputs = [leaf(g, n) for g, n in zip(self._inputs, x)]
             root, aux = _loss_and_aux(
-                self.fn(list(params), _unflatten(inputs, self.input_shape)), self.has_aux)
+                self.fn(list(params), unflatten(inputs, self.input_shape)), self.has_aux)
             root.backward()
             grads = [v.grad for v in params]
             if self.has_aux:
@@ -392,97 +392,6 @@ def _loss_and_aux(result, has_aux):
 
 def _data(v):
     return v.data if isinstance(v, Value) else float(v)
-
-
-
-
-# --------------------------------------------------------------------- numbers and shapes
-
-
-def _require_leaf_or_number(x, what):
-    if isinstance(x, Value):
-        if x._prev:
-            raise ValueError(
-                f"{what} must be a number or a leaf Value, but {x!r} was computed by {x._op!r}"
-            )
-        return
-    if type(x) is not float and not _floats.is_real(x):
-        raise TypeError(
-            f"{what} must be a real number or a leaf Value (the inputs a number, or lists and "
-            f"tuples of them), but was given {_floats.show(x)} of type {_type_name(x)}"
-            + (": pass a list, e.g. array.tolist()" if hasattr(x, "tolist") else "")
-        )
-    _floats.as_float(x)  # an OverflowError for an int too large for a float
-
-
-def _numbers(values, what):
-    try:
-        values = list(values)
-    except TypeError:
-        raise TypeError(f"the {what}s must be a sequence of numbers, but were given "
-                        f"{_floats.show(values)} of type {_type_name(values)}") from None
-    if set(map(type, values)) <= {float}:  # the common case, checked at C speed
-        return values
-    for i, x in enumerate(values):
-        if type(x) is not float and not _floats.is_real(x):
-            raise TypeError(f"{what} {i} must be a real number, but was given "
-                            f"{_floats.show(x)} of type {_type_name(x)}")
-    return [x if type(x) is float else _floats.as_float(x) for x in values]
-
-
-def _type_name(x):
-    """`float`, `str`, or `numpy.ndarray`: the type of x, with its module unless a built-in."""
-    kind = type(x)
-    return kind.__qualname__ if kind.__module__ == "builtins" else (
-        f"{kind.__module__}.{kind.__qualname__}")
-
-
-_SEQUENCES = (list, tuple)
-
-
-def _flatten(obj):
-    """(the numbers of a nesting of lists and tuples, in order; its shape). The shape of a number
-    is None, of a sequence the tuple of its items' shapes."""
-    if type(obj) in _SEQUENCES:  # a list of numbers, or of lists of numbers, at C speed:
-        kinds = set(map(type, obj))  # the shapes a batch of points comes in
-        if not _any_sequence(kinds):
-            return list(obj), (None,) * len(obj)
-        if kinds <= set(_SEQUENCES) and not _any_sequence(set(map(type, chain(*obj)))):
-            return list(chain(*obj)), tuple([(None,) * len(item) for item in obj])
-    if isinstance(obj, _SEQUENCES):
-        flat, shapes = [], []
-        for item in obj:
-            f, s = _flatten(item)
-            flat.extend(f)
-            shapes.append(s)
-        return flat, tuple(shapes)
-    return [obj], None
-
-
-def _any_sequence(kinds):
-    """Whether any of the types `kinds` is a list or a tuple (or a subclass of one)."""
-    return any(issubclass(kind, _SEQUENCES) for kind in kinds)
-
-
-def _unflatten(flat, shape):
-    """The nesting `shape` (as lists) filled with the items of `flat`, in order."""
-    items = iter(flat)
-
-    def build(s):
-        return next(items) if s is None else [build(child) for child in s]
-
-    return build(shape)
-
-
-def _shape_text(shape):
-    """`shape` in words: 'a number', '3 numbers', '100 × (2 numbers)', or a ragged list."""
-    if shape is None:
-        return "a number"
-    if all(s is None for s in shape):
-        return f"{len(shape)} number{'s' * (len(shape) != 1)}"
-    if len(set(shape)) == 1:
-        return f"{len(shape)} × ({_shape_text(shape[0])})"
-    return "[" + ", ".join(_shape_text(s) for s in shape) + "]"
 
 
 def _outcome(function, p, x):

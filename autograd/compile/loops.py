@@ -115,20 +115,27 @@ def _roll_once(items, window, candidates, outer):
     """One pass of `roll` over `items`, which are inside `outer` loops already: at each item,
     the block (up to `window` items, ending before one of the next `candidates` items of the
     same signature) whose repetitions cover the most items becomes a loop."""
-    signatures = [item.signature for item in items]
+    # Each signature as a small number (a nested tuple's hash is not kept: one hash each)
+    numbered = {}
+    signatures = [numbered.setdefault(item[0] if type(item) is Statement else item.signature,
+                                      len(numbered)) for item in items]
     constants = [item.constants for item in items]
     moves = [item.moves for item in items]
-    later = {}  # signature -> the positions where it occurs, in order
+    later = [[] for _ in numbered]  # signature -> the positions where it occurs, in order
     for i, s in enumerate(signatures):
-        later.setdefault(s, []).append(i)
-    seen = dict.fromkeys(later, 0)  # how many of each signature's positions are behind us
+        later[s].append(i)
+    seen = [0] * len(numbered)  # how many of each signature's positions are behind us
     out, i, n = [], 0, len(items)
+    # every item's constants and moves, one after the other: a block's are one slice
+    flat_constants = list(chain.from_iterable(constants))
+    flat_moves = list(chain.from_iterable(moves))
+    starts = [0]
+    for c in constants:
+        starts.append(starts[-1] + len(c))
 
     def block(at, size):
-        if size == 1:
-            return constants[at], moves[at]
-        return (tuple(chain.from_iterable(constants[at:at + size])),
-                tuple(chain.from_iterable(moves[at:at + size])))
+        first, last = starts[at], starts[at + size]
+        return flat_constants[first:last], flat_moves[first:last]
 
     while i < n:
         s = signatures[i]

@@ -122,12 +122,13 @@ def gradient_flow(trace, count=None):
             assign(out)
         shared = False
         plain = _PLAIN.get(op)
-        for to, expr, condition in (plain or [(args.index(target), e, c)
-                                              for target, e, c in shares(ins)]):
+        for to, expr, condition, passes_on in (
+                plain or [(args.index(target), e, c, c is None and e == GRADIENT)
+                          for target, e, c in shares(ins)]):
             target = args[to]
             if target not in need:  # a constant or an input, whose gradient nobody wants
                 continue
-            if target not in assigned and condition is None and expr == GRADIENT and (
+            if passes_on and target not in assigned and (
                     not shared or (target == args[-1] and count.get(target) == 1
                                    and count.get(args[0]) == 1
                                    and op_of.get(target, "+") != "+")):
@@ -156,8 +157,11 @@ def backward_reads(flow):
 
 
 # The shares of each operation that a number of the trace never leaves out (no `nonzero`):
-# {op: ((input, template, condition), ...)}, what `shares` gives for every instruction.
-_PLAIN = {op: tuple((share.to, share.expr, share.condition) for share in rule.backward)
+# {op: ((input, template, condition, whether it passes the gradient on as it is), ...)}, what
+# `shares` gives for every instruction.
+_PLAIN = {op: tuple((share.to, share.expr, share.condition,
+                     share.condition is None and share.expr == GRADIENT)
+                    for share in rule.backward)
           for op, rule in RULES.items() if not any(share.nonzero for share in rule.backward)}
 
 
@@ -174,10 +178,18 @@ def folded(trace, kept, count=None):
     not in `kept` (read by the backward pass, a guard, or a result): each can be written
     inside the one expression that uses it. (`count`: `users`, if known.)"""
     count = count or users(trace)
-    folds = {ins.out for ins in trace.tape if RULES[ins.op].folds}
-    found = {a for ins in trace.tape if RULES[ins.op].folds
-             for a in ins.args if a in folds and count[a] == 1}
-    return found - set(kept)
+    folding = _FOLDS
+    folds, found = set(), set()  # (an argument is made before the instruction that uses it)
+    for out, op, args in trace.tape:
+        if op in folding:
+            for a in args:
+                if a in folds and count[a] == 1:
+                    found.add(a)
+            folds.add(out)
+    return found.difference(kept)
+
+
+_FOLDS = frozenset(op for op, rule in RULES.items() if rule.folds)
 
 
 def slots(trace, flow, folded_away):
@@ -310,11 +322,12 @@ class Program:
     def fused_folded(self):
         """The results the fused C writes inside the expression that uses them: `folded`,
         but none that a sum of products reads, holds or gives."""
-        touched = set(self.inside_dots)
+        found = folded(self.trace, self.kept, self.users)
+        found.difference_update(self.inside_dots)
         for dot in self.dots.values():
-            touched.add(dot.out)
-            touched.update(a for a in dot.operands if type(a) is str)
-        return folded(self.trace, self.kept | touched, self.users)
+            found.discard(dot.out)
+            found.difference_update(dot.operands)
+        return found
 
     def places(self, away):
         """The `slots` of the results and gradients, with the results `away` ("none",

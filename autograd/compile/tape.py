@@ -70,17 +70,17 @@ def record(root, aux, has_aux, param_leaves, input_leaves, made):
     nodes.extend(made)
     constant = set()
     tape, instruction_of = [], {}
-    rows, reference = {}, REFERENCE_BACKWARD  # op label -> the table's row; row -> its code
-    new = tuple.__new__  # an Instruction, made without the checks of its own __new__
+    known = {}  # op label -> (the table's row, the code of its engine closure); '**2': '**n'
+    new, get = tuple.__new__, names.get  # an Instruction, made without its __new__'s checks
     for node in nodes:
+        key = id(node)
+        if key in names:
+            continue
         if not isinstance(node, Value):
             raise TypeError(
                 f"compile_loss traces autograd.engine.Value graphs, but the graph holds {node!r} "
                 f"of type {type(node).__name__}"
             )
-        key = id(node)
-        if key in names:
-            continue
         prev = node._prev
         for child in prev:
             if id(child) not in constant:
@@ -92,19 +92,26 @@ def record(root, aux, has_aux, param_leaves, input_leaves, made):
         # (a child missing from `names` was made before the trace and reaches only operations
         # whose results do not reach the loss: it is a constant of the code, like a leaf)
         label = node._op
-        row = rows[label] if label in rows else rows.setdefault(label, find(label))  # '**2': '**n'
-        if row is None or getattr(node._backward, "__code__", None) is not reference[row.name]:
+        if label in known:
+            row, code = known[label]
+        else:
+            row = find(label)
+            row, code = known[label] = (row, None if row is None else REFERENCE_BACKWARD[row.name])
+        if row is None or getattr(node._backward, "__code__", None) is not code:
             # made by hand, or a `_backward` of its own: no derivative to compile (it raises)
             require_engine_derivative(node, "compile_loss")
-        args = [names[id(child)] if id(child) in names else child.data for child in prev]
         if row is None:
             raise NotImplementedError(
                 f"compile_loss does not know the operation {node._op!r} of {node!r}")
-        op = row.name
+        if len(prev) == 2:  # each input a name, or a number
+            a, b = prev
+            args = (get(id(a), a.data), get(id(b), b.data))
+        else:
+            args = tuple([get(id(child), child.data) for child in prev])
         if row.parameters:  # a number exponent, as the engine was given it (2 or 2.0)
-            args.append(exponent(node))
+            args += (exponent(node),)
         names[key] = out = f"t{len(tape)}"
-        instruction_of[key] = ins = new(Instruction, (out, op, tuple(args)))
+        instruction_of[key] = ins = new(Instruction, (out, row.name, args))
         tape.append(ins)
     closures = [instruction_of[id(n)] for n in reversed(order) if id(n) in instruction_of]
     result = names[id(root)]
