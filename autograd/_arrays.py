@@ -25,7 +25,7 @@ def as_array(data, what="Tensor"):
     """`data` as a new float64 array, or a TypeError/ValueError that says what was wrong."""
     if isinstance(data, float) or (type(data) is np.ndarray and data.dtype is _FLOAT64):
         return np.array(data)  # the common cases (NumPy's float64 is a float): only the copy
-    if type(data) is int and -2**63 <= data < 2**63:  # as NumPy's int64, then float64
+    if type(data) is int and -(2**63) <= data < 2**63:  # as NumPy's int64, then float64
         return np.array(float(data))
     if data is None or isinstance(data, (str, bytes, bool, np.bool_)):
         raise TypeError(
@@ -40,8 +40,13 @@ def as_array(data, what="Tensor"):
             f"{data!r}, whose rows differ in length"
         ) from None
     if array.dtype.kind not in "iuf":
-        kinds = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes",
-                 "O": "objects that are not all real numbers"}
+        kinds = {
+            "b": "booleans",
+            "c": "complex numbers",
+            "U": "strings",
+            "S": "bytes",
+            "O": "objects that are not all real numbers",
+        }
         raise TypeError(
             f"{what} needs real numbers, but {data!r} holds "
             f"{kinds.get(array.dtype.kind, f'values of dtype {array.dtype}')}"
@@ -107,8 +112,7 @@ def _combine(a, op, b, function):
     if op == "/" and (b.data == 0).any():
         _broadcast(op, a, b)  # shapes that do not fit are said first
         raise ZeroDivisionError(
-            f"division by zero: {_shown(a, op, b)}, the divisor is 0 at index "
-            f"{_where(b.data == 0)}"
+            f"division by zero: {_shown(a, op, b)}, the divisor is 0 at index {_where(b.data == 0)}"
         )
     try:
         data = function(a.data, b.data)
@@ -136,9 +140,15 @@ class _Shown:
 def _matmul(a, b, shown):
     """`a @ b`, or OverflowError where finite matrices give a product too large for a float."""
     data = np.matmul(a, b)
-    if not _finite(data) and not np.isfinite(data).all() and np.isfinite(a).all() \
-            and np.isfinite(b).all():
-        raise OverflowError(f"{shown} is too large for a float at index {_where(~np.isfinite(data))}")
+    if (
+        not _finite(data)
+        and not np.isfinite(data).all()
+        and np.isfinite(a).all()
+        and np.isfinite(b).all()
+    ):
+        raise OverflowError(
+            f"{shown} is too large for a float at index {_where(~np.isfinite(data))}"
+        )
     return np.asarray(data, dtype=np.float64)
 
 

@@ -66,9 +66,11 @@ def unsupported(op, value, other):
     if all(hasattr(other, name) for name in ("data", "grad", "_prev")):  # a Value of another class
         mine_name = f"{mine.__module__}.{mine.__qualname__}"
         theirs_name = f"{theirs.__module__}.{theirs.__qualname__}"
-        which = (f"two different classes that are both called {mine_name}"
-                 if mine_name == theirs_name
-                 else f"two different engines: {mine_name} and {theirs_name}")
+        which = (
+            f"two different classes that are both called {mine_name}"
+            if mine_name == theirs_name
+            else f"two different engines: {mine_name} and {theirs_name}"
+        )
         return TypeError(
             f"cannot combine {show(value)} and {show(other)} with {op}: they are values of "
             f"{which}. A graph is built by one engine: make every value with the same class "

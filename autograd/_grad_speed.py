@@ -117,8 +117,7 @@ def _fits_as_recorded(node, g):
     needs = (True,) * len(node._prev)
     try:
         rule = grad_rules.rule_for(node, fast.Value)
-        grad_rules.as_recorded(node, g, rule(node, g, grad_rules.read_number, needs), needs,
-                               False)
+        grad_rules.as_recorded(node, g, rule(node, g, grad_rules.read_number, needs), needs, False)
     except (NotImplementedError, ValueError, ArithmeticError):  # no rule, or no fit
         return False
     return True
@@ -140,7 +139,7 @@ def _accumulator(op):
     names = ops.argument_names(op)
     leaves = [ops.Expr.leaf(name) for name in names] + [ops.Expr.leaf("out"), ops.Expr.leaf("g")]
     spell = "_{}".format
-    inputs = [f"node_{name}" for name in names[:op.arity]]
+    inputs = [f"node_{name}" for name in names[: op.arity]]
     body = []
     for node, rule in zip(inputs, op.backward):
         part = rule(ops.TEXT, *leaves)
@@ -153,19 +152,29 @@ def _accumulator(op):
         total = ops.Expr("+", (ops.Expr.leaf(f"get({node}, 0.0)"), part))
         body.append(("        " if condition else "    ") + f"totals[{node}] = {total.text(spell)}")
     used = set(re.findall(r"\w+", "\n".join(body)))
-    sources = {**{name: f"{node}.data" for name, node in zip(names, inputs)},
-               "n": "node._op.exponent", "out": "node.data"}  # n: the label holds it
+    sources = {
+        **{name: f"{node}.data" for name, node in zip(names, inputs)},
+        "n": "node._op.exponent",
+        "out": "node.data",
+    }  # n: the label holds it
     read = [name for name in (*names, "out") if name in used]
     name = f"accumulate_{_ACCUMULATOR_WORDS.get(op.name, op.name)}"
-    lines = [f"def {name}(node, g, totals, get):",
-             f"    {', '.join(inputs)}{',' if len(inputs) == 1 else ''} = node._prev"]
+    lines = [
+        f"def {name}(node, g, totals, get):",
+        f"    {', '.join(inputs)}{',' if len(inputs) == 1 else ''} = node._prev",
+    ]
     if read:
         lines.append(f"    {', '.join(read)} = {', '.join(sources[name] for name in read)}")
     return ops.python_function("\n".join(lines + body) + "\n", name)
 
 
-_ACCUMULATOR_WORDS = {"+": "sum", "*": "product", "/": "quotient", "**n": "power",
-                      "**": "power_of_values"}
+_ACCUMULATOR_WORDS = {
+    "+": "sum",
+    "*": "product",
+    "/": "quotient",
+    "**n": "power",
+    "**": "power_of_values",
+}
 _ACCUMULATORS = {name: _accumulator(op) for name, op in ops.OPS.items()}
 
 
@@ -187,13 +196,19 @@ def _recorded_slope_times_g(op):
     g = ops.Expr.leaf("g")
     leaves = [ops.Expr.leaf(name) for name in ops.argument_names(op)] + [ops.Expr.leaf("out")]
     part = op.backward[0](ops.TEXT, *leaves, g)
-    return (part is not None and part.op == "*" and part.parts[1] is g
-            and part.parts[0].text("_{}".format) == ops.slope_text(op, 0))
+    return (
+        part is not None
+        and part.op == "*"
+        and part.parts[1] is g
+        and part.parts[0].text("_{}".format) == ops.slope_text(op, 0)
+    )
 
 
 # The fast engine's one-input operations whose recorded slope `_numbers_fast` checks by taking
 # it again from the input's data (tanh, exp, sigmoid; relu it checks by hand).
-_SLOPES_TO_RETAKE = {name: op.slopes[0] for name, op in ops.OPS.items() if _recorded_slope_times_g(op)}
+_SLOPES_TO_RETAKE = {
+    name: op.slopes[0] for name, op in ops.OPS.items() if _recorded_slope_times_g(op)
+}
 
 
 # ------------------------------------------------------------------------- with create_graph
@@ -331,8 +346,9 @@ def _build(output, order, masks, dead, bounds, value_class):
     node and its inputs otherwise)."""
     totals = {output: value_class(1.0)}
     walk = _build_fast if value_class is fast.Value else _build_reference
-    building = _Building(masks, totals, bounds, *(dead or (frozenset(), frozenset())), {}, {},
-                         value_class)
+    building = _Building(
+        masks, totals, bounds, *(dead or (frozenset(), frozenset())), {}, {}, value_class
+    )
     return totals if walk(order, building) else None
 
 
@@ -382,8 +398,9 @@ def _build_reference(order, building):
             to_a = mask_a != 0 and (op != "relu" or node.data > 0)
             to_b = mask_b != 0
             if node in near:  # a part for a dead node is a number, and a dead node's parts too
-                passed = _numbers_for_dead(node, g, (a, factor_a, to_a), (b, factor_b, to_b),
-                                           building)
+                passed = _numbers_for_dead(
+                    node, g, (a, factor_a, to_a), (b, factor_b, to_b), building
+                )
                 if passed is None:
                     return False
                 to_a, to_b = passed
@@ -425,14 +442,17 @@ def _build_fast(order, building):
             to_a, to_b = mask_a != 0, mask_b != 0
             if op == "*" and b is None:  # a * c: the part is c * g, c the recorded slope
                 factor_a = factor_b = node._da
-            elif op == "*" and ((not to_a or node._da == b.data)
-                                and (not to_b or node._db == a.data)):
+            elif op == "*" and (
+                (not to_a or node._da == b.data) and (not to_b or node._db == a.data)
+            ):
                 factor_a, factor_b = b, a  # the parts b * g and a * g
-            elif op == "+" and (not to_a or node._da == 1.0) and (
-                    not to_b or node._db == 1.0):
+            elif op == "+" and (not to_a or node._da == 1.0) and (not to_b or node._db == 1.0):
                 factor_a = factor_b = None  # the parts g and g
-            elif op == "relu" and b is None and (not to_a or (
-                    node._da == 1.0 if node.data > 0 else isinstance(node._da, stop))):
+            elif (
+                op == "relu"
+                and b is None
+                and (not to_a or (node._da == 1.0 if node.data > 0 else isinstance(node._da, stop)))
+            ):
                 factor_a = factor_b = None
                 to_a = to_a and node.data > 0
             elif _by_rule(node, g, building):
@@ -468,8 +488,7 @@ def _numbers_for_dead(node, g, to_a, to_b, building):
     passes = []
     for child, factor, to_child in (to_a, to_b):
         if to_child and (is_dead or child in dead):
-            if not _add_number(child, _part_as_number(factor, g_number, value_class),
-                               dead_numbers):
+            if not _add_number(child, _part_as_number(factor, g_number, value_class), dead_numbers):
                 return None
             to_child = False
         passes.append(to_child)
@@ -516,8 +535,9 @@ def _by_rule(node, g, building):
         if part is None or not need:
             continue
         if child in dead:
-            if type(part) is not value_class or not _add_number(child, part.data,
-                                                                building.dead_numbers):
+            if type(part) is not value_class or not _add_number(
+                child, part.data, building.dead_numbers
+            ):
                 return False  # (a part that is not a Value: the chain rule adds it)
         else:  # the rule may read the node and its inputs
             before = totals.get(child)
@@ -536,8 +556,10 @@ def _all_reached(results, masks, bits, bounds):
     new nodes of their graphs, inputs first, each node's mask the union of its inputs' (walking
     each result's graph to its end on its own would walk their shared parts again and again)."""
     everything = (1 << len(bits)) - 1
-    reach = [_reaches_all_soon(result, masks, everything) if bound == everything else False
-             for result, bound in zip(results, bounds)]
+    reach = [
+        _reaches_all_soon(result, masks, everything) if bound == everything else False
+        for result, bound in zip(results, bounds)
+    ]
     walked = None  # the nodes with a mask, as a set the walks add to
     for result, known in zip(results, reach):
         if known is not None or result in masks:  # settled, or a result met before
@@ -549,8 +571,10 @@ def _all_reached(results, masks, bits, bounds):
             for child in node._prev:
                 mask |= masks.get(child, 0)  # (a new leaf is a constant: it reaches none)
             masks[node] = mask
-    return [masks.get(result, 0) == everything if known is None else known
-            for result, known in zip(results, reach)]
+    return [
+        masks.get(result, 0) == everything if known is None else known
+        for result, known in zip(results, reach)
+    ]
 
 
 def _reaches_all_soon(root, masks, everything, budget=32):

@@ -27,8 +27,15 @@ Standard library only (it needs nothing at all): `import autograd` must stay tha
 """
 
 __all__ = [
-    "NEURON", "NEURON_DATA", "NEURON_GRADS", "neuron", "neuron_output",
-    "EXPRESSION", "EXPRESSION_DATA", "EXPRESSION_GRADS", "expression",
+    "NEURON",
+    "NEURON_DATA",
+    "NEURON_GRADS",
+    "neuron",
+    "neuron_output",
+    "EXPRESSION",
+    "EXPRESSION_DATA",
+    "EXPRESSION_GRADS",
+    "expression",
 ]
 
 # ----------------------------------------------------------------------------- the neuron
@@ -40,13 +47,28 @@ NEURON = {"x1": 2.0, "x2": 0.0, "w1": -3.0, "w2": 1.0, "b": 6.8813735870195432}
 # `o.backward()` (worked out in the module's docstring). These are the mathematics' numbers;
 # floating point gets within 1e-12 of them (o.data is 0.7071067811865477, dw1 0.9999999999999996).
 NEURON_DATA = {
-    "x1": 2.0, "x2": 0.0, "w1": -3.0, "w2": 1.0, "b": 6.8813735870195432,
-    "x1*w1": -6.0, "x2*w2": 0.0, "x1*w1 + x2*w2": -6.0,
-    "n": 0.8813735870195432, "o": 0.7071067811865476,
+    "x1": 2.0,
+    "x2": 0.0,
+    "w1": -3.0,
+    "w2": 1.0,
+    "b": 6.8813735870195432,
+    "x1*w1": -6.0,
+    "x2*w2": 0.0,
+    "x1*w1 + x2*w2": -6.0,
+    "n": 0.8813735870195432,
+    "o": 0.7071067811865476,
 }
 NEURON_GRADS = {
-    "x1": -1.5, "x2": 0.5, "w1": 1.0, "w2": 0.0, "b": 0.5,
-    "x1*w1": 0.5, "x2*w2": 0.5, "x1*w1 + x2*w2": 0.5, "n": 0.5, "o": 1.0,
+    "x1": -1.5,
+    "x2": 0.5,
+    "w1": 1.0,
+    "w2": 0.0,
+    "b": 0.5,
+    "x1*w1": 0.5,
+    "x2*w2": 0.5,
+    "x1*w1 + x2*w2": 0.5,
+    "n": 0.5,
+    "o": 1.0,
 }
 
 
@@ -65,8 +87,9 @@ def neuron(Value, **numbers):
     """
     unknown = sorted(set(numbers) - set(NEURON))
     if unknown:
-        raise TypeError(f"the neuron's leaves are {', '.join(NEURON)}; there is no "
-                        f"{', '.join(unknown)}")
+        raise TypeError(
+            f"the neuron's leaves are {', '.join(NEURON)}; there is no {', '.join(unknown)}"
+        )
     nodes = {name: Value(x, label=name) for name, x in {**NEURON, **numbers}.items()}
     x1, x2, w1, w2, b = (nodes[name] for name in NEURON)
     _add(nodes, "x1*w1", x1 * w1)
@@ -89,8 +112,9 @@ def expression(Value, **numbers):
     e = a·b, d = e + c and L = d·f), every node labelled, nothing run backward."""
     unknown = sorted(set(numbers) - set(EXPRESSION))
     if unknown:
-        raise TypeError(f"the expression's leaves are {', '.join(EXPRESSION)}; there is no "
-                        f"{', '.join(unknown)}")
+        raise TypeError(
+            f"the expression's leaves are {', '.join(EXPRESSION)}; there is no {', '.join(unknown)}"
+        )
     nodes = {name: Value(x, label=name) for name, x in {**EXPRESSION, **numbers}.items()}
     _add(nodes, "e", nodes["a"] * nodes["b"])
     _add(nodes, "d", nodes["e"] + nodes["c"])

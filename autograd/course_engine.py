@@ -52,8 +52,10 @@ class Value:
     def __init__(self, data, _children=(), _op="", label=""):
         # True is an int to Python (bool is a subclass of int), so bool is tested first
         if isinstance(data, bool) or not isinstance(data, (int, float)):
-            raise TypeError(f"Value needs an int or a float, but was given {data!r} "
-                            f"of type {type(data).__name__}")
+            raise TypeError(
+                f"Value needs an int or a float, but was given {data!r} "
+                f"of type {type(data).__name__}"
+            )
         self.data = float(data)
         self.grad = 0.0
         self._backward = lambda: None
@@ -71,7 +73,7 @@ class Value:
         out = Value(self.data + other.data, (self, other), "+")
 
         def _backward():
-            self.grad += 1.0 * out.grad   # local derivative of a + b with respect to a: 1
+            self.grad += 1.0 * out.grad  # local derivative of a + b with respect to a: 1
             other.grad += 1.0 * out.grad  # ... and with respect to b: 1
 
         out._backward = _backward

@@ -83,11 +83,14 @@ def make_circles(n=100, noise=0.1, seed=0, factor=0.5):
     k_neg, k_pos = _class_sizes(n)
 
     def circle(k, radius):  # k points around the whole circle, the start not repeated
-        return [(radius * math.cos(2 * math.pi * i / k), radius * math.sin(2 * math.pi * i / k))
-                for i in range(k)]
+        return [
+            (radius * math.cos(2 * math.pi * i / k), radius * math.sin(2 * math.pi * i / k))
+            for i in range(k)
+        ]
 
-    return _finish(circle(k_neg, 1.0) + circle(k_pos, factor), [-1] * k_neg + [1] * k_pos,
-                   noise, rng)
+    return _finish(
+        circle(k_neg, 1.0) + circle(k_pos, factor), [-1] * k_neg + [1] * k_pos, noise, rng
+    )
 
 
 def make_spiral(n=100, noise=0.1, seed=0, turns=1.5):
@@ -105,8 +108,10 @@ def make_spiral(n=100, noise=0.1, seed=0, turns=1.5):
 
     def arm(k):
         radii = [0.1 + r for r in _spaced(k, 0.9)]
-        return [(r * math.cos(2 * math.pi * turns * r), r * math.sin(2 * math.pi * turns * r))
-                for r in radii]
+        return [
+            (r * math.cos(2 * math.pi * turns * r), r * math.sin(2 * math.pi * turns * r))
+            for r in radii
+        ]
 
     positive = [(-x1, -x2) for x1, x2 in arm(k_pos)]
     return _finish(arm(k_neg) + positive, [-1] * k_neg + [1] * k_pos, noise, rng)
@@ -145,7 +150,9 @@ DATASETS = {
 def make_dataset(name, n=100, noise=0.1, seed=0):
     """The data set called `name` (a key of `DATASETS`), for menus such as a dashboard's."""
     if name not in DATASETS:
-        raise ValueError(f"unknown data set {name!r}; choose one of {', '.join(map(repr, DATASETS))}")
+        raise ValueError(
+            f"unknown data set {name!r}; choose one of {', '.join(map(repr, DATASETS))}"
+        )
     return DATASETS[name](n=n, noise=noise, seed=seed)
 
 
@@ -166,7 +173,12 @@ def train_test_split(X, y, test_fraction=0.25, seed=0):
     random.Random(seed).shuffle(order)
     n_test = min(max(round(len(X) * test_fraction), 1), len(X) - 1)
     test, train = order[:n_test], order[n_test:]
-    return ([X[i] for i in train], [X[i] for i in test], [y[i] for i in train], [y[i] for i in test])
+    return (
+        [X[i] for i in train],
+        [X[i] for i in test],
+        [y[i] for i in train],
+        [y[i] for i in test],
+    )
 
 
 def load_digits():

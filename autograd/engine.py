@@ -367,8 +367,13 @@ def _rebound(function, memo):
             cells.append(types.CellType(copy.deepcopy(cell.cell_contents, memo)))
         except ValueError:  # a variable not yet assigned when the closure was made
             cells.append(types.CellType())
-    twin = types.FunctionType(function.__code__, function.__globals__, function.__name__,
-                              function.__defaults__, tuple(cells))
+    twin = types.FunctionType(
+        function.__code__,
+        function.__globals__,
+        function.__name__,
+        function.__defaults__,
+        tuple(cells),
+    )
     twin.__kwdefaults__ = function.__kwdefaults__
     twin.__qualname__ = function.__qualname__
     return twin

@@ -29,9 +29,26 @@ from . import course_engine
 from ._platform import IN_BROWSER
 from .stages import CHAPTER_METHODS, methods_up_to
 
-__all__ = ["FILE_NAME", "ENVIRONMENT", "PARTS", "MODULE_PARTS", "CHAPTER_OF", "EXERCISE_OF",
-           "COURSE_TEXT", "YOURS", "COURSE", "Loaded", "load", "write", "file_path", "shown",
-           "switch_off", "source_of", "fresh_text", "blocks"]
+__all__ = [
+    "FILE_NAME",
+    "ENVIRONMENT",
+    "PARTS",
+    "MODULE_PARTS",
+    "CHAPTER_OF",
+    "EXERCISE_OF",
+    "COURSE_TEXT",
+    "YOURS",
+    "COURSE",
+    "Loaded",
+    "load",
+    "write",
+    "file_path",
+    "shown",
+    "switch_off",
+    "source_of",
+    "fresh_text",
+    "blocks",
+]
 
 FILE_NAME = "my_engine.py"
 ENVIRONMENT = "AUTOGRAD_MY_ENGINE"
@@ -45,9 +62,14 @@ CHAPTER_OF.update({name: LAST for name in MODULE_PARTS})
 
 # The exercise whose answer each part is: (module of autograd.checks, exercise's name there).
 EXERCISE_OF = {
-    "__init__": ("ch02", "REJECT"), "__mul__": ("ch03", "MUL"), "__sub__": ("ch03", "SUB"),
-    "__pow__": ("ch03", "POW"), "tanh": ("ch04", "TANH"), "sigmoid": ("ch04", "SIGMOID"),
-    "backward": ("ch05", "BACKWARD"), "iterative_topological_order": ("ch05", "SORT"),
+    "__init__": ("ch02", "REJECT"),
+    "__mul__": ("ch03", "MUL"),
+    "__sub__": ("ch03", "SUB"),
+    "__pow__": ("ch03", "POW"),
+    "tanh": ("ch04", "TANH"),
+    "sigmoid": ("ch04", "SIGMOID"),
+    "backward": ("ch05", "BACKWARD"),
+    "iterative_topological_order": ("ch05", "SORT"),
 }
 
 YOURS, COURSE = "# yours", "# the course's"
@@ -107,7 +129,7 @@ def _course_texts():
             nodes += node.body
     for node in nodes:
         if isinstance(node, ast.FunctionDef) and node.name in PARTS:
-            texts[node.name] = textwrap.dedent("\n".join(lines[node.lineno - 1:node.end_lineno]))
+            texts[node.name] = textwrap.dedent("\n".join(lines[node.lineno - 1 : node.end_lineno]))
     return texts
 
 
@@ -151,7 +173,7 @@ def blocks(text):
         first = min([node.lineno] + [d.lineno for d in node.decorator_list])
         while first > 1 and lines[first - 2].strip().startswith("#"):
             first -= 1
-        comments = [line.strip() for line in lines[first - 1:node.lineno - 1]]
+        comments = [line.strip() for line in lines[first - 1 : node.lineno - 1]]
         marker = next((c for c in comments if c.startswith((YOURS, COURSE))), "")
         blocks[node.name] = (first, node.end_lineno, marker)
     return blocks
@@ -180,14 +202,16 @@ def load(path=None):
     loaded.namespace = namespace
     value = namespace.get("Value")
     for part in PARTS:
-        where = namespace if part in MODULE_PARTS else vars(value) if isinstance(value, type) else {}
+        where = (
+            namespace if part in MODULE_PARTS else vars(value) if isinstance(value, type) else {}
+        )
         function = where.get(part)
         if callable(function) and hasattr(function, "__code__"):
             loaded.parts[part] = function
             first, last, marker = found.get(part, (0, 0, ""))
             mine = marker.startswith(YOURS)
             if not mine and part in found:
-                text = "\n".join(loaded.text.splitlines()[first - 1:last])
+                text = "\n".join(loaded.text.splitlines()[first - 1 : last])
                 mine = not same_code(def_only(text), COURSE_TEXT[part])  # edited by hand
             loaded.whose[part] = "yours" if mine else "the course's"
             if not mine:
@@ -212,7 +236,7 @@ def source_of(function, part):
     if not tree.body or not isinstance(tree.body[0], ast.FunctionDef):
         return None
     node = tree.body[0]
-    lines = text.splitlines()[node.lineno - 1:node.end_lineno]
+    lines = text.splitlines()[node.lineno - 1 : node.end_lineno]
     if node.name != part:
         lines[0] = lines[0].replace(f"def {node.name}(", f"def {part}(", 1)
     return textwrap.dedent("\n".join(lines))
@@ -229,9 +253,10 @@ def fresh_text():
     for part in MODULE_PARTS:
         lines += _block(part, f"{COURSE} · chapter {LAST} · {why}", COURSE_TEXT[part]) + ["", ""]
     lines += ["class Value:", '    """A number that remembers how it was computed."""', ""]
-    for part in PARTS[len(MODULE_PARTS):]:
-        lines += _block(part, f"{COURSE} · chapter {CHAPTER_OF[part]} · {why}",
-                        COURSE_TEXT[part]) + [""]
+    for part in PARTS[len(MODULE_PARTS) :]:
+        lines += _block(
+            part, f"{COURSE} · chapter {CHAPTER_OF[part]} · {why}", COURSE_TEXT[part]
+        ) + [""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -245,13 +270,14 @@ def write(path, changes):
         lines = text.splitlines()
         if part in found:
             first, last, _ = found[part]
-            old = "\n".join(lines[first - 1:last])
-            lines[first - 1:last] = _block(part, marker, source or def_only(old))
+            old = "\n".join(lines[first - 1 : last])
+            lines[first - 1 : last] = _block(part, marker, source or def_only(old))
         else:
             new = _block(part, marker, source or COURSE_TEXT[part]) + [""]
             tree = ast.parse(text)
-            value = next((n for n in tree.body
-                          if isinstance(n, ast.ClassDef) and n.name == "Value"), None)
+            value = next(
+                (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Value"), None
+            )
             if value is None:
                 raise ValueError(f"{shown(path)} has no `class Value` to put {part} in")
             where = value.lineno - 1 if part in MODULE_PARTS else value.end_lineno

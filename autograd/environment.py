@@ -124,7 +124,9 @@ def _check_python():
         return Finding("Python", OK, detail)
     need = ".".join(map(str, MIN_PYTHON))
     return Finding(
-        "Python", PROBLEM, f"{detail}: the course needs Python {need} or newer",
+        "Python",
+        PROBLEM,
+        f"{detail}: the course needs Python {need} or newer",
         f"Install Python {need} or newer, make the course's environment again with it "
         f"(python3 -m venv .venv, then .venv/bin/pip install -r requirements.txt in the course "
         f"folder), and choose that environment as this notebook's kernel.",
@@ -139,8 +141,8 @@ IN_BROWSER_NOT_NEEDED = {
 }
 IN_BROWSER_ON_IMPORT = {
     "matplotlib": "not loaded yet: the browser fetches it (with numpy, about 10 MB) from "
-                  "Pyodide's package site the first time a cell imports it, so the chapters' "
-                  "plots need the network",
+    "Pyodide's package site the first time a cell imports it, so the chapters' "
+    "plots need the network",
 }
 YOUR_EDITS = (
     "kept in this browser's storage for this site, not on your disk: to keep a notebook, "
@@ -166,7 +168,8 @@ def _check_package(distribution, dot_on_path):
         return Finding(distribution, OK, f"{found}; not needed, because the system's `dot` draws")
     if distribution == "jupyterlab":
         return Finding(
-            distribution, WARNING,
+            distribution,
+            WARNING,
             f"{found}; fine if you use another notebook app (VS Code, Binder, Notebook)",
             f"To use JupyterLab: in a terminal, in the course's environment, "
             f'python -m pip install "{requirement}", then start it with: jupyter lab',
@@ -195,7 +198,9 @@ def _check_autograd(cwd):
         module = importlib.import_module("autograd")
     except ImportError as error:
         return Finding(
-            "autograd", PROBLEM, f"`import autograd` fails: {error}",
+            "autograd",
+            PROBLEM,
+            f"`import autograd` fails: {error}",
             "Install the course's package. From the notebooks folder, run this in a cell:  "
             "%pip install -e ..\n(in a terminal, in the course folder:  "
             f"python -m pip install -r requirements.txt)\n{RESTART}",
@@ -205,7 +210,8 @@ def _check_autograd(cwd):
     if folder != here or not hasattr(module, "Value"):
         where = location or "a folder without __init__.py"
         return Finding(
-            "autograd", PROBLEM,
+            "autograd",
+            PROBLEM,
             f"`import autograd` finds a different package, at {where}: probably the unrelated "
             "`autograd` project from the package index, which has the same import name",
             install_here,
@@ -216,7 +222,8 @@ def _check_autograd(cwd):
     unrelated = _installed_version(UNRELATED_DISTRIBUTION)
     if unrelated is not None:
         return Finding(
-            "autograd", WARNING,
+            "autograd",
+            WARNING,
             f"{detail}; but the unrelated `autograd` {unrelated} is installed too, and it can "
             "take the name `autograd` from the course's package",
             install_here,
@@ -224,7 +231,8 @@ def _check_autograd(cwd):
     course = _course_folder(cwd)
     if course is not None and (course / "autograd").resolve() != folder:
         return Finding(
-            "autograd", WARNING,
+            "autograd",
+            WARNING,
             f"{detail}; but this notebook belongs to the course at {course}, so edits there "
             "would not be the code Python runs",
             f"Run this in a notebook cell:  %pip install -e {course}\n{RESTART}",
@@ -238,21 +246,29 @@ def _check_layout_program():
         import graphviz  # noqa: F401  (only: can it be imported?)
     except ImportError as error:
         return Finding(
-            "layout program", PROBLEM,
+            "layout program",
+            PROBLEM,
             f"cannot look for one: the graphviz Python package does not import ({error})",
             _pip_fix(f"graphviz>={REQUIREMENTS['graphviz'][0]}"),
         ), None
     try:
         from . import viz
     except ImportError as error:
-        return Finding("layout program", PROBLEM,
-                       f"cannot look for one: the course's drawing module does not import "
-                       f"({error})", "Fix the autograd line above first."), None
+        return Finding(
+            "layout program",
+            PROBLEM,
+            f"cannot look for one: the course's drawing module does not import ({error})",
+            "Fix the autograd line above first.",
+        ), None
     try:
         program = viz.layout_program()
     except viz.GraphvizNotFoundError as error:
-        return Finding("layout program", PROBLEM, "none found, so graphs cannot be drawn",
-                       f"{error}\nIf the cell still fails, restart the kernel. {RESTART}"), None
+        return Finding(
+            "layout program",
+            PROBLEM,
+            "none found, so graphs cannot be drawn",
+            f"{error}\nIf the cell still fails, restart the kernel. {RESTART}",
+        ), None
     who = program.name
     if program.name == "dot":
         who = "Graphviz's dot"
@@ -299,13 +315,16 @@ class EnvironmentReport:
         for found in self.findings:
             if found.name == name:
                 return found
-        raise KeyError(f"no finding called {name!r}; there are: "
-                       f"{', '.join(f.name for f in self.findings)}")
+        raise KeyError(
+            f"no finding called {name!r}; there are: {', '.join(f.name for f in self.findings)}"
+        )
 
     def summary(self):
         if self.problems:
-            return (f"{len(self.problems)} problem(s) to fix before you go on: each one's fix "
-                    "is written under it.")
+            return (
+                f"{len(self.problems)} problem(s) to fix before you go on: each one's fix "
+                "is written under it."
+            )
         if self.warnings:
             return "Ready for the course (read the warnings: each says what it means)."
         return "Ready for the course: everything it needs is here."
@@ -325,9 +344,12 @@ class EnvironmentReport:
         rows = []
         for found in self.findings:
             mark, colour = _MARKS[found.status]
-            fix = (f'<div class="environment-fix" style="margin:0.3em 0 0.2em 0;'
-                   f'font-family:monospace;font-size:90%">{_html_text(found.fix)}</div>'
-                   if found.fix else "")
+            fix = (
+                f'<div class="environment-fix" style="margin:0.3em 0 0.2em 0;'
+                f'font-family:monospace;font-size:90%">{_html_text(found.fix)}</div>'
+                if found.fix
+                else ""
+            )
             rows.append(
                 f'<tr><td style="color:{colour};font-weight:bold;text-align:center">{mark}</td>'
                 f'<td style="text-align:left"><b>{html.escape(found.name)}</b></td>'
@@ -336,7 +358,7 @@ class EnvironmentReport:
         colour = _MARKS[PROBLEM if self.problems else OK][1]
         return (
             '<div class="autograd-environment"><table>'
-            f'{"".join(rows)}</table>'
+            f"{''.join(rows)}</table>"
             f'<p style="color:{colour}"><b>{html.escape(self.summary())}</b></p></div>'
         )
 
@@ -382,8 +404,10 @@ class BrowserNote:
         return self.text
 
     def _repr_html_(self):
-        return ('<div class="autograd-browser-note" style="border-left:4px solid #9a6700;'
-                f'padding-left:0.8em"><p>{_html_text(self.text)}</p></div>')
+        return (
+            '<div class="autograd-browser-note" style="border-left:4px solid #9a6700;'
+            f'padding-left:0.8em"><p>{_html_text(self.text)}</p></div>'
+        )
 
 
 def browser_note():
@@ -397,12 +421,16 @@ def without_torch(shows, elsewhere=""):
     cell would show and what it needs (in the browser, where PyTorch cannot run, no install
     advice), then `elsewhere`, what the cell showed on another machine, labelled as such."""
     if IN_BROWSER:
-        text = (f"PyTorch does not run in the browser, so this cell cannot {shows} here: that "
-                f"needs the course on your computer, with PyTorch installed (the README says how).")
+        text = (
+            f"PyTorch does not run in the browser, so this cell cannot {shows} here: that "
+            f"needs the course on your computer, with PyTorch installed (the README says how)."
+        )
     else:
-        text = (f"PyTorch is not installed, so this cell cannot {shows}. It is optional: run "
-                f"`pip install -r requirements-torch.txt` in the course's folder and restart the "
-                f"kernel.")
+        text = (
+            f"PyTorch is not installed, so this cell cannot {shows}. It is optional: run "
+            f"`pip install -r requirements-torch.txt` in the course's folder and restart the "
+            f"kernel."
+        )
     return f"{text} On another machine, {elsewhere}" if elsewhere else text
 
 
@@ -442,8 +470,10 @@ class TestDrawing:
 
     @property
     def caption(self):
-        return (f"Drawn by {self.program.name} ({self.program.path}). If you see boxes joined "
-                "by arrows, drawings work.")
+        return (
+            f"Drawn by {self.program.name} ({self.program.path}). If you see boxes joined "
+            "by arrows, drawings work."
+        )
 
     def __repr__(self):
         return f"{self.caption}\n{self.graph.source}"
@@ -451,8 +481,10 @@ class TestDrawing:
     def _repr_html_(self):
         from .viz.screen import drawing_html  # the bare <svg>, fitted to the output area
 
-        return (f'<div class="autograd-test-drawing"><p>{html.escape(self.caption)}</p>'
-                f"{drawing_html(self.svg)}</div>")
+        return (
+            f'<div class="autograd-test-drawing"><p>{html.escape(self.caption)}</p>'
+            f"{drawing_html(self.svg)}</div>"
+        )
 
 
 def draw_test_graph():
@@ -462,13 +494,17 @@ def draw_test_graph():
 
         from . import viz
     except ImportError as error:
-        return Advice(f"Graphs cannot be drawn: the graphviz Python package does not import "
-                      f"({error}).", _pip_fix(f"graphviz>={REQUIREMENTS['graphviz'][0]}"))
+        return Advice(
+            f"Graphs cannot be drawn: the graphviz Python package does not import ({error}).",
+            _pip_fix(f"graphviz>={REQUIREMENTS['graphviz'][0]}"),
+        )
     try:
         program = viz.layout_program()
     except viz.GraphvizNotFoundError as error:
-        return Advice("Graphs cannot be drawn: no Graphviz layout program was found.",
-                      f"{error}\nIf the cell still fails, restart the kernel. {RESTART}")
+        return Advice(
+            "Graphs cannot be drawn: no Graphviz layout program was found.",
+            f"{error}\nIf the cell still fails, restart the kernel. {RESTART}",
+        )
 
     from .engine import Value
 
@@ -492,7 +528,8 @@ def draw_test_graph():
 NO_WIDGET_VIEW = (
     "If you are reading this text instead of a slider, this notebook app cannot show widgets "
     "yet: the browser side of ipywidgets is missing.\n"
-    + _pip_fix("jupyterlab_widgets>=3", restart=False) + "\n"
+    + _pip_fix("jupyterlab_widgets>=3", restart=False)
+    + "\n"
     "Then restart the kernel and reload the browser page. In VS Code, install the Jupyter "
     "extension and choose the course's environment as the kernel."
 )
@@ -515,8 +552,10 @@ class WidgetTest:
         self.box = widgets.VBox([self.slider, self.label])
 
     def _moved(self, change=None):
-        self.label.value = (f"The slider is at {self.slider.value}. "
-                            "If this number follows the slider, widgets work.")
+        self.label.value = (
+            f"The slider is at {self.slider.value}. "
+            "If this number follows the slider, widgets work."
+        )
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         bundle = self.box._repr_mimebundle_(**kwargs) or {}
@@ -533,6 +572,8 @@ def widget_test():
     try:
         import ipywidgets
     except ImportError as error:
-        return Advice(f"Widgets cannot be shown: ipywidgets does not import ({error}).",
-                      _pip_fix(f"ipywidgets>={REQUIREMENTS['ipywidgets'][0]}"))
+        return Advice(
+            f"Widgets cannot be shown: ipywidgets does not import ({error}).",
+            _pip_fix(f"ipywidgets>={REQUIREMENTS['ipywidgets'][0]}"),
+        )
     return WidgetTest(ipywidgets)

@@ -64,10 +64,12 @@ def _one_input(name, doc):
     (`autograd.ops.slope_text`: for tanh, `(1.0 - out) * (1.0 + out)`), so that taking it costs
     no function call. `method.source` shows the method."""
     op = OPS[name]
-    text = (f"def {name}(self):\n"
-            f"    x = self.data\n"
-            f"    out = forward(x)\n"
-            f"    return _node(out, {name!r}, self, {slope_text(op, 0)})\n")
+    text = (
+        f"def {name}(self):\n"
+        f"    x = self.data\n"
+        f"    out = forward(x)\n"
+        f"    return _node(out, {name!r}, self, {slope_text(op, 0)})\n"
+    )
     method = python_function(text, name, {**NAMESPACE, "forward": op.forward, "_node": _node})
     method.__doc__, method.__qualname__ = doc, f"Value.{name}"
     return method
@@ -117,7 +119,12 @@ class Value:
         for node in topological_order(self):
             if id(node) not in memo:
                 twin = memo[id(node)] = _new(Value)
-                twin.data, twin.grad, twin._op, twin.label = node.data, node.grad, node._op, node.label
+                twin.data, twin.grad, twin._op, twin.label = (
+                    node.data,
+                    node.grad,
+                    node._op,
+                    node.label,
+                )
                 twin._da, twin._db = node._da, node._db
                 twin._a = None if node._a is None else memo[id(node._a)]
                 twin._b = None if node._b is None else memo[id(node._b)]
@@ -215,8 +222,14 @@ class Value:
         if isinstance(other, Value):
             b = other.data
             out = _floats.power(a, b)
-            return _node(out, "**", self, _floats.power_slope(a, b) if b != 0 else STOP,
-                         other, _floats.log_slope(a, b, out))
+            return _node(
+                out,
+                "**",
+                self,
+                _floats.power_slope(a, b) if b != 0 else STOP,
+                other,
+                _floats.log_slope(a, b, out),
+            )
         n = _floats.exponent_operand(other, self)
         out = _floats.power(a, n)
         slope = _floats.power_slope(a, n) if n != 0 else STOP
@@ -229,11 +242,17 @@ class Value:
         return _node(out, "**", self, _floats.log_slope(c, self.data, out))
 
     # tanh, exp, log and sigmoid: each its row of the table, as a method (see `_one_input`)
-    tanh = _one_input("tanh", """$f(x) = \\tanh x$, so $f'(x) = 1 - \\tanh^2 x$, as $(1 - t)(1 + t)$
-        (see the reference).""")
+    tanh = _one_input(
+        "tanh",
+        """$f(x) = \\tanh x$, so $f'(x) = 1 - \\tanh^2 x$, as $(1 - t)(1 + t)$
+        (see the reference).""",
+    )
     exp = _one_input("exp", """$f(x) = e^x$, so $f'(x) = e^x$: the output is its own derivative.""")
-    log = _one_input("log", """$f(x) = \\ln x$ for $x > 0$, so $f'(x) = 1/x$, recorded as the
-        reciprocal 1/x, where the reference engine divides.""")
+    log = _one_input(
+        "log",
+        """$f(x) = \\ln x$ for $x > 0$, so $f'(x) = 1/x$, recorded as the
+        reciprocal 1/x, where the reference engine divides.""",
+    )
 
     def relu(self):
         """$f(x) = \\max(0, x)$, so $f'(x) = 1$ for $x > 0$ and $0$ at and below $0$."""
@@ -242,8 +261,11 @@ class Value:
             return _node(x, "relu", self, 1.0)
         return _node(0.0 if x < 0 else x, "relu", self, STOP)  # NaN stays NaN
 
-    sigmoid = _one_input("sigmoid", """$\\sigma(x) = 1/(1 + e^{-x})$, so
-        $\\sigma'(x) = \\sigma(x)(1 - \\sigma(x))$.""")
+    sigmoid = _one_input(
+        "sigmoid",
+        """$\\sigma(x) = 1/(1 + e^{-x})$, so
+        $\\sigma'(x) = \\sigma(x)(1 - \\sigma(x))$.""",
+    )
 
     # ----------------------------------------------------------------- the backward pass
 
@@ -291,8 +313,13 @@ class Value:
 # that both engines have every method.
 for _op in OPS.values():
     if _op.arity == 1 and not _op.parameters and not hasattr(Value, _op.method):
-        setattr(Value, _op.method, _one_input(_op.name, f"{_op.name}: its row of the table of "
-                                                        f"primitives (`autograd.ops`)."))
+        setattr(
+            Value,
+            _op.method,
+            _one_input(
+                _op.name, f"{_op.name}: its row of the table of primitives (`autograd.ops`)."
+            ),
+        )
 del _op
 
 

@@ -25,8 +25,18 @@ import operator
 
 from . import _floats, engine, fast, ops, reading
 
-__all__ = ["ENGINES", "RULES", "VALUES", "read_number", "read_node", "rule_for", "checked_rule",
-           "as_recorded", "same_float", "too_large"]
+__all__ = [
+    "ENGINES",
+    "RULES",
+    "VALUES",
+    "read_number",
+    "read_node",
+    "rule_for",
+    "checked_rule",
+    "as_recorded",
+    "same_float",
+    "too_large",
+]
 
 ENGINES = {engine.Value: "autograd.engine", fast.Value: "autograd.fast"}
 
@@ -81,8 +91,13 @@ class _OnValues:
         return getattr(args[0], ops.OPS[name].method)(*args[1:])
 
 
-_OPERATORS = {"+": operator.add, "*": operator.mul, "/": operator.truediv, "**": operator.pow,
-              "**n": operator.pow}
+_OPERATORS = {
+    "+": operator.add,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "**": operator.pow,
+    "**n": operator.pow,
+}
 
 
 VALUES = _OnValues()
@@ -93,8 +108,10 @@ def _table_parts(op, out, g, read, needs, args, positions=None):
     node's inputs (and parameters) being `args`, numbers or Values as `read` makes them."""
     k = VALUES if read is read_node else ops.FLOATS
     o = read(out)
-    return tuple(op.backward[i](k, *args, o, g) if need else None
-                 for i, need in zip(positions or range(op.arity), needs))
+    return tuple(
+        op.backward[i](k, *args, o, g) if need else None
+        for i, need in zip(positions or range(op.arity), needs)
+    )
 
 
 def _by_table(name):
@@ -121,8 +138,10 @@ def _by_table(name):
             k = VALUES if read is read_node else ops.FLOATS
             a, b = out._prev
             a, b, o = read(a), read(b), read(out)
-            return (rule_a(k, a, b, o, g) if needs[0] else None,
-                    rule_b(k, a, b, o, g) if needs[1] else None)
+            return (
+                rule_a(k, a, b, o, g) if needs[0] else None,
+                rule_b(k, a, b, o, g) if needs[1] else None,
+            )
 
     rule.__name__ = rule.__qualname__ = f"rule_for_{name}"
     rule.__doc__ = f"The table's rule for {name!r} (see `autograd.ops`)."
@@ -137,8 +156,14 @@ def _power_of_values(out, g, read, needs):
     grad keeps the zero slope as a Value: its own slope in b, a^-1, a second derivative needs."""
     to_a, to_b = _BY_TABLE["**"](out, g, read, needs)
     a, b = out._prev
-    if (needs[0] and read is read_node and b.data == 0 and a.data > 0 and 1.0 / a.data < math.inf
-            and math.isfinite(g.data)):
+    if (
+        needs[0]
+        and read is read_node
+        and b.data == 0
+        and a.data > 0
+        and 1.0 / a.data < math.inf
+        and math.isfinite(g.data)
+    ):
         to_a = read(b) * read(a) ** (read(b) - 1) * g
     return (to_a, to_b)
 
@@ -164,7 +189,9 @@ def _divide_fast(out, g, read, needs):
     divide = ops.OPS["/"]
     if b is not None:
         to_a = _times_reciprocal(out._da, g, b, read) if needs[0] else None
-        return (to_a,) + _table_parts(divide, out, g, read, needs[1:], (read(a), read(b)), positions=[1])
+        return (to_a,) + _table_parts(
+            divide, out, g, read, needs[1:], (read(a), read(b)), positions=[1]
+        )
     if _is_number_over_input(out):  # c / a: the table's slope in the divisor
         return _table_parts(divide, out, g, read, needs, (None, read(a)), positions=[1])
     return (out._da * g,)  # a / c: the recorded slope 1/c is a number
@@ -184,8 +211,14 @@ def _power_fast(out, g, read, needs):
 
 RULES = {
     engine.Value: {**_BY_TABLE, "**": _power_of_values},
-    fast.Value: {**_BY_TABLE, "+": _sum_fast, "*": _product_fast, "/": _divide_fast,
-                 "log": _log_fast, "**": _power_fast},
+    fast.Value: {
+        **_BY_TABLE,
+        "+": _sum_fast,
+        "*": _product_fast,
+        "/": _divide_fast,
+        "log": _log_fast,
+        "**": _power_fast,
+    },
 }
 
 
@@ -229,6 +262,7 @@ def _slope_of_number_to_power(out, read):
     if y * log_c == slope:
         return read(out) * log_c
     return read(out) * log_c + (slope - y * log_c)  # the correction is exact: the two are so close
+
 
 # ------------------------------------------------------------------ finding a node's rule
 
@@ -284,18 +318,26 @@ def checked_rule(node, value_class, known):
     the reference engine's closure code for it)}) and checked against the node's `_backward`;
     or the error that says why grad cannot differentiate the node."""
     rule, code = known.get(node._op, (None, None))
-    if rule is None or (code is not None
-                        and getattr(node._backward, "__code__", None) is not code):
+    if rule is None or (code is not None and getattr(node._backward, "__code__", None) is not code):
         rule = rule_for(node, value_class)  # the first of its kind, or an error
-        known[node._op] = rule, (reading.REFERENCE_BACKWARD[ops.find(node._op).name]
-                                  if value_class is engine.Value else None)
+        known[node._op] = (
+            rule,
+            (
+                reading.REFERENCE_BACKWARD[ops.find(node._op).name]
+                if value_class is engine.Value
+                else None
+            ),
+        )
     return rule
 
 
 def _known_operations():
     """The table's operations, in words: '+, *, /, ** (a number or a Value exponent), ...'."""
-    names = [("** (a number or a Value exponent)" if name == "**" else name)
-             for name in ops.OPS if name != "**n"]
+    names = [
+        ("** (a number or a Value exponent)" if name == "**" else name)
+        for name in ops.OPS
+        if name != "**n"
+    ]
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 

@@ -66,8 +66,9 @@ def numerical_grad(f, inputs, h=1e-6, value_class=Value):
     Costs two evaluations of `f` per input, which is why nobody trains this way.
     """
     _check_h(h)
-    return _numerical(f, [float(x) for x in inputs], h, value_class,
-                      [f"x{i}" for i in range(len(inputs))])
+    return _numerical(
+        f, [float(x) for x in inputs], h, value_class, [f"x{i}" for i in range(len(inputs))]
+    )
 
 
 def _numerical(f, inputs, h, value_class, names):
@@ -136,17 +137,27 @@ class GradcheckReport:
     def verdict(self):
         rule = f"abs error <= {self.atol:g} + {self.rtol:g} * |numerical|"
         if self.passed:
-            return (f"PASSED: all {len(self.rows)} gradients match ({rule}); "
-                    f"max abs error {self.max_abs_error:.2e}, max rel error {self.max_rel_error:.2e}")
+            return (
+                f"PASSED: all {len(self.rows)} gradients match ({rule}); "
+                f"max abs error {self.max_abs_error:.2e}, max rel error {self.max_rel_error:.2e}"
+            )
         names = ", ".join(r.name for r in self.failures)
-        return (f"FAILED: {len(self.failures)} of {len(self.rows)} gradients disagree "
-                f"({rule}): {names}")
+        return (
+            f"FAILED: {len(self.failures)} of {len(self.rows)} gradients disagree ({rule}): {names}"
+        )
 
     def _cells(self):
         header = ["input", "value", "analytic", "numerical", "abs error", "rel error", ""]
         body = [
-            [r.name, f"{r.value:.6g}", f"{r.analytic:.10g}", f"{r.numerical:.10g}",
-             f"{r.abs_error:.2e}", f"{r.rel_error:.2e}", "ok" if r.passed else "FAIL"]
+            [
+                r.name,
+                f"{r.value:.6g}",
+                f"{r.analytic:.10g}",
+                f"{r.numerical:.10g}",
+                f"{r.abs_error:.2e}",
+                f"{r.rel_error:.2e}",
+                "ok" if r.passed else "FAIL",
+            ]
             for r in self.rows
         ]
         return header, body
@@ -171,13 +182,17 @@ class GradcheckReport:
             cells = "".join(f"<td>{html.escape(c)}</td>" for c in row)
             rows.append(f"<tr{style}>{cells}</tr>")
         colour = "green" if self.passed else "#c00"
-        return (f'<table class="gradcheck"><thead><tr>{head}</tr></thead>'
-                f"<tbody>{''.join(rows)}</tbody></table>"
-                f'<p style="color:{colour}"><b>{html.escape(self.verdict())}</b></p>')
+        return (
+            f'<table class="gradcheck"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>"
+            f'<p style="color:{colour}"><b>{html.escape(self.verdict())}</b></p>'
+        )
 
     def __repr__(self):
-        return (f"GradcheckReport(passed={self.passed}, inputs={len(self.rows)}, "
-                f"max_abs_error={self.max_abs_error:.2e}, max_rel_error={self.max_rel_error:.2e})")
+        return (
+            f"GradcheckReport(passed={self.passed}, inputs={len(self.rows)}, "
+            f"max_abs_error={self.max_abs_error:.2e}, max_rel_error={self.max_rel_error:.2e})"
+        )
 
 
 def gradcheck(f, inputs, *, h=1e-6, atol=1e-6, rtol=1e-5, value_class=Value, names=None):
@@ -190,7 +205,9 @@ def gradcheck(f, inputs, *, h=1e-6, atol=1e-6, rtol=1e-5, value_class=Value, nam
     """
     if isinstance(inputs, dict):
         if names is not None:
-            raise TypeError("give names either as the keys of an inputs dict or as names=, not both")
+            raise TypeError(
+                "give names either as the keys of an inputs dict or as names=, not both"
+            )
         names, numbers = list(inputs), list(inputs.values())
     else:
         numbers = list(inputs)

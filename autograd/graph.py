@@ -19,9 +19,19 @@ import gc
 from operator import itemgetter
 
 __all__ = [
-    "topological_order", "backward_order", "breadth_first_order", "trace", "count",
-    "require_value_like", "VALUE_ATTRIBUTES", "backward_by_hand", "cycle_message",
-    "refuse_a_cycle", "operations_order", "operations_order_in_slots", "reaches_all",
+    "topological_order",
+    "backward_order",
+    "breadth_first_order",
+    "trace",
+    "count",
+    "require_value_like",
+    "VALUE_ATTRIBUTES",
+    "backward_by_hand",
+    "cycle_message",
+    "refuse_a_cycle",
+    "operations_order",
+    "operations_order_in_slots",
+    "reaches_all",
     "collector_paused",
 ]
 
@@ -64,8 +74,10 @@ def cycle_message(value):
         shown = f"a value with data {getattr(value, 'data', '?')!r}"
     label, op = getattr(value, "label", ""), getattr(value, "_op", "")
     return (
-        f"the graph has a cycle: {shown}" + (f", label {label!r}," if label else "")
-        + (f" made by {op!r}," if op else "") + " depends on itself (its _prev, or an "
+        f"the graph has a cycle: {shown}"
+        + (f", label {label!r}," if label else "")
+        + (f" made by {op!r}," if op else "")
+        + " depends on itself (its _prev, or an "
         "input's, was edited to hold a value computed from it), so no order can pass every "
         "gradient back after all of it has arrived. Build the graph again with the operations"
     )

@@ -32,10 +32,8 @@ the rules (`autograd.grad_rules`), how to read a node (`autograd.reading`), and 
 and leave to the chain rule every graph they cannot vouch for.
 """
 
-
 from . import _floats, _grad_speed, fast
-from .grad_rules import (ENGINES, as_recorded, checked_rule, read_node, read_number,
-                         too_large)
+from .grad_rules import ENGINES, as_recorded, checked_rule, read_node, read_number, too_large
 from .graph import collector_paused, reaches_all, topological_order
 from .reading import show
 
@@ -214,13 +212,10 @@ def _tied(results, inputs, reach=None):
             if anchor is None:
                 anchor = distinct[0] ** 0
                 for x in distinct[1:]:
-                    anchor = anchor * x ** 0
+                    anchor = anchor * x**0
             result = result * anchor
         tied.append(result)
     return tied
-
-
-
 
 
 # ------------------------------------------------------------------------- checking inputs
@@ -235,9 +230,13 @@ def _engine_of(output):
     raise TypeError(
         f"grad needs the output as a Value of autograd.engine or autograd.fast, but was given "
         f"{_floats.show(output)} of type {_class_name(output)}"
-        + (". It looks like a value of another class (your own, or a chapter's stage): grad "
-           "knows only the operations of the package's two engines, whose derivatives it can "
-           "build again as Values" if looks_like_a_value else "")
+        + (
+            ". It looks like a value of another class (your own, or a chapter's stage): grad "
+            "knows only the operations of the package's two engines, whose derivatives it can "
+            "build again as Values"
+            if looks_like_a_value
+            else ""
+        )
     )
 
 

@@ -113,7 +113,9 @@ class Neuron(Module):
         _check_value_class(value_class, self.nonlin)
         self.value_class = value_class
         rng = _rng(seed)
-        self.w = [_parameter(value_class, rng.uniform(-1.0, 1.0), f"w{i}") for i in range(1, nin + 1)]
+        self.w = [
+            _parameter(value_class, rng.uniform(-1.0, 1.0), f"w{i}") for i in range(1, nin + 1)
+        ]
         self.b = _parameter(value_class, 0.0, "b")
 
     def __call__(self, x):
@@ -170,7 +172,9 @@ class MLP(Module):
         try:
             nouts = list(nouts)
         except TypeError:
-            raise TypeError(f"nouts must be a list of layer sizes, but was given {nouts!r}") from None
+            raise TypeError(
+                f"nouts must be a list of layer sizes, but was given {nouts!r}"
+            ) from None
         if not nouts:
             raise ValueError("nouts must name at least one layer size, but was given []")
         for size in nouts:
@@ -180,8 +184,13 @@ class MLP(Module):
         sizes = [nin] + nouts
         last = len(nouts) - 1
         self.layers = [
-            Layer(sizes[i], sizes[i + 1], "linear" if i == last else nonlin, seed=rng,
-                  value_class=value_class)
+            Layer(
+                sizes[i],
+                sizes[i + 1],
+                "linear" if i == last else nonlin,
+                seed=rng,
+                value_class=value_class,
+            )
             for i in range(len(nouts))
         ]
         self.nin, self.nouts, self.nonlin = nin, nouts, nonlin

@@ -62,8 +62,20 @@ from typing import Callable, NamedTuple, Optional
 
 from . import _floats
 
-__all__ = ["Op", "OPS", "FLOATS", "TEXT", "Expr", "NAMESPACE", "STOP", "find",
-           "slope_text", "argument_names", "python_function", "reciprocal"]
+__all__ = [
+    "Op",
+    "OPS",
+    "FLOATS",
+    "TEXT",
+    "Expr",
+    "NAMESPACE",
+    "STOP",
+    "find",
+    "slope_text",
+    "argument_names",
+    "python_function",
+    "reciprocal",
+]
 
 
 # ----------------------------------------------------------------------- slopes as numbers
@@ -152,12 +164,23 @@ FLOATS = _Floats()
 # An `Expr` is a number that writes itself: `a * g` of two Exprs is the Expr `a * g`, which
 # prints as `t1 * dt3` in Python and `t[1] * dt[3]` in C, with the brackets its operators need.
 
-_RANK = {"if": 1, ">": 2, "!=": 2, "+": 3, "-": 3, "*": 4, "/": 4, "neg": 5,
-         "call": 6, "atom": 6}  # how tightly each binds: a higher rank needs no brackets
+_RANK = {
+    "if": 1,
+    ">": 2,
+    "!=": 2,
+    "+": 3,
+    "-": 3,
+    "*": 4,
+    "/": 4,
+    "neg": 5,
+    "call": 6,
+    "atom": 6,
+}  # how tightly each binds: a higher rank needs no brackets
 
 
 def _operator(symbol, reflected=False):
     """An Expr's method for the operator `symbol` (`x + y`, or reflected, `2 + x`)."""
+
     def method(self, other):
         return _binary(symbol, other, self) if reflected else _binary(symbol, self, other)
 
@@ -311,32 +334,77 @@ def _power_in_base(k, a, n, out, g):
 
 
 _ROWS = [
-    Op("+", 2, _add, (lambda k, a, b, out, g: g,
-                      lambda k, a, b, out, g: g), "__add__"),
-    Op("*", 2, _mul, (lambda k, a, b, out, g: b * g,
-                      lambda k, a, b, out, g: a * g), "__mul__"),
+    Op("+", 2, _add, (lambda k, a, b, out, g: g, lambda k, a, b, out, g: g), "__add__"),
+    Op("*", 2, _mul, (lambda k, a, b, out, g: b * g, lambda k, a, b, out, g: a * g), "__mul__"),
     # the slope in b, -a/b^2, as -(out/b): finite wherever the answer is, where b^2 may not be
-    Op("/", 2, _floats.quotient, (lambda k, a, b, out, g: g / b,
-                                  lambda k, a, b, out, g: -g * (out / b)), "__truediv__",
-       guard="divisor", fast=(lambda k, a, b, out: k.reciprocal(b), None)),
-    Op("**n", 1, _floats.power, (_power_in_base,), "__pow__", helper="power", guard="inputs",
-       parameters=1),
-    Op("**", 2, _floats.power, (_power_in_base,
-                                lambda k, a, b, out, g: k.log_slope(a, b, out) * g),
-       "_pow_value", helper="power", guard="inputs"),
+    Op(
+        "/",
+        2,
+        _floats.quotient,
+        (lambda k, a, b, out, g: g / b, lambda k, a, b, out, g: -g * (out / b)),
+        "__truediv__",
+        guard="divisor",
+        fast=(lambda k, a, b, out: k.reciprocal(b), None),
+    ),
+    Op(
+        "**n",
+        1,
+        _floats.power,
+        (_power_in_base,),
+        "__pow__",
+        helper="power",
+        guard="inputs",
+        parameters=1,
+    ),
+    Op(
+        "**",
+        2,
+        _floats.power,
+        (_power_in_base, lambda k, a, b, out, g: k.log_slope(a, b, out) * g),
+        "_pow_value",
+        helper="power",
+        guard="inputs",
+    ),
     # 1 - t^2 as (1 - t)(1 + t): rounding t^2 first would lose digits where t is near +-1
-    Op("tanh", 1, math.tanh, (lambda k, x, out, g: (1.0 - out) * (1.0 + out) * g,), "tanh",
-       helper="tanh", guard="inputs"),
-    Op("exp", 1, _floats.exp, (lambda k, x, out, g: out * g,), "exp", helper="exp",
-       guard="inputs"),
+    Op(
+        "tanh",
+        1,
+        math.tanh,
+        (lambda k, x, out, g: (1.0 - out) * (1.0 + out) * g,),
+        "tanh",
+        helper="tanh",
+        guard="inputs",
+    ),
+    Op("exp", 1, _floats.exp, (lambda k, x, out, g: out * g,), "exp", helper="exp", guard="inputs"),
     # g / x, as the closure divides: not (1/x) * g, which may differ in the last bit, and
     # which as a Value has a slope of its own, -(1/x)/x, that overflows below about 1e-154
-    Op("log", 1, _floats.log, (lambda k, x, out, g: g / x,), "log", helper="log",
-       fast=(lambda k, x, out: k.reciprocal(x),)),
-    Op("relu", 1, _relu, (lambda k, x, out, g: k.when(k.positive(out), lambda: g),), "relu",
-       helper="relu", statement="relu"),
-    Op("sigmoid", 1, _floats.sigmoid, (lambda k, x, out, g: out * (1.0 - out) * g,), "sigmoid",
-       helper="sigmoid", guard="inputs"),
+    Op(
+        "log",
+        1,
+        _floats.log,
+        (lambda k, x, out, g: g / x,),
+        "log",
+        helper="log",
+        fast=(lambda k, x, out: k.reciprocal(x),),
+    ),
+    Op(
+        "relu",
+        1,
+        _relu,
+        (lambda k, x, out, g: k.when(k.positive(out), lambda: g),),
+        "relu",
+        helper="relu",
+        statement="relu",
+    ),
+    Op(
+        "sigmoid",
+        1,
+        _floats.sigmoid,
+        (lambda k, x, out, g: out * (1.0 - out) * g,),
+        "sigmoid",
+        helper="sigmoid",
+        guard="inputs",
+    ),
     # package operations, which no chapter teaches: the slope of each is the other row's
     # function, which a rule names with `k.call` (an infinite input gives NaN: nothing vanishes)
     Op("sin", 1, _floats.sin, (lambda k, x, out, g: k.call("cos", x) * g,), "sin", helper="sin"),
@@ -364,9 +432,13 @@ def slope_text(op, i):
 
 # What a slope's text, or code made from it, may call: the helpers of the slopes, and the
 # rows' own forward functions under their helpers' names.
-NAMESPACE = {"_power_slope": _floats.power_slope, "_log_slope": _floats.log_slope,
-             "_reciprocal": reciprocal, "STOP": STOP,
-             **{"_" + op.helper: op.forward for op in _ROWS if op.helper}}
+NAMESPACE = {
+    "_power_slope": _floats.power_slope,
+    "_log_slope": _floats.log_slope,
+    "_reciprocal": reciprocal,
+    "STOP": STOP,
+    **{"_" + op.helper: op.forward for op in _ROWS if op.helper},
+}
 
 
 def python_function(text, name, namespace=NAMESPACE):
@@ -391,8 +463,9 @@ def _slope(op, i):
 
 
 OPS = {op.name: op for op in _ROWS}  # first without slopes: a slope may call another row
-OPS.update((op.name, op._replace(slopes=tuple(_slope(op, i) for i in range(op.arity))))
-           for op in _ROWS)
+OPS.update(
+    (op.name, op._replace(slopes=tuple(_slope(op, i) for i in range(op.arity)))) for op in _ROWS
+)
 
 
 def find(label):

@@ -32,24 +32,42 @@ still imports nothing outside the standard library.
 
 from ._platform import IN_BROWSER
 
-__all__ = ["WHY_NO_PLOTS", "PLOT_SKIPPED", "NEEDS_NUMPY", "CELL_SKIPPED", "NoFigure", "no_plots",
-           "why_no_plots", "without_numpy", "time_against_width", "plot_time_against_width"]
+__all__ = [
+    "WHY_NO_PLOTS",
+    "PLOT_SKIPPED",
+    "NEEDS_NUMPY",
+    "CELL_SKIPPED",
+    "NoFigure",
+    "no_plots",
+    "why_no_plots",
+    "without_numpy",
+    "time_against_width",
+    "plot_time_against_width",
+]
 
 WHY_NO_PLOTS = {
-    True: ("plots need numpy and matplotlib, which load from Pyodide's package site: this "
-           "browser could not reach it; the rest of the chapter works"),
-    False: ("plots need numpy and matplotlib, which this Python cannot import (install them "
-            "with `pip install -r requirements.txt` in the course's folder, then restart the "
-            "kernel); the rest of the chapter works"),
+    True: (
+        "plots need numpy and matplotlib, which load from Pyodide's package site: this "
+        "browser could not reach it; the rest of the chapter works"
+    ),
+    False: (
+        "plots need numpy and matplotlib, which this Python cannot import (install them "
+        "with `pip install -r requirements.txt` in the course's folder, then restart the "
+        "kernel); the rest of the chapter works"
+    ),
 }
 PLOT_SKIPPED = "plot skipped: numpy and matplotlib could not load (see the set-up cell's note)"
 NEEDS_NUMPY = {
-    True: ("this chapter is built on numpy, which loads from Pyodide's package site: this "
-           "browser could not reach it, so each cell below says in one line that it is skipped; "
-           "open the chapter again when the network is back"),
-    False: ("this chapter is built on numpy, which this Python cannot import (install it with "
-            "`pip install -r requirements.txt` in the course's folder, then restart the "
-            "kernel); until then, each cell below says in one line that it is skipped"),
+    True: (
+        "this chapter is built on numpy, which loads from Pyodide's package site: this "
+        "browser could not reach it, so each cell below says in one line that it is skipped; "
+        "open the chapter again when the network is back"
+    ),
+    False: (
+        "this chapter is built on numpy, which this Python cannot import (install it with "
+        "`pip install -r requirements.txt` in the course's folder, then restart the "
+        "kernel); until then, each cell below says in one line that it is skipped"
+    ),
 }
 CELL_SKIPPED = "cell skipped: numpy could not load (see the set-up cell's note)"
 
@@ -142,7 +160,8 @@ def time_against_width(results):
     for step in sorted(results["steps"], key=lambda step: step["width"]):
         for row in step["contenders"].values():
             lines.setdefault(row["name"], []).append(
-                (step["width"], step["points"], row["median_ms"]))
+                (step["width"], step["points"], row["median_ms"])
+            )
     return lines
 
 

@@ -68,19 +68,29 @@ class Timings:
         by_median = self.median(other) / self.median(name)
         by_best = self.best(other) / self.best(name)
         if by_median > noise and by_best > noise:
-            return (f"{name} was {by_median:.1f} times as fast as {other} (medians; best runs: "
-                    f"{by_best:.1f} times)")
+            return (
+                f"{name} was {by_median:.1f} times as fast as {other} (medians; best runs: "
+                f"{by_best:.1f} times)"
+            )
         if by_median < 1 / noise and by_best < 1 / noise:
-            return (f"{other} was {1 / by_median:.1f} times as fast as {name} (medians; best "
-                    f"runs: {1 / by_best:.1f} times)")
+            return (
+                f"{other} was {1 / by_median:.1f} times as fast as {name} (medians; best "
+                f"runs: {1 / by_best:.1f} times)"
+            )
         if (by_median > 1) != (by_best > 1):
-            why = ("the medians and the best runs disagree on which was faster "
-                   f"({by_median:.2f} and {by_best:.2f} for {name} over {other})")
+            why = (
+                "the medians and the best runs disagree on which was faster "
+                f"({by_median:.2f} and {by_best:.2f} for {name} over {other})"
+            )
         else:
-            why = (f"they differ by less than {(noise - 1) * 100:.0f} % (medians "
-                   f"{by_median:.2f}, best runs {by_best:.2f} for {name} over {other})")
-        return (f"{name} and {other} were level: {why}, which is within the noise of a "
-                "machine doing other work")
+            why = (
+                f"they differ by less than {(noise - 1) * 100:.0f} % (medians "
+                f"{by_median:.2f}, best runs {by_best:.2f} for {name} over {other})"
+            )
+        return (
+            f"{name} and {other} were level: {why}, which is within the noise of a "
+            "machine doing other work"
+        )
 
     def table(self, baseline=None):
         """A plain-text table: best and median in milliseconds, and the speed-up over `baseline`

@@ -21,20 +21,30 @@ import types
 
 from . import engine, ops
 
-__all__ = ["REFERENCE_BACKWARD", "exponent", "has_engine_closure", "require_engine_derivative",
-           "made_by_hand", "show"]
+__all__ = [
+    "REFERENCE_BACKWARD",
+    "exponent",
+    "has_engine_closure",
+    "require_engine_derivative",
+    "made_by_hand",
+    "show",
+]
 
 
 def _backward_code(method):
     """The code of the `_backward` closure that a reference-engine method defines."""
-    return next(const for const in method.__code__.co_consts
-                if isinstance(const, types.CodeType) and const.co_name == "_backward")
+    return next(
+        const
+        for const in method.__code__.co_consts
+        if isinstance(const, types.CodeType) and const.co_name == "_backward"
+    )
 
 
 # {row name: the code of the closure the reference engine gives that operation}: a node whose
 # `_backward` runs other code would get other gradients from backward() than from its row.
-REFERENCE_BACKWARD = {name: _backward_code(getattr(engine.Value, op.method))
-                      for name, op in ops.OPS.items()}
+REFERENCE_BACKWARD = {
+    name: _backward_code(getattr(engine.Value, op.method)) for name, op in ops.OPS.items()
+}
 
 
 def exponent(node):
@@ -47,7 +57,8 @@ def has_engine_closure(node):
     """Whether the reference-engine node `node` runs the engine's closure for its op label."""
     row = ops.find(node._op)
     return row is not None and (
-        getattr(node._backward, "__code__", None) is REFERENCE_BACKWARD[row.name])
+        getattr(node._backward, "__code__", None) is REFERENCE_BACKWARD[row.name]
+    )
 
 
 def require_engine_derivative(node, who="grad"):
@@ -69,10 +80,12 @@ def require_engine_derivative(node, who="grad"):
 
 def made_by_hand(node, who):
     """The message for a node made by hand, which records its inputs but no derivative."""
-    return (f"{who} cannot differentiate {show(node)} (op {node._op!r}): it was made by hand, "
-            f"as Value(data, children, op), which records its inputs for drawing but no "
-            f"derivative, so backward() passes nothing through it. Compute it with the engine's "
-            f"operations")
+    return (
+        f"{who} cannot differentiate {show(node)} (op {node._op!r}): it was made by hand, "
+        f"as Value(data, children, op), which records its inputs for drawing but no "
+        f"derivative, so backward() passes nothing through it. Compute it with the engine's "
+        f"operations"
+    )
 
 
 def show(node):

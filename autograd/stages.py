@@ -25,7 +25,12 @@ from . import engine, syllabus
 from ._floats import is_int
 
 __all__ = [
-    "CHAPTER_METHODS", "PACKAGE_ONLY", "FIRST_CHAPTER", "methods_up_to", "stage", "add_to_class",
+    "CHAPTER_METHODS",
+    "PACKAGE_ONLY",
+    "FIRST_CHAPTER",
+    "methods_up_to",
+    "stage",
+    "add_to_class",
 ]
 
 # Which chapter builds which method of `engine.Value`, in the order the chapters teach them:
@@ -162,7 +167,10 @@ def _rebind(function, globals_):
     Closures made inside it (each operation's `_backward`) inherit those globals too.
     """
     copy = types.FunctionType(
-        function.__code__, globals_, function.__name__, function.__defaults__,
+        function.__code__,
+        globals_,
+        function.__name__,
+        function.__defaults__,
         function.__closure__,
     )
     copy.__kwdefaults__ = function.__kwdefaults__

@@ -56,8 +56,21 @@ import weakref
 
 import numpy as np
 
-from ._arrays import (_ALL_AXES, _FLOAT64, _Shown, _broadcast, _combine, _first, _is_real,
-                      _matmul, _overflow, _shape, _sum, _where, as_array)
+from ._arrays import (
+    _ALL_AXES,
+    _FLOAT64,
+    _Shown,
+    _broadcast,
+    _combine,
+    _first,
+    _is_real,
+    _matmul,
+    _overflow,
+    _shape,
+    _sum,
+    _where,
+    as_array,
+)
 from .graph import topological_order
 
 __all__ = ["Tensor", "unbroadcast", "cross_entropy"]
@@ -119,8 +132,11 @@ class Tensor:
     __array_ufunc__ = None  # `array + tensor` calls Tensor.__radd__, not NumPy's loop
 
     def __init__(self, data, _children=(), _op="", label=""):
-        self.data = data if type(data) is np.ndarray and data.dtype is _FLOAT64 and _children \
+        self.data = (
+            data
+            if type(data) is np.ndarray and data.dtype is _FLOAT64 and _children
             else _as_array(data)
+        )
         self.grad = np.zeros(self.data.shape)
         self._backward = _leaf_backward
         self._prev = _children if type(_children) is tuple else tuple(_children)
@@ -146,8 +162,9 @@ class Tensor:
 
     def __repr__(self):
         if self.data.size <= 8:
-            data, grad = (np.array2string(x, precision=4, separator=", ")
-                          for x in (self.data, self.grad))
+            data, grad = (
+                np.array2string(x, precision=4, separator=", ") for x in (self.data, self.grad)
+            )
             return f"Tensor(data={data}, grad={grad})"
         return f"Tensor(shape={_shape(self.shape)})"
 
@@ -288,8 +305,9 @@ class Tensor:
                 return
             a2 = x.data if x.ndim > 1 else x.data[None, :]  # a row
             b2 = y.data if y.ndim > 1 else y.data[:, None]  # a column
-            g = out.grad.reshape(np.matmul(a2[..., :1, :], b2[..., :, :1]).shape[:-2]
-                                 + (a2.shape[-2], b2.shape[-1]))
+            g = out.grad.reshape(
+                np.matmul(a2[..., :1, :], b2[..., :, :1]).shape[:-2] + (a2.shape[-2], b2.shape[-1])
+            )
             x.grad += unbroadcast(g @ np.swapaxes(b2, -1, -2), a2.shape).reshape(x.shape)
             y.grad += unbroadcast(np.swapaxes(a2, -1, -2) @ g, b2.shape).reshape(y.shape)
 
@@ -305,8 +323,7 @@ class Tensor:
         for k in axes:
             if not isinstance(k, (int, np.integer)) or isinstance(k, (bool, np.bool_)):
                 raise TypeError(
-                    f"{op}(axis=...) takes None, an int or a tuple of ints, but was given "
-                    f"{axis!r}"
+                    f"{op}(axis=...) takes None, an int or a tuple of ints, but was given {axis!r}"
                 )
             if not -self.ndim <= k < self.ndim:
                 raise ValueError(
@@ -323,10 +340,13 @@ class Tensor:
         count = math.prod([self.shape[k] for k in axes])
         if op == "mean" and count == 0:
             over = "" if axis is None else f" over axis {axis!r}"
-            raise ValueError(f"mean of an empty tensor (shape {_shape(self.shape)}){over}: "
-                             "there are no numbers to average")
-        out = Tensor(_sum(self.data, axes, keepdims, count if op == "mean" else None, axis, op),
-                     (self,), op)
+            raise ValueError(
+                f"mean of an empty tensor (shape {_shape(self.shape)}){over}: "
+                "there are no numbers to average"
+            )
+        out = Tensor(
+            _sum(self.data, axes, keepdims, count if op == "mean" else None, axis, op), (self,), op
+        )
         kept = tuple(1 if k in axes else n for k, n in enumerate(self.shape))  # keepdims' shape
         out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
@@ -557,8 +577,10 @@ def cross_entropy(logits, labels):
         )
     n, classes = logits.shape
     if n == 0:
-        raise ValueError("cross_entropy of an empty batch: the logits have no rows "
-                         f"(shape {_shape(logits.shape)}), so there is no loss to average")
+        raise ValueError(
+            "cross_entropy of an empty batch: the logits have no rows "
+            f"(shape {_shape(logits.shape)}), so there is no loss to average"
+        )
     array = np.asarray(labels)
     if array.dtype.kind not in "iu" or array.shape != (n,):
         raise ValueError(

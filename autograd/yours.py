@@ -28,8 +28,21 @@ from . import course_engine
 from .checks import exercise as _exercises
 from .checks.engine import check_parts, checks_of, exercise_of, first_failure
 from .engine_file import (
-    CHAPTER_OF, COURSE, COURSE_TEXT, ENVIRONMENT, EXERCISE_OF, LAST, MODULE_PARTS, PARTS, YOURS,
-    file_path, load, shown, source_of, switch_off, write,
+    CHAPTER_OF,
+    COURSE,
+    COURSE_TEXT,
+    ENVIRONMENT,
+    EXERCISE_OF,
+    LAST,
+    MODULE_PARTS,
+    PARTS,
+    YOURS,
+    file_path,
+    load,
+    shown,
+    source_of,
+    switch_off,
+    write,
 )
 from .stages import stage
 
@@ -54,23 +67,31 @@ def my_engine(chapter):
     path = file_path()
     course = f"the course's engine as chapter {upto} leaves it (autograd.stages)"
     if path is None:
-        print(f"my_engine.py is switched off here ({ENVIRONMENT}=off), so chapter {chapter} "
-              f"runs on {course}.")
+        print(
+            f"my_engine.py is switched off here ({ENVIRONMENT}=off), so chapter {chapter} "
+            f"runs on {course}."
+        )
         return stage(upto)
     loaded = load(path)
     if loaded is None:
-        print(f"No {shown(path)} beside this notebook (a chapter opened on its own, on Binder, "
-              f"or before chapter 2), so chapter {chapter} runs on {course}.")
+        print(
+            f"No {shown(path)} beside this notebook (a chapter opened on its own, on Binder, "
+            f"or before chapter 2), so chapter {chapter} runs on {course}."
+        )
         return stage(upto)
     if loaded.error:
-        print(f"✗ {shown(path)} does not run: {loaded.error}. So chapter {chapter} runs on "
-              f"{course}. Fix the file, then run this cell again.")
+        print(
+            f"✗ {shown(path)} does not run: {loaded.error}. So chapter {chapter} runs on "
+            f"{course}. Fix the file, then run this cell again."
+        )
         return stage(upto)
     good, problems = check_parts(loaded, upto)
     for part, found in problems.items():
-        print(f"✗ {part} in {shown(path)} is wrong: {found}\n  So this chapter runs on the "
-              f"course's {part} instead. Fix it in the file, then run this cell again.")
-    wanted = [p for p in PARTS[len(MODULE_PARTS):] + MODULE_PARTS if CHAPTER_OF[p] <= upto]
+        print(
+            f"✗ {part} in {shown(path)} is wrong: {found}\n  So this chapter runs on the "
+            f"course's {part} instead. Fix it in the file, then run this cell again."
+        )
+    wanted = [p for p in PARTS[len(MODULE_PARTS) :] + MODULE_PARTS if CHAPTER_OF[p] <= upto]
     mine = [p for p in wanted if p in good and loaded.whose.get(p) == "yours"]
     theirs = {}  # {why: parts}
     for part in (p for p in wanted if p not in MODULE_PARTS and p not in mine):
@@ -79,7 +100,8 @@ def my_engine(chapter):
     said = f"your {_names(mine)}" if mine else "none of your parts yet"
     if theirs:
         said += "; the course's " + "; ".join(
-            f"{_names(parts)}" + (f" ({why})" if why else "") for why, parts in theirs.items())
+            f"{_names(parts)}" + (f" ({why})" if why else "") for why, parts in theirs.items()
+        )
     print(f"Chapter {chapter} runs on your engine, {shown(path)}: {said}.")
     return stage(upto, **{p: f for p, f in good.items() if p not in MODULE_PARTS})
 
@@ -96,8 +118,10 @@ def keep_in_file(quiet=False):
         if path is None:
             print(f"my_engine.py is switched off here ({ENVIRONMENT}=off): nothing is kept.")
         else:
-            print(f"Each part of the engine you write is kept in {shown(path)}, beside this "
-                  "notebook, once it passes its check: open the file to read your engine grow.")
+            print(
+                f"Each part of the engine you write is kept in {shown(path)}, beside this "
+                "notebook, once it passes its check: open the file to read your engine grow."
+            )
 
 
 def _after_check(exercise, outcome, report):
@@ -112,17 +136,34 @@ def _after_check(exercise, outcome, report):
             if source is None:
                 said = f"Could not read the source of your `{part}`, so it is not kept."
             else:
-                write(path, {part: (f"{YOURS} · chapter {CHAPTER_OF[part]} · your answer to "
-                                     f"\"{exercise.title}\", which passed its check", source)})
-                said = (f"Kept your `{part}` in {shown(path)}, beside this notebook: open it "
-                        "to read your engine so far.")
+                write(
+                    path,
+                    {
+                        part: (
+                            f"{YOURS} · chapter {CHAPTER_OF[part]} · your answer to "
+                            f'"{exercise.title}", which passed its check',
+                            source,
+                        )
+                    },
+                )
+                said = (
+                    f"Kept your `{part}` in {shown(path)}, beside this notebook: open it "
+                    "to read your engine so far."
+                )
         elif outcome.status == "wrong":
             loaded = load(path)
             if loaded is None or loaded.whose.get(part) != "yours":
-                write(path, {part: (f"{COURSE} · chapter {CHAPTER_OF[part]} · yours did not "
-                                     "pass its check yet", None)})
-            said = (f"Not kept in {shown(path)}: an answer is kept only once it passes its "
-                    "check.")
+                write(
+                    path,
+                    {
+                        part: (
+                            f"{COURSE} · chapter {CHAPTER_OF[part]} · yours did not "
+                            "pass its check yet",
+                            None,
+                        )
+                    },
+                )
+            said = f"Not kept in {shown(path)}: an answer is kept only once it passes its check."
         else:
             return
     except (OSError, SyntaxError, ValueError) as error:
@@ -152,8 +193,11 @@ def keep(Value, chapter, namespace=None):
             if status == "yours" and not outcome.by_solution:
                 source = source_of(outcome.answer, part)
                 if source is not None:
-                    changes[part] = (f"{YOURS} · chapter {chapter} · your answer to "
-                                     f"\"{exercise_of(part).title}\", which passed its check", source)
+                    changes[part] = (
+                        f"{YOURS} · chapter {chapter} · your answer to "
+                        f'"{exercise_of(part).title}", which passed its check',
+                        source,
+                    )
                     lines.append(f"  ✓ {part}: yours")
                     continue
             why = {"wrong": "yours did not pass its check"}.get(status, "not written by you yet")
@@ -163,13 +207,19 @@ def keep(Value, chapter, namespace=None):
         function = namespace.get(part) if part in MODULE_PARTS else vars(Value).get(part)
         source = source_of(function, part) if function is not None else None
         package = os.path.dirname(course_engine.__file__)
-        from_course = function is None or getattr(getattr(function, "__code__", None),
-                                                  "co_filename", "").startswith(package)
-        ok = notebook_ok or (part not in MODULE_PARTS and not first_failure(
-            checks_of(part, stage(chapter, **{part: function}))))
+        from_course = function is None or getattr(
+            getattr(function, "__code__", None), "co_filename", ""
+        ).startswith(package)
+        ok = notebook_ok or (
+            part not in MODULE_PARTS
+            and not first_failure(checks_of(part, stage(chapter, **{part: function})))
+        )
         if source is None or from_course or not ok:
-            why = ("not in this notebook" if source is None or from_course
-                   else "the course's checks failed on yours")
+            why = (
+                "not in this notebook"
+                if source is None or from_course
+                else "the course's checks failed on yours"
+            )
             changes[part] = (f"{COURSE} · chapter {chapter} · {why}", COURSE_TEXT[part])
             lines.append(f"  • {part}: the course's ({why})")
         else:
@@ -180,6 +230,8 @@ def keep(Value, chapter, namespace=None):
     except (OSError, SyntaxError, ValueError) as error:
         print(f"Could not write {shown(path)}: {error}")
         return
-    print(f"Kept chapter {chapter}'s part of your engine in {shown(path)} "
-          f"({len(path.read_text(encoding='utf-8').splitlines())} lines now):")
+    print(
+        f"Kept chapter {chapter}'s part of your engine in {shown(path)} "
+        f"({len(path.read_text(encoding='utf-8').splitlines())} lines now):"
+    )
     print("\n".join(lines))

@@ -135,20 +135,28 @@ TARGETS = {
         Target("bit for bit with the engine", "compiled-py", "bits", "<=", 0),
     ],
     "compiled C step": [
-        Target("speed vs PyTorch batched", "compiled-c", "speed", ">=", 3, 10,
-               base="torch-batched"),
+        Target(
+            "speed vs PyTorch batched", "compiled-c", "speed", ">=", 3, 10, base="torch-batched"
+        ),
         Target("compile time", "compiled-c", "compile", "<=", 2, 1),
         Target("bit for bit with the engine", "compiled-c", "bits", "<=", 0),
     ],
     "grad, reference engine": [
         Target("grad / backward", "grad/autograd", "time", "<=", 2, base="backward/autograd"),
-        Target("create_graph / backward", "grad-graph/autograd", "time", "<=", 10,
-               base="backward/autograd"),
+        Target(
+            "create_graph / backward",
+            "grad-graph/autograd",
+            "time",
+            "<=",
+            10,
+            base="backward/autograd",
+        ),
     ],
     "grad, fast engine": [
         Target("grad / backward", "grad/fast", "time", "<=", 2, base="backward/fast"),
-        Target("create_graph / backward", "grad-graph/fast", "time", "<=", 10,
-               base="backward/fast"),
+        Target(
+            "create_graph / backward", "grad-graph/fast", "time", "<=", 10, base="backward/fast"
+        ),
     ],
 }
 
@@ -195,17 +203,23 @@ def check_agreement(contenders, X, y, tolerance=TOLERANCE, steps=CHECK_STEPS, re
         if record is not None:
             record[c.key] = losses, weights
         if len(weights) != len(want_weights) or len(losses) != len(want_losses):
-            problems.append(f"{c.name}: {len(weights)} weights and {len(losses)} losses, "
-                            f"but the floor has {len(want_weights)} and {len(want_losses)}")
+            problems.append(
+                f"{c.name}: {len(weights)} weights and {len(losses)} losses, "
+                f"but the floor has {len(want_weights)} and {len(want_losses)}"
+            )
             continue
         loss_diff, step = _worst(losses, want_losses)
         weight_diff, i = _worst(weights, want_weights)
         if loss_diff > tolerance:
-            problems.append(f"{c.name}: loss of step {step + 1} is {losses[step]!r}, "
-                            f"the floor's is {want_losses[step]!r}")
+            problems.append(
+                f"{c.name}: loss of step {step + 1} is {losses[step]!r}, "
+                f"the floor's is {want_losses[step]!r}"
+            )
         if weight_diff > tolerance:
-            problems.append(f"{c.name}: weight #{i} after {steps} steps is {weights[i]!r}, "
-                            f"the floor's is {want_weights[i]!r}")
+            problems.append(
+                f"{c.name}: weight #{i} after {steps} steps is {weights[i]!r}, "
+                f"the floor's is {want_weights[i]!r}"
+            )
         largest = max(largest, loss_diff, weight_diff)
     if problems:
         raise EnginesDisagree(
@@ -339,8 +353,7 @@ def ratio(times, top, bottom):
 def compile_time(contender, clock):
     """The seconds `contender` took to compile, by `clock` (cpu: this process's CPU time and
     the C compiler's); None for a contender that does not compile."""
-    return getattr(contender, "compile_cpu_seconds" if clock == "cpu" else "compile_seconds",
-                   None)
+    return getattr(contender, "compile_cpu_seconds" if clock == "cpu" else "compile_seconds", None)
 
 
 def measure(contenders, X, y, args):
@@ -372,13 +385,16 @@ def measure_wide(contenders, X, y, args, demo_rows):
     PyTorch batched and to the floor, and its time / its own time on the demo step."""
     clock = CLOCKS[args.clock]
     # no warm-up: the agreement check has just run two steps of each at this size
-    times = time_steps(contenders, X, y, args.wide_rounds, clock, freeze=not args.no_freeze,
-                       warmup=0)
+    times = time_steps(
+        contenders, X, y, args.wide_rounds, clock, freeze=not args.no_freeze, warmup=0
+    )
     rows = {}
     for c in contenders:
         demo = demo_rows.get(c.key)
         rows[f"wide/{c.key}"] = {
-            "name": c.name, "step": statistics.median(times[c.key]), "times": times[c.key],
+            "name": c.name,
+            "step": statistics.median(times[c.key]),
+            "times": times[c.key],
             "torch-batched": ratio(times, "torch-batched", c.key),
             "floor": ratio(times, c.key, "floor"),
             "demo": None if demo is None else statistics.median(times[c.key]) / demo["step"],
@@ -397,13 +413,22 @@ def measure_digits(contenders, data, args):
     if not args.no_freeze:
         gc.freeze()
     try:
-        runs = compare({c.key: functools.partial(c.epoch, models[c.key], prepared[c.key])
-                        for c in contenders}, args.rounds, warmup=False,
-                       clock=CLOCKS[args.clock]).runs
+        runs = compare(
+            {c.key: functools.partial(c.epoch, models[c.key], prepared[c.key]) for c in contenders},
+            args.rounds,
+            warmup=False,
+            clock=CLOCKS[args.clock],
+        ).runs
     finally:
         gc.unfreeze()
-    return {f"digits/{c.key}": {"name": c.name, "step": statistics.median(runs[c.key]),
-                                "times": runs[c.key]} for c in contenders}
+    return {
+        f"digits/{c.key}": {
+            "name": c.name,
+            "step": statistics.median(runs[c.key]),
+            "times": runs[c.key],
+        }
+        for c in contenders
+    }
 
 
 def check_digits(contenders, data, tolerance=TOLERANCE):
@@ -419,8 +444,10 @@ def check_digits(contenders, data, tolerance=TOLERANCE):
         loss_diff, _ = _worst(loss, want_loss)
         weight_diff, i = _worst(weights, want_weights)
         if len(weights) != len(want_weights) or max(loss_diff, weight_diff) > tolerance:
-            problems.append(f"{key}: epoch loss {loss[0]!r} against {want_loss[0]!r} ({first}); "
-                            f"largest weight difference {weight_diff:g}")
+            problems.append(
+                f"{key}: epoch loss {loss[0]!r} against {want_loss[0]!r} ({first}); "
+                f"largest weight difference {weight_diff:g}"
+            )
         largest = max(largest, loss_diff, weight_diff)
     if problems:
         raise EnginesDisagree("the digits epochs differ:\n  " + "\n  ".join(problems))
@@ -463,8 +490,14 @@ def measure_grad(graphs, args):
     finally:
         gc.unfreeze()
     names = {"backward": "backward()", "grad": "grad()", "grad-graph": "grad(create_graph=True)"}
-    return {k: {"name": f"{names[k.split('/')[0]]}, {GRAD_ENGINES[k.split('/')[1]]}",
-                "step": statistics.median(v), "times": v} for k, v in runs.items()}
+    return {
+        k: {
+            "name": f"{names[k.split('/')[0]]}, {GRAD_ENGINES[k.split('/')[1]]}",
+            "step": statistics.median(v),
+            "times": v,
+        }
+        for k, v in runs.items()
+    }
 
 
 def _x(r):
@@ -476,9 +509,11 @@ def _x(r):
 
 def table(rows, reference="autograd"):
     mg_bytes = rows.get("micrograd", {}).get("bytes")
-    head = (f"{'engine':<{NAME}}{'step ms':>9}{'vs micrograd':>14}{'vs torch 0-d':>14}"
-            f"{'vs batched':>12}{'/ floor':>9}{'compile s':>11}{'nodes':>8}{'bytes/node':>12}"
-            f"{'vs mg':>7}{'deepest chain':>15}")
+    head = (
+        f"{'engine':<{NAME}}{'step ms':>9}{'vs micrograd':>14}{'vs torch 0-d':>14}"
+        f"{'vs batched':>12}{'/ floor':>9}{'compile s':>11}{'nodes':>8}{'bytes/node':>12}"
+        f"{'vs mg':>7}{'deepest chain':>15}"
+    )
     lines = [head, "-" * len(head)]
     for key, r in rows.items():
         if r["nodes"] is None:
@@ -519,21 +554,28 @@ def _spread(times):
     if len(times) < 2:
         return ""
     q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive")
-    return "[" + ", ".join(f"{ms:.0f}" if ms >= 100 else f"{ms:.3g}"
-                           for ms in (q1 * 1e3, q3 * 1e3)) + "]"
+    return (
+        "["
+        + ", ".join(f"{ms:.0f}" if ms >= 100 else f"{ms:.3g}" for ms in (q1 * 1e3, q3 * 1e3))
+        + "]"
+    )
 
 
 def wide_table(rows, work_ratio):
     """The wide step's table: each contender's time, its ratios, and its time / its time on the
     demo step, beside `work_ratio`, how many times the multiply-adds grew."""
-    head = (f"{'engine':<{NAME}}{'step ms':>10}{'middle half':>20}{'vs batched':>12}{'/ floor':>9}"
-            f"{'x demo step':>13}{'compile s':>11}")
+    head = (
+        f"{'engine':<{NAME}}{'step ms':>10}{'middle half':>20}{'vs batched':>12}{'/ floor':>9}"
+        f"{'x demo step':>13}{'compile s':>11}"
+    )
     lines = [head, "-" * len(head)]
     for r in rows.values():
         grown = "-" if r["demo"] is None else f"{r['demo']:.1f}x"
         compiled = "-" if r["compile"] is None else f"{r['compile']:.2f}"
-        lines.append(f"{r['name']:<{NAME}}{r['step'] * 1e3:>10.2f}{_spread(r['times']):>20}"
-                     f"{_x(r['torch-batched']):>12}{_x(r['floor']):>9}{grown:>13}{compiled:>11}")
+        lines.append(
+            f"{r['name']:<{NAME}}{r['step'] * 1e3:>10.2f}{_spread(r['times']):>20}"
+            f"{_x(r['torch-batched']):>12}{_x(r['floor']):>9}{grown:>13}{compiled:>11}"
+        )
     lines += [
         "",
         "middle half: the lower and upper quartile of the rounds' step times, in ms.",
@@ -549,8 +591,10 @@ def wide_table(rows, work_ratio):
 def timing_lines(rows, pairs):
     """A line per row (median ms and the middle half), then `top / bottom` for each of `pairs`
     (title, top key, bottom key): the median of the per-round ratios and its middle half."""
-    lines = [f"  {r['name']:<42} {r['step'] * 1e3:>10.2f} ms  middle half {_spread(r['times'])}"
-             for r in rows.values()]
+    lines = [
+        f"  {r['name']:<42} {r['step'] * 1e3:>10.2f} ms  middle half {_spread(r['times'])}"
+        for r in rows.values()
+    ]
     times = {k: r["times"] for k, r in rows.items()}
     for title, top, bottom in pairs:
         found = ratio(times, top, bottom)
@@ -570,8 +614,11 @@ def baseline_lines(rows, contenders):
             times = {k: rows[k]["times"] for k in (of, c.key)}
             median, q1, q3 = ratio(times, of, c.key)
             if not lines:
-                lines = ["", "this checkout's step time / the baseline's (median of the "
-                             "per-round ratios, [quartiles]):"]
+                lines = [
+                    "",
+                    "this checkout's step time / the baseline's (median of the "
+                    "per-round ratios, [quartiles]):",
+                ]
             lines.append(f"  {rows[of]['name']:<22} {median:.3f}  [{q1:.3f}, {q3:.3f}]")
     return lines
 
@@ -583,15 +630,19 @@ def pay_off_lines(rows, reference="autograd"):
     compiled = [r for r in rows.values() if r["compile"] is not None]
     if ref is None or not compiled:
         return []
-    lines = ["", f"compiling pays off after (compile time / the step time saved against "
-                 f"{ref['name']}):"]
+    lines = [
+        "",
+        f"compiling pays off after (compile time / the step time saved against {ref['name']}):",
+    ]
     for r in compiled:
         saved = ref["step"] - r["step"]
         if saved <= 0:
             lines.append(f"  {r['name']:<22} never: its step is no faster")
         else:
-            lines.append(f"  {r['name']:<22} {math.ceil(r['compile'] / saved):>7,} steps "
-                         f"({r['compile']:.2f} s / {saved * 1e3:.2f} ms saved per step)")
+            lines.append(
+                f"  {r['name']:<22} {math.ceil(r['compile'] / saved):>7,} steps "
+                f"({r['compile']:.2f} s / {saved * 1e3:.2f} ms saved per step)"
+            )
     return lines
 
 
@@ -670,12 +721,17 @@ def _as_saved(rows, prefix=""):
     out = {}
     for key, r in rows.items():
         times = r["times"]
-        quartiles = (statistics.quantiles(times, n=4, method="inclusive") if len(times) > 1
-                     else [times[0]] * 3)
-        out[key[len(prefix):]] = {
-            "name": r["name"], "median_ms": r["step"] * 1e3,
+        quartiles = (
+            statistics.quantiles(times, n=4, method="inclusive")
+            if len(times) > 1
+            else [times[0]] * 3
+        )
+        out[key[len(prefix) :]] = {
+            "name": r["name"],
+            "median_ms": r["step"] * 1e3,
             "middle_half_ms": [quartiles[0] * 1e3, quartiles[2] * 1e3],
-            "times_ms": [t * 1e3 for t in times], "compile_s": r.get("compile"),
+            "times_ms": [t * 1e3 for t in times],
+            "compile_s": r.get("compile"),
         }
     return out
 
@@ -686,21 +742,41 @@ def save_results(path, args, argv, steps, rows, grad_nodes, targets, load_start)
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine(),
         "command": " ".join(["python benchmarks/bench.py", *argv]),
-        "clock": args.clock, "rounds": args.rounds, "wide_rounds": args.wide_rounds,
-        "grad_rounds": args.grad_rounds, "imported_modules_frozen": not args.no_freeze,
+        "clock": args.clock,
+        "rounds": args.rounds,
+        "wide_rounds": args.wide_rounds,
+        "grad_rounds": args.grad_rounds,
+        "imported_modules_frozen": not args.no_freeze,
         "load_average": {"start": list(load_start), "end": list(os.getloadavg())},
-        "steps": [{"part": part, "sizes": list(sizes), "points": points,
-                   "width": max(sizes[1:-1]), "multiply_adds": multiply_adds(sizes, points),
-                   "contenders": _as_saved({k: v for k, v in rows.items()
-                                            if k.split("/")[0] == part
-                                            or (part == "demo" and "/" not in k)},
-                                           "" if part == "demo" else f"{part}/")}
-                  for part, sizes, points in steps],
-        "digits": _as_saved({k: v for k, v in rows.items() if k.startswith("digits/")},
-                            "digits/"),
-        "grad": {"nodes": grad_nodes,
-                 "rows": _as_saved({k: v for k, v in rows.items()
-                                    if k.split("/")[0] in ("backward", "grad", "grad-graph")})},
+        "steps": [
+            {
+                "part": part,
+                "sizes": list(sizes),
+                "points": points,
+                "width": max(sizes[1:-1]),
+                "multiply_adds": multiply_adds(sizes, points),
+                "contenders": _as_saved(
+                    {
+                        k: v
+                        for k, v in rows.items()
+                        if k.split("/")[0] == part or (part == "demo" and "/" not in k)
+                    },
+                    "" if part == "demo" else f"{part}/",
+                ),
+            }
+            for part, sizes, points in steps
+        ],
+        "digits": _as_saved({k: v for k, v in rows.items() if k.startswith("digits/")}, "digits/"),
+        "grad": {
+            "nodes": grad_nodes,
+            "rows": _as_saved(
+                {
+                    k: v
+                    for k, v in rows.items()
+                    if k.split("/")[0] in ("backward", "grad", "grad-graph")
+                }
+            ),
+        },
         "targets": targets.splitlines(),
     }
     path = Path(path)
@@ -734,57 +810,109 @@ def parse_wide(text):
         width, points = (int(n) for n in text.lower().split("x"))
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"--wide takes WIDTHxPOINTS, such as 64x256, not {text!r}") from None
+            f"--wide takes WIDTHxPOINTS, such as 64x256, not {text!r}"
+        ) from None
     if width < 1 or points < 2:
-        raise argparse.ArgumentTypeError(f"--wide needs a width of at least 1 and at least 2 "
-                                         f"points, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"--wide needs a width of at least 1 and at least 2 points, got {text!r}"
+        )
     return width, points
 
 
 def argument_parser(registry=CONTENDERS):
     """The command line's options, each with its help."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--engines", default=",".join(registry),
-                        help=f"comma-separated, from: {', '.join(registry)} (default: all)")
-    parser.add_argument("--parts", default=",".join(PARTS),
-                        help=f"comma-separated, from: {', '.join(PARTS)} (default: all)")
-    parser.add_argument("--rounds", type=int, default=21,
-                        help="interleaved rounds of the demo step and the digits (default 21)")
-    parser.add_argument("--wide-rounds", type=int, default=3,
-                        help="interleaved rounds of the wide step (default 3: on a loaded "
-                             "machine a round takes minutes, micrograd's step alone 30 s)")
-    parser.add_argument("--grad-rounds", type=int, default=11,
-                        help="interleaved rounds of grad and backward (default 11)")
+    parser.add_argument(
+        "--engines",
+        default=",".join(registry),
+        help=f"comma-separated, from: {', '.join(registry)} (default: all)",
+    )
+    parser.add_argument(
+        "--parts",
+        default=",".join(PARTS),
+        help=f"comma-separated, from: {', '.join(PARTS)} (default: all)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=21,
+        help="interleaved rounds of the demo step and the digits (default 21)",
+    )
+    parser.add_argument(
+        "--wide-rounds",
+        type=int,
+        default=3,
+        help="interleaved rounds of the wide step (default 3: on a loaded "
+        "machine a round takes minutes, micrograd's step alone 30 s)",
+    )
+    parser.add_argument(
+        "--grad-rounds",
+        type=int,
+        default=11,
+        help="interleaved rounds of grad and backward (default 11)",
+    )
     parser.add_argument("--points", type=int, help="moons points (default 100; 10 with --quick)")
-    parser.add_argument("--wide", type=parse_wide, metavar="WIDTHxPOINTS",
-                        help="the wide step: MLP 2-W-W-1 on P points (default 64x256; 24x12 "
-                             "with --quick)")
-    parser.add_argument("--grad-points", type=int,
-                        help="moons points of the grad part's graph (default 76, about 50,000 "
-                             "nodes; 4 with --quick)")
-    parser.add_argument("--compile-budget", type=float, default=60, metavar="SECONDS",
-                        help="compile a step for the wide step only if its demo-step compile "
-                             "time, scaled by the growth of the arithmetic, is at most this "
-                             "(default 60; inf compiles whatever it takes)")
+    parser.add_argument(
+        "--wide",
+        type=parse_wide,
+        metavar="WIDTHxPOINTS",
+        help="the wide step: MLP 2-W-W-1 on P points (default 64x256; 24x12 with --quick)",
+    )
+    parser.add_argument(
+        "--grad-points",
+        type=int,
+        help="moons points of the grad part's graph (default 76, about 50,000 "
+        "nodes; 4 with --quick)",
+    )
+    parser.add_argument(
+        "--compile-budget",
+        type=float,
+        default=60,
+        metavar="SECONDS",
+        help="compile a step for the wide step only if its demo-step compile "
+        "time, scaled by the growth of the arithmetic, is at most this "
+        "(default 60; inf compiles whatever it takes)",
+    )
     parser.add_argument("--chain-limit", type=int, default=1_000_000, help="deepest chain tried")
     parser.add_argument("--no-chain", action="store_true", help="skip the deepest-chain search")
-    parser.add_argument("--no-freeze", action="store_true",
-                        help="do not gc.freeze() the imported modules before timing (see time_steps)")
-    parser.add_argument("--clock", choices=CLOCKS, default="wall",
-                        help="wall (perf_counter, default) or cpu (process_time: less noise "
-                             "from other work on a busy machine)")
-    parser.add_argument("--c-opt", metavar="LEVELS",
-                        help="the C compiler's -O level(s) for compiled-c, comma-separated: "
-                             "--c-opt 0,1 times a row for each (default: compile_loss's own "
-                             "default, the one the targets name)")
-    parser.add_argument("--baseline", metavar="DIR",
-                        help="another checkout (the directory holding its autograd/): time its "
-                             "engines and compiled Python step too, in the same run")
-    parser.add_argument("--save", nargs="?", const=str(RESULTS), metavar="FILE",
-                        help="write the numbers as JSON (default file: benchmarks/results/"
-                             "bench.json, which chapter 11 plots)")
-    parser.add_argument("--quick", action="store_true",
-                        help="tiny sizes (2 rounds, 10 points, chains up to 1,000): checks it runs")
+    parser.add_argument(
+        "--no-freeze",
+        action="store_true",
+        help="do not gc.freeze() the imported modules before timing (see time_steps)",
+    )
+    parser.add_argument(
+        "--clock",
+        choices=CLOCKS,
+        default="wall",
+        help="wall (perf_counter, default) or cpu (process_time: less noise "
+        "from other work on a busy machine)",
+    )
+    parser.add_argument(
+        "--c-opt",
+        metavar="LEVELS",
+        help="the C compiler's -O level(s) for compiled-c, comma-separated: "
+        "--c-opt 0,1 times a row for each (default: compile_loss's own "
+        "default, the one the targets name)",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="another checkout (the directory holding its autograd/): time its "
+        "engines and compiled Python step too, in the same run",
+    )
+    parser.add_argument(
+        "--save",
+        nargs="?",
+        const=str(RESULTS),
+        metavar="FILE",
+        help="write the numbers as JSON (default file: benchmarks/results/"
+        "bench.json, which chapter 11 plots)",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="tiny sizes (2 rounds, 10 points, chains up to 1,000): checks it runs",
+    )
     return parser
 
 
@@ -802,11 +930,15 @@ def parse_arguments(argv, registry=CONTENDERS):
         args.wide = (24, 12) if args.quick else (64, 256)
     if args.grad_points is None:
         args.grad_points = 4 if args.quick else 76
-    if min(args.rounds, args.wide_rounds, args.grad_rounds) < 1 or min(args.points,
-                                                                       args.grad_points) < 2:
-        parser.error(f"need at least 1 round and 2 points, got {args.rounds}, "
-                     f"{args.wide_rounds} and {args.grad_rounds} rounds, {args.points} and "
-                     f"{args.grad_points} points")
+    if (
+        min(args.rounds, args.wide_rounds, args.grad_rounds) < 1
+        or min(args.points, args.grad_points) < 2
+    ):
+        parser.error(
+            f"need at least 1 round and 2 points, got {args.rounds}, "
+            f"{args.wide_rounds} and {args.grad_rounds} rounds, {args.points} and "
+            f"{args.grad_points} points"
+        )
     parts = args.parts.split(",")
     for part in parts:
         if part not in PARTS:
@@ -815,6 +947,7 @@ def parse_arguments(argv, registry=CONTENDERS):
     keys = args.engines.split(",")
     if args.baseline:
         from contenders import baseline_contenders
+
         try:
             extra = baseline_contenders(args.baseline)
         except FileNotFoundError as e:
@@ -825,8 +958,11 @@ def parse_arguments(argv, registry=CONTENDERS):
         parser.error(f"each engine may be named once, got {args.engines!r}")
     default_level = registry["compiled-c"].default_opt_level() if "compiled-c" in registry else 0
     try:
-        levels = ([default_level] if args.c_opt is None
-                  else [int(level) for level in args.c_opt.split(",")])
+        levels = (
+            [default_level]
+            if args.c_opt is None
+            else [int(level) for level in args.c_opt.split(",")]
+        )
     except ValueError:
         parser.error(f"--c-opt takes -O levels such as 0,1, not {args.c_opt!r}")
     if len(set(levels)) != len(levels) or not all(0 <= level <= 3 for level in levels):
@@ -836,8 +972,10 @@ def parse_arguments(argv, registry=CONTENDERS):
         if key not in registry:
             parser.error(f"unknown engine {key!r}; choose from {', '.join(registry)}")
         if key == "compiled-c":
-            makers += [(f"{key} -O{level}", functools.partial(registry[key], opt_level=level))
-                       for level in levels]
+            makers += [
+                (f"{key} -O{level}", functools.partial(registry[key], opt_level=level))
+                for level in levels
+            ]
         else:
             makers.append((key, registry[key]))
 
@@ -850,8 +988,11 @@ def run_demo(args, makers, run):
     frozen = "imported modules NOT frozen" if args.no_freeze else "imported modules frozen"
     X, y = make_moons(args.points, noise=0.1, seed=0)
     contenders, skipped = make_contenders(makers, SIZES, X, y)
-    run["compiled_on_demo"] = {c.maker_key: compile_time(c, args.clock) for c in contenders
-                               if compile_time(c, args.clock) is not None}
+    run["compiled_on_demo"] = {
+        c.maker_key: compile_time(c, args.clock)
+        for c in contenders
+        if compile_time(c, args.clock) is not None
+    }
     if not contenders:
         raise SystemExit("no engine to benchmark")
     record = {}
@@ -860,14 +1001,20 @@ def run_demo(args, makers, run):
     except EnginesDisagree as e:
         raise SystemExit(f"benchmark aborted: {e}") from None
     print(f"demo step: MLP{SIZES} on {args.points} moons points, hinge + L2, backward, SGD")
-    print(f"agreement: {CHECK_STEPS} steps from the same weights, every engine matches the "
-          f"hand-written floor (largest relative difference {largest:.1e})")
+    print(
+        f"agreement: {CHECK_STEPS} steps from the same weights, every engine matches the "
+        f"hand-written floor (largest relative difference {largest:.1e})"
+    )
     torch = sys.modules.get("torch")
     versions = f"Python {sys.version.split()[0]}" + (
-        f", torch {torch.__version__} ({torch.get_num_threads()} thread)" if torch else "")
+        f", torch {torch.__version__} ({torch.get_num_threads()} thread)" if torch else ""
+    )
     load = os.getloadavg()
-    print(f"{args.rounds} interleaved rounds, {args.clock} clock, {frozen}; {versions}; "
-          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n", flush=True)
+    print(
+        f"{args.rounds} interleaved rounds, {args.clock} clock, {frozen}; {versions}; "
+        f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n",
+        flush=True,
+    )
 
     rows = measure(contenders, X, y, args)
     for key, bits in bits_differing(record, X, y).items():
@@ -890,12 +1037,16 @@ def within_compile_budget(makers, args, compiled_on_demo, grown):
             expected = None if demo is None else demo * grown
             why = None
             if expected is None and args.compile_budget != math.inf:
-                why = ("no demo-step compile time to predict its compile time from (run "
-                       "the demo part too, or give --compile-budget inf)")
+                why = (
+                    "no demo-step compile time to predict its compile time from (run "
+                    "the demo part too, or give --compile-budget inf)"
+                )
             elif expected is not None and expected > args.compile_budget:
-                why = (f"compiling it would take about {expected:.0f} s (its demo-step "
-                       f"compile time x {grown:.1f}, the growth of the arithmetic), more "
-                       f"than --compile-budget {args.compile_budget:g} s")
+                why = (
+                    f"compiling it would take about {expected:.0f} s (its demo-step "
+                    f"compile time x {grown:.1f}, the growth of the arithmetic), more "
+                    f"than --compile-budget {args.compile_budget:g} s"
+                )
             if why is not None:
                 print(f"skipping {key} on the wide step: {why}", flush=True)
                 budget_notes.append(f"{key} not run on the wide step: {why}")
@@ -911,11 +1062,13 @@ def run_wide(args, makers, run):
     width, points = args.wide
     sizes = (SIZES[0], width, width, SIZES[-1])
     grown = multiply_adds(sizes, points) / multiply_adds(SIZES, args.points)
-    print(f"\nwide step: MLP{sizes} on {points} moons points, the same step; "
-          f"{args.wide_rounds} interleaved rounds, {args.clock} clock", flush=True)
+    print(
+        f"\nwide step: MLP{sizes} on {points} moons points, the same step; "
+        f"{args.wide_rounds} interleaved rounds, {args.clock} clock",
+        flush=True,
+    )
     X, y = make_moons(points, noise=0.1, seed=0)
-    wide_makers, budget_notes = within_compile_budget(makers, args, run["compiled_on_demo"],
-                                                      grown)
+    wide_makers, budget_notes = within_compile_budget(makers, args, run["compiled_on_demo"], grown)
     contenders, wide_skipped = make_contenders(wide_makers, sizes, X, y)
     # micrograd's backward sorts the graph recursively, and the L2 penalty's sum over
     # every parameter is a chain of that many additions: deeper than Python's default limit
@@ -923,17 +1076,22 @@ def run_wide(args, makers, run):
     params = sum((nin + 1) * nout for nin, nout in zip(sizes, sizes[1:]))
     if params > limit / 2 and any(c.key == "micrograd" for c in contenders):
         sys.setrecursionlimit(max(limit, WIDE_RECURSION_LIMIT))
-        print(f"(Python's recursion limit is raised from {limit:,} to "
-              f"{sys.getrecursionlimit():,} for the wide step: micrograd sorts its graph "
-              f"recursively, and the L2 penalty adds up {params:,} parameters in a chain)")
+        print(
+            f"(Python's recursion limit is raised from {limit:,} to "
+            f"{sys.getrecursionlimit():,} for the wide step: micrograd sorts its graph "
+            f"recursively, and the L2 penalty adds up {params:,} parameters in a chain)"
+        )
     if contenders:
         record = {}
         try:
             largest = check_agreement(contenders, X, y, steps=1, record=record)
         except EnginesDisagree as e:
             raise SystemExit(f"benchmark aborted: {e}") from None
-        print(f"agreement: one step from the same weights, every engine matches the floor "
-              f"(largest relative difference {largest:.1e})\n", flush=True)
+        print(
+            f"agreement: one step from the same weights, every engine matches the floor "
+            f"(largest relative difference {largest:.1e})\n",
+            flush=True,
+        )
         wide = measure_wide(contenders, X, y, args, rows)
         for key, bits in bits_differing(record, X, y, sizes, steps=1).items():
             wide[f"wide/{key}"]["bits"] = bits
@@ -951,9 +1109,12 @@ def run_digits(args, makers, run):
     images, labels = load_digits()
     if args.quick:
         images, labels = images[:96], labels[:96]
-    print(f"\ndigits epoch: MLP{digits.SIZES} on {len(images):,} 8x8 digits, minibatches of "
-          f"{digits.BATCH} ({math.ceil(len(images) / digits.BATCH)} steps), cross-entropy, "
-          f"SGD; {args.rounds} interleaved rounds, {args.clock} clock", flush=True)
+    print(
+        f"\ndigits epoch: MLP{digits.SIZES} on {len(images):,} 8x8 digits, minibatches of "
+        f"{digits.BATCH} ({math.ceil(len(images) / digits.BATCH)} steps), cross-entropy, "
+        f"SGD; {args.rounds} interleaved rounds, {args.clock} clock",
+        flush=True,
+    )
     contenders = []
     for key, make in digits.CONTENDERS.items():
         try:
@@ -965,11 +1126,19 @@ def run_digits(args, makers, run):
             largest = check_digits(contenders, (images, labels))
         except EnginesDisagree as e:
             raise SystemExit(f"benchmark aborted: {e}") from None
-        print(f"agreement: one epoch from the same weights, the same loss and weights "
-              f"(largest relative difference {largest:.1e})")
+        print(
+            f"agreement: one epoch from the same weights, the same loss and weights "
+            f"(largest relative difference {largest:.1e})"
+        )
         found = measure_digits(contenders, (images, labels), args)
-        print("\n".join(timing_lines(found, [
-            ("PyTorch's epoch / autograd.tensor's", "digits/torch", "digits/tensor")])))
+        print(
+            "\n".join(
+                timing_lines(
+                    found,
+                    [("PyTorch's epoch / autograd.tensor's", "digits/torch", "digits/tensor")],
+                )
+            )
+        )
         run["rows"].update(found)
 
 
@@ -978,19 +1147,22 @@ def run_grad(args, makers, run):
     with and without create_graph (its own engines: `makers` is not used)."""
     graphs = grad_graphs(args.grad_points)
     grad_nodes = run["grad_nodes"] = {key: nodes for key, (_, _, nodes) in graphs.items()}
-    shown = ", ".join(f"{nodes:,} nodes ({GRAD_ENGINES[key]})"
-                      for key, nodes in grad_nodes.items())
+    shown = ", ".join(f"{nodes:,} nodes ({GRAD_ENGINES[key]})" for key, nodes in grad_nodes.items())
     params = len(next(iter(graphs.values()))[1])
-    print(f"\ngrad against backward(): the demo step's loss on {args.grad_points} moons "
-          f"points ({shown}), d(loss)/d(each of {params} parameters); "
-          f"{args.grad_rounds} interleaved rounds, {args.clock} clock", flush=True)
+    print(
+        f"\ngrad against backward(): the demo step's loss on {args.grad_points} moons "
+        f"points ({shown}), d(loss)/d(each of {params} parameters); "
+        f"{args.grad_rounds} interleaved rounds, {args.clock} clock",
+        flush=True,
+    )
     found = measure_grad(graphs, args)
     del graphs
     pairs = []
     for key, name in GRAD_ENGINES.items():
-        pairs += [(f"grad / backward, {name}", f"grad/{key}", f"backward/{key}"),
-                  (f"create_graph / backward, {name}", f"grad-graph/{key}",
-                   f"backward/{key}")]
+        pairs += [
+            (f"grad / backward, {name}", f"grad/{key}", f"backward/{key}"),
+            (f"create_graph / backward, {name}", f"grad-graph/{key}", f"backward/{key}"),
+        ]
     print("\n".join(timing_lines(found, pairs)))
     run["rows"].update(found)
 
@@ -1014,8 +1186,10 @@ def main(argv=None, registry=CONTENDERS):
     targets = target_lines(rows)
     print(targets)
     load = os.getloadavg()
-    print(f"\nload average at the end (this run adds about 1): "
-          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(
+        f"\nload average at the end (this run adds about 1): "
+        f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+    )
     if args.quick:
         print("(--quick: the sizes are too small for the targets to mean anything)")
     if args.save:

@@ -363,8 +363,10 @@ class TensorBatched(TensorParameters):
 
     def new_model(self, seed):
         T = self.Tensor
-        return [(T([neuron[:-1] for neuron in layer]), T([neuron[-1] for neuron in layer]))
-                for layer in initial_weights(seed, self.sizes)]
+        return [
+            (T([neuron[:-1] for neuron in layer]), T([neuron[-1] for neuron in layer]))
+            for layer in initial_weights(seed, self.sizes)
+        ]
 
     def step(self, model, data):
         X, y = data
@@ -423,7 +425,7 @@ def _layers(params, sizes=SIZES):
     for nin, nout in zip(sizes, sizes[1:]):
         layer = []
         for _ in range(nout):
-            layer.append((params[at:at + nin], params[at + nin]))
+            layer.append((params[at : at + nin], params[at + nin]))
             at += nin + 1
         layers.append(layer)
     return layers
@@ -473,10 +475,12 @@ class CompiledPython:
         def loss(params, inputs):
             return loss_and_scores(_Traced, (_layers(params, sizes), params), inputs, y)
 
-        trace_weights = [p for layer in initial_weights(0, sizes) for neuron in layer
-                         for p in neuron]
-        return self.compile_loss(loss, trace_weights, [list(row) for row in X], has_aux=True,
-                                 **self.compile_options())
+        trace_weights = [
+            p for layer in initial_weights(0, sizes) for neuron in layer for p in neuron
+        ]
+        return self.compile_loss(
+            loss, trace_weights, [list(row) for row in X], has_aux=True, **self.compile_options()
+        )
 
     def compile_options(self):
         return {}
@@ -492,8 +496,9 @@ class CompiledPython:
         return self._compiled[key], [list(row) for row in X], list(y)
 
     def new_model(self, seed):
-        return [p for layer in initial_weights(seed, self.sizes) for neuron in layer
-                for p in neuron]
+        return [
+            p for layer in initial_weights(seed, self.sizes) for neuron in layer for p in neuron
+        ]
 
     def step(self, model, data):
         compiled, X, y = data
@@ -525,8 +530,9 @@ class CompiledC(CompiledPython):
         compiler = importlib.import_module("autograd.compile")
         self.no_compiler = compiler.NoCompilerWarning
         if compiler.c_compiler() is None:
-            raise Unavailable("no C compiler found (cc, gcc or clang on PATH), so there is no "
-                              "C step to time")
+            raise Unavailable(
+                "no C compiler found (cc, gcc or clang on PATH), so there is no C step to time"
+            )
         default = self.default_opt_level()
         self.opt_level = default if opt_level is None else opt_level
         self.name = f"{type(self).name} -O{self.opt_level}"
@@ -578,8 +584,9 @@ def load_baseline(directory):
     init = Path(directory).resolve() / "autograd" / "__init__.py"
     if not init.is_file():
         raise FileNotFoundError(f"no autograd package in {directory} (looked for {init})")
-    spec = importlib.util.spec_from_file_location(BASELINE, init,
-                                                  submodule_search_locations=[str(init.parent)])
+    spec = importlib.util.spec_from_file_location(
+        BASELINE, init, submodule_search_locations=[str(init.parent)]
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules[BASELINE] = module
     spec.loader.exec_module(module)
@@ -614,5 +621,17 @@ def baseline_contenders(directory):
 
 # In the order the table lists them: the baselines, then the course's engines, then the
 # compiled steps and the floor.
-CONTENDERS = {c.key: c for c in (Micrograd, TorchScalars, TorchBatched, Reference, Fast,
-                                 TensorBatched, CompiledPython, CompiledC, Floor)}
+CONTENDERS = {
+    c.key: c
+    for c in (
+        Micrograd,
+        TorchScalars,
+        TorchBatched,
+        Reference,
+        Fast,
+        TensorBatched,
+        CompiledPython,
+        CompiledC,
+        Floor,
+    )
+}

@@ -29,15 +29,16 @@ def initial_weights(seed, sizes=SIZES):
     layers = []
     for nin, nout in zip(sizes, sizes[1:]):
         bound = 1 / math.sqrt(nin)
-        layers.append(([[rng.uniform(-bound, bound) for _ in range(nin)] for _ in range(nout)],
-                       [0.0] * nout))
+        layers.append(
+            ([[rng.uniform(-bound, bound) for _ in range(nin)] for _ in range(nout)], [0.0] * nout)
+        )
     return layers
 
 
 def batches(images, labels, size=BATCH):
     """[(pixels in [0, 1], labels), ...]: the data in order, `size` images at a time."""
     pixels = [[v / 16 for v in image] for image in images]
-    return [(pixels[i:i + size], labels[i:i + size]) for i in range(0, len(pixels), size)]
+    return [(pixels[i : i + size], labels[i : i + size]) for i in range(0, len(pixels), size)]
 
 
 class TensorDigits(TensorParameters):
@@ -53,15 +54,19 @@ class TensorDigits(TensorParameters):
 
     def prepare(self, images, labels):
         np = self.np
-        return [(np.array(x, dtype=float), np.array(t, dtype=np.int64))
-                for x, t in batches(images, labels)]
+        return [
+            (np.array(x, dtype=float), np.array(t, dtype=np.int64))
+            for x, t in batches(images, labels)
+        ]
 
     def new_model(self, seed):
         return [(self.Tensor(w), self.Tensor(b)) for w, b in initial_weights(seed)]
 
     def epoch(self, model, data):
-        losses = [self.descend(self.cross_entropy(self.forward(model, x), labels), model, LR)
-                  for x, labels in data]
+        losses = [
+            self.descend(self.cross_entropy(self.forward(model, x), labels), model, LR)
+            for x, labels in data
+        ]
         return sum(losses) / len(losses)
 
     def weights(self, model):
@@ -80,19 +85,27 @@ class TorchDigits(TorchParameters):
 
     def prepare(self, images, labels):
         t = self.torch
-        return [(t.tensor(x, dtype=t.float64), t.tensor(y, dtype=t.int64))
-                for x, y in batches(images, labels)]
+        return [
+            (t.tensor(x, dtype=t.float64), t.tensor(y, dtype=t.int64))
+            for x, y in batches(images, labels)
+        ]
 
     def new_model(self, seed):
         t = self.torch
-        return [(t.tensor(w, dtype=t.float64, requires_grad=True),
-                 t.tensor(b, dtype=t.float64, requires_grad=True))
-                for w, b in initial_weights(seed)]
+        return [
+            (
+                t.tensor(w, dtype=t.float64, requires_grad=True),
+                t.tensor(b, dtype=t.float64, requires_grad=True),
+            )
+            for w, b in initial_weights(seed)
+        ]
 
     def epoch(self, model, data):
         cross_entropy = self.torch.nn.functional.cross_entropy
-        losses = [self.descend(cross_entropy(self.forward(model, x), labels), model, LR)
-                  for x, labels in data]
+        losses = [
+            self.descend(cross_entropy(self.forward(model, x), labels), model, LR)
+            for x, labels in data
+        ]
         return sum(losses) / len(losses)
 
     def weights(self, model):

@@ -113,18 +113,23 @@ def exercises(notebook, name):
             continue
         first, _, body = source(cell).partition("\n")
         if not first.startswith(SOLUTION_MAGIC):
-            raise BuildError(f"{name}: cell {i} is tagged `solution` but does not start with "
-                             f"{SOLUTION_MAGIC.strip()}")
-        check = first[len(SOLUTION_MAGIC):].strip()
+            raise BuildError(
+                f"{name}: cell {i} is tagged `solution` but does not start with "
+                f"{SOLUTION_MAGIC.strip()}"
+            )
+        check = first[len(SOLUTION_MAGIC) :].strip()
         answers = [j for j in range(i) if "exercise" in tags(cells[j])]
         if not answers:
             raise BuildError(f"{name}: the solution in cell {i} has no `exercise` cell above it")
         answer = answers[-1]
-        checks = [j for j in range(answer + 1, i)
-                  if source(cells[j]).strip().splitlines()[-1:] == [check]]
+        checks = [
+            j for j in range(answer + 1, i) if source(cells[j]).strip().splitlines()[-1:] == [check]
+        ]
         if not checks:
-            raise BuildError(f"{name}: no cell between the answer (cell {answer}) and the "
-                             f"solution (cell {i}) runs {check}")
+            raise BuildError(
+                f"{name}: no cell between the answer (cell {answer}) and the "
+                f"solution (cell {i}) runs {check}"
+            )
         found.append((check, answer, checks[0], i, _without_solution_note(body)))
     return found
 
@@ -149,31 +154,47 @@ def points_for(chapter, keys):
     if table is None:
         raise BuildError("autograd/syllabus.py has no POINTS table")
     if chapter.number not in table:
-        raise BuildError(f"chapter {chapter.heading} has exercises ({', '.join(keys)}) but no "
-                         "entry in autograd.syllabus.POINTS: add one")
+        raise BuildError(
+            f"chapter {chapter.heading} has exercises ({', '.join(keys)}) but no "
+            "entry in autograd.syllabus.POINTS: add one"
+        )
     total, each = table[chapter.number]
     missing = [k for k in keys if k not in each]
     if missing:
-        raise BuildError(f"chapter {chapter.heading}: no points for exercise "
-                         f"{', '.join(missing)} in autograd.syllabus.POINTS: add it there")
+        raise BuildError(
+            f"chapter {chapter.heading}: no points for exercise "
+            f"{', '.join(missing)} in autograd.syllabus.POINTS: add it there"
+        )
     extra = [k for k in each if k not in keys]
     if extra:
-        raise BuildError(f"chapter {chapter.heading}: autograd.syllabus.POINTS gives points to "
-                         f"{', '.join(extra)}, which is not one of its exercises")
+        raise BuildError(
+            f"chapter {chapter.heading}: autograd.syllabus.POINTS gives points to "
+            f"{', '.join(extra)}, which is not one of its exercises"
+        )
     rest = total - sum(each[k] for k in keys)
     if rest < 0 or (rest and not chapter.checkpoint) or (chapter.checkpoint and not rest):
         raise BuildError(
             f"chapter {chapter.heading}: its exercises are worth {total - rest} of its {total} "
             "points in autograd.syllabus.POINTS, which leaves "
-            + (f"{rest} for its checkpoint" if chapter.checkpoint else
-               f"{rest} for a checkpoint it does not have"))
+            + (
+                f"{rest} for its checkpoint"
+                if chapter.checkpoint
+                else f"{rest} for a checkpoint it does not have"
+            )
+        )
     return [each[k] for k in keys], rest
 
 
 def _meta(cell, grade_id, *, solution=False, grade=False, points=None):
     metadata = {k: v for k, v in cell.get("metadata", {}).items() if k != "jupyter"}
-    nbgrader = {"grade": grade, "grade_id": grade_id, "locked": not solution,
-                "schema_version": 3, "solution": solution, "task": False}
+    nbgrader = {
+        "grade": grade,
+        "grade_id": grade_id,
+        "locked": not solution,
+        "schema_version": 3,
+        "solution": solution,
+        "task": False,
+    }
     if grade:
         nbgrader["points"] = points
     metadata["nbgrader"] = nbgrader
@@ -181,8 +202,14 @@ def _meta(cell, grade_id, *, solution=False, grade=False, points=None):
 
 
 def _code(cell, text, metadata):
-    return {"cell_type": "code", "execution_count": None, "id": cell["id"],
-            "metadata": metadata, "outputs": [], "source": text}
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": cell["id"],
+        "metadata": metadata,
+        "outputs": [],
+        "source": text,
+    }
 
 
 def _string(text):
@@ -200,26 +227,35 @@ def answer_cell(cell, solution):
 
 def test_cell(cell, check, solution, points):
     before = source(cell).strip().splitlines()[:-1]  # lines above the check call, if any
-    lines = [f"# Graded: {points} point{'s' if points != 1 else ''} when the check passes.",
-             GRADED, *before,
-             "### BEGIN HIDDEN TESTS",
-             "# The grader's copy only: where the answer fails, its solution stands in for the",
-             "# rest of the notebook, so that one mistake costs this exercise's points alone.",
-             f"graded.stand_in({check!r}, {_string(solution)}, globals())",
-             "### END HIDDEN TESTS",
-             f"graded({check})"]
-    return _code(cell, "\n".join(lines),
-                 _meta(cell, cell["id"], grade=True, points=points))
+    lines = [
+        f"# Graded: {points} point{'s' if points != 1 else ''} when the check passes.",
+        GRADED,
+        *before,
+        "### BEGIN HIDDEN TESTS",
+        "# The grader's copy only: where the answer fails, its solution stands in for the",
+        "# rest of the notebook, so that one mistake costs this exercise's points alone.",
+        f"graded.stand_in({check!r}, {_string(solution)}, globals())",
+        "### END HIDDEN TESTS",
+        f"graded({check})",
+    ]
+    return _code(cell, "\n".join(lines), _meta(cell, cell["id"], grade=True, points=points))
 
 
 def checkpoint_test_cell(cell, points):
     lines = source(cell).strip().splitlines()  # `report = checkpoint(N, ...)`, then `report`
     call = lines[0]
     if len(lines) != 2 or not call.startswith("report = ") or lines[1] != "report":
-        raise BuildError(f"the checkpoint cell {cell['id']} is not `report = checkpoint(...)` "
-                         "then `report`")
-    text = "\n".join([f"# Graded: {points} points when every check of the checkpoint passes.",
-                      GRADED, call, "graded(report)"])
+        raise BuildError(
+            f"the checkpoint cell {cell['id']} is not `report = checkpoint(...)` then `report`"
+        )
+    text = "\n".join(
+        [
+            f"# Graded: {points} points when every check of the checkpoint passes.",
+            GRADED,
+            call,
+            "graded(report)",
+        ]
+    )
     return _code(cell, text, _meta(cell, cell["id"], grade=True, points=points))
 
 
@@ -251,14 +287,19 @@ def locked(cell, assignments=None):
 def introduction(chapter, points, total):
     """The cell that tells a student how the class edition of the chapter is graded."""
     n, rest = len(points), total - sum(points)
-    worth = (f"Its exercise is worth {points[0]}" if n == 1 else
-             f"Its {n} exercises are worth {', '.join(map(str, points[:-1]))} and {points[-1]}")
+    worth = (
+        f"Its exercise is worth {points[0]}"
+        if n == 1
+        else f"Its {n} exercises are worth {', '.join(map(str, points[:-1]))} and {points[-1]}"
+    )
     worth += " point" if n == 1 and points[0] == 1 else " points"
     if n > 1:
         worth += ", in the order they come"
     if rest:
-        worth += (f", and the checkpoint at the end the other {rest} (once every exercise has "
-                  "an answer of yours)")
+        worth += (
+            f", and the checkpoint at the end the other {rest} (once every exercise has "
+            "an answer of yours)"
+        )
     text = (
         "**The class edition.** Write your answers in the cells that hold a stub to replace "
         "(a `...` or a `None`); the other cells are locked. Each exercise's check is a graded "
@@ -267,9 +308,14 @@ def introduction(chapter, points, total):
         "a fresh Python with the course's own cells and checks, so only your own code earns "
         "points: an answer that uses the course's finished engine or changes its checks earns "
         "none, and is shown to your instructor. Before you submit, restart the kernel and run "
-        "every cell, top to bottom.")
-    cell = {"cell_type": "markdown", "id": f"class-edition-{chapter.number:02d}", "metadata": {},
-            "source": text}
+        "every cell, top to bottom."
+    )
+    cell = {
+        "cell_type": "markdown",
+        "id": f"class-edition-{chapter.number:02d}",
+        "metadata": {},
+        "source": text,
+    }
     return locked(cell)
 
 
@@ -286,11 +332,16 @@ def class_notebook(chapter, assignments=frozenset()):
     answers = {e[1]: e for e in found}
     checks = {e[2]: (e, p) for e, p in zip(found, points)}
     solutions = {e[3] for e in found}
-    checkpoints = [i for i, c in enumerate(cells)
-                   if c["cell_type"] == "code" and CHECKPOINT_CALL.search(source(c))]
+    checkpoints = [
+        i
+        for i, c in enumerate(cells)
+        if c["cell_type"] == "code" and CHECKPOINT_CALL.search(source(c))
+    ]
     if chapter.checkpoint and not checkpoints:
-        raise BuildError(f"{chapter.notebook}: the syllabus says it ends with a checkpoint, "
-                         "but no cell calls checkpoint(...)")
+        raise BuildError(
+            f"{chapter.notebook}: the syllabus says it ends with a checkpoint, "
+            "but no cell calls checkpoint(...)"
+        )
     checkpoint = checkpoints[-1] if chapter.checkpoint else None
     out = []
     for i, cell in enumerate(cells):
@@ -303,8 +354,12 @@ def class_notebook(chapter, assignments=frozenset()):
             out.append(test_cell(cell, check, solution, p))
         elif i == checkpoint:
             out.append(checkpoint_test_cell(cell, rest))
-        elif (checkpoint is not None and i > checkpoint and cell["cell_type"] == "code"
-              and "raise_if_failed" in source(cell)):
+        elif (
+            checkpoint is not None
+            and i > checkpoint
+            and cell["cell_type"] == "code"
+            and "raise_if_failed" in source(cell)
+        ):
             continue  # the test cell fails itself; a second failure would say nothing new
         else:
             out.append(locked(cell, assignments))
@@ -319,19 +374,24 @@ def build(out, grading_user="nobody"):
     assignments' names. `grading_user`: the account students' code runs as in autograde."""
     out = Path(out).resolve()
     if out == ROOT or ROOT in out.parents:
-        raise BuildError(f"{out} is inside the repository, which students may be able to read "
-                         "(solutions, the gradebook, every student's work): build the course "
-                         "outside it, e.g. in the instructor's home folder (~/course)")
+        raise BuildError(
+            f"{out} is inside the repository, which students may be able to read "
+            "(solutions, the gradebook, every student's work): build the course "
+            "outside it, e.g. in the instructor's home folder (~/course)"
+        )
     if out.exists():
         shutil.rmtree(out / "source", ignore_errors=True)
     (out / "source").mkdir(parents=True, exist_ok=True)
     out.chmod(0o700)  # the instructor's alone
     (out / "nbgrader_config.py").write_text(
         CONFIG.format(classroom=str(ROOT / "classroom"), grading_user=grading_user),
-        encoding="utf-8")
-    assignments = {Path(c.notebook).stem for c in syllabus.CHAPTERS
-                   if exercises(json.loads((ROOT / c.path).read_text(encoding="utf-8")),
-                                c.notebook)}
+        encoding="utf-8",
+    )
+    assignments = {
+        Path(c.notebook).stem
+        for c in syllabus.CHAPTERS
+        if exercises(json.loads((ROOT / c.path).read_text(encoding="utf-8")), c.notebook)
+    }
     names = []
     for chapter in syllabus.CHAPTERS:
         notebook = class_notebook(chapter, assignments)
@@ -348,20 +408,26 @@ def build(out, grading_user="nobody"):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", help="the course directory to write (made if missing), outside "
-                                    "the repository")
-    parser.add_argument("--grading-user", default="nobody",
-                        help="the account students' code runs as when autograde runs as root "
-                             "(default: nobody; a dedicated one is better: useradd --system "
-                             "--no-create-home autograd-grader)")
+    parser.add_argument(
+        "out", help="the course directory to write (made if missing), outside the repository"
+    )
+    parser.add_argument(
+        "--grading-user",
+        default="nobody",
+        help="the account students' code runs as when autograde runs as root "
+        "(default: nobody; a dedicated one is better: useradd --system "
+        "--no-create-home autograd-grader)",
+    )
     args = parser.parse_args(argv)
     try:
         names = build(args.out, args.grading_user)
     except BuildError as error:
         sys.exit(f"classroom/build.py: {error}")
     print(f"{len(names)} assignments in {Path(args.out) / 'source'}: {', '.join(names)}")
-    print(f"Next, in {args.out}, with the instructor's environment active (classroom/README.md):"
-          ' nbgrader generate_assignment "*" releases them all')
+    print(
+        f"Next, in {args.out}, with the instructor's environment active (classroom/README.md):"
+        ' nbgrader generate_assignment "*" releases them all'
+    )
 
 
 if __name__ == "__main__":

@@ -58,21 +58,40 @@ _said = set()  # the notices already given once
 def configure(c, course, grading_user="nobody"):
     """Set up nbgrader's configuration `c` for the course directory `course`."""
     from nbconvert.preprocessors import ClearMetadataPreprocessor
-    from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearOutput,
-                                        DeduplicateIds, Execute, IgnorePattern, LimitOutput,
-                                        OverwriteKernelspec, SaveAutoGrades)
+    from nbgrader.preprocessors import (
+        AssignLatePenalties,
+        CheckCellMetadata,
+        ClearOutput,
+        DeduplicateIds,
+        Execute,
+        IgnorePattern,
+        LimitOutput,
+        OverwriteKernelspec,
+        SaveAutoGrades,
+    )
 
     SETTINGS.update(course=Path(course).resolve(), grading_user=grading_user)
     protect(SETTINGS["course"])
     c.Execute.timeout = CELL_SECONDS
     c.Execute.timeout_func = cell_timeout
     c.Execute.kernel_manager_class = GradingKernelManager
-    c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec,
-                                          QuietOverwriteCells, CheckCellMetadata]
-    c.Autograde.autograde_preprocessors = [Execute, Referee, IgnorePattern,
-                                           ClearMetadataPreprocessor, LimitOutput,
-                                           SaveAutoGrades, AssignLatePenalties,
-                                           CheckCellMetadata]
+    c.Autograde.sanitize_preprocessors = [
+        ClearOutput,
+        DeduplicateIds,
+        OverwriteKernelspec,
+        QuietOverwriteCells,
+        CheckCellMetadata,
+    ]
+    c.Autograde.autograde_preprocessors = [
+        Execute,
+        Referee,
+        IgnorePattern,
+        ClearMetadataPreprocessor,
+        LimitOutput,
+        SaveAutoGrades,
+        AssignLatePenalties,
+        CheckCellMetadata,
+    ]
     c.ExchangeFactory.collect = OwnSubmissionsCollect
     quiet_sqlalchemy()
 
@@ -117,8 +136,10 @@ def account(log=None):
                 "nbgrader runs as %s, not as root, so the students' code runs as you: "
                 "the fresh interpreter, the time limits and the refusals still hold, but "
                 "it could read and change what you can. Run autograde as root to run it as "
-                "the grading account '%s'.", pwd.getpwuid(os.geteuid()).pw_name,
-                SETTINGS["grading_user"])
+                "the grading account '%s'.",
+                pwd.getpwuid(os.geteuid()).pw_name,
+                SETTINGS["grading_user"],
+            )
         return None
     try:
         entry = pwd.getpwnam(SETTINGS["grading_user"])
@@ -126,7 +147,8 @@ def account(log=None):
         raise SystemExit(
             f"the grading account '{SETTINGS['grading_user']}' does not exist: make it "
             f"(useradd --system --no-create-home {SETTINGS['grading_user']}), or build the "
-            "course again naming another (classroom/build.py --grading-user)") from None
+            "course again naming another (classroom/build.py --grading-user)"
+        ) from None
     if entry.pw_uid == 0:
         raise SystemExit("the grading account must not be root")
     return entry.pw_uid, entry.pw_gid
@@ -137,8 +159,14 @@ def as_account(ids):
     if ids is None:
         return []
     setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
-    return [setpriv, f"--reuid={ids[0]}", f"--regid={ids[1]}", "--clear-groups",
-            "--no-new-privs", "--"]
+    return [
+        setpriv,
+        f"--reuid={ids[0]}",
+        f"--regid={ids[1]}",
+        "--clear-groups",
+        "--no-new-privs",
+        "--",
+    ]
 
 
 def private_folder(ids):
@@ -154,10 +182,17 @@ def environment(folder):
     place the course's package is found; its home is its private folder. The learner's engine
     file (`my_engine.py`, see `autograd.engine_file`) is switched off: a grade never rests on
     a file the student could have edited, and every chapter runs on the course's copy."""
-    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": folder, "LANG": "C.UTF-8",
-           "AUTOGRAD_MY_ENGINE": "off",
-           "MPLBACKEND": "Agg", "MPLCONFIGDIR": folder, "IPYTHONDIR": f"{folder}/.ipython",
-           "JUPYTER_RUNTIME_DIR": folder, "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": folder,
+        "LANG": "C.UTF-8",
+        "AUTOGRAD_MY_ENGINE": "off",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": folder,
+        "IPYTHONDIR": f"{folder}/.ipython",
+        "JUPYTER_RUNTIME_DIR": folder,
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
     if os.environ.get("PYTHONPATH"):
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return env
@@ -209,10 +244,16 @@ def run_referee(steps, log=None):
     folder = private_folder(ids)
     job = json.dumps({"steps": steps, "package": package_folder()})
     try:
-        done = subprocess.run([*as_account(ids), sys.executable, "-I", str(HERE / "referee.py")],
-                              input=job, capture_output=True, text=True, cwd=folder,
-                              env=environment(folder), timeout=REFEREE_SECONDS,
-                              preexec_fn=limits)
+        done = subprocess.run(
+            [*as_account(ids), sys.executable, "-I", str(HERE / "referee.py")],
+            input=job,
+            capture_output=True,
+            text=True,
+            cwd=folder,
+            env=environment(folder),
+            timeout=REFEREE_SECONDS,
+            preexec_fn=limits,
+        )
         out, problem = done.stdout, done.stderr.strip()[-2000:] if done.returncode else ""
     except subprocess.TimeoutExpired as timeout:
         out, problem = timeout.stdout or "", f"it took more than {REFEREE_SECONDS} s"
@@ -229,20 +270,37 @@ def run_referee(steps, log=None):
 
 def outputs(verdict):
     """A graded cell's outputs, from the referee's verdict."""
-    made = [NotebookNode(output_type="stream", name="stdout", text=(
-        "Graded in a fresh Python, on your answer cells as you submitted them.\n"))]
+    made = [
+        NotebookNode(
+            output_type="stream",
+            name="stdout",
+            text=("Graded in a fresh Python, on your answer cells as you submitted them.\n"),
+        )
+    ]
     if verdict.get("printed"):
         made.append(NotebookNode(output_type="stream", name="stdout", text=verdict["printed"]))
     if verdict.get("text"):
-        made.append(NotebookNode(output_type="display_data", metadata=NotebookNode(),
-                                 data=NotebookNode({"text/plain": verdict["text"],
-                                                    "text/html": verdict.get("html", "")})))
+        made.append(
+            NotebookNode(
+                output_type="display_data",
+                metadata=NotebookNode(),
+                data=NotebookNode(
+                    {"text/plain": verdict["text"], "text/html": verdict.get("html", "")}
+                ),
+            )
+        )
     if not verdict["passed"]:
         title = verdict.get("title")
         said = f"{title}: {verdict['said']}" if title else verdict["said"]
         message = f"{said.rstrip('.')}, so this cell gives no points"
-        made.append(NotebookNode(output_type="error", ename="NoPoints", evalue=message,
-                                 traceback=[f"NoPoints: {message}"]))
+        made.append(
+            NotebookNode(
+                output_type="error",
+                ename="NoPoints",
+                evalue=message,
+                traceback=[f"NoPoints: {message}"],
+            )
+        )
     return made
 
 
@@ -254,8 +312,9 @@ class Referee(NbGraderPreprocessor):
         info = resources["nbgrader"]
         assignment, notebook, student = info["assignment"], info["notebook"], info["student"]
         course = SETTINGS["course"]
-        source = json.loads((course / "source" / assignment / f"{notebook}.ipynb").read_text(
-            encoding="utf-8"))
+        source = json.loads(
+            (course / "source" / assignment / f"{notebook}.ipynb").read_text(encoding="utf-8")
+        )
         verdicts = run_referee(referee.steps_of(source, nb), self.log)
         flags, refused = [], any(v.get("flags") for v in verdicts.values())
         for cell in nb.cells:
@@ -264,21 +323,31 @@ class Referee(NbGraderPreprocessor):
                 continue
             grade_id = meta["grade_id"]
             verdict = verdicts.get(grade_id) or {
-                "passed": False, "flags": ["the referee gave no verdict"],
-                "said": "the grader could not decide this cell"}
+                "passed": False,
+                "flags": ["the referee gave no verdict"],
+                "said": "the grader could not decide this cell",
+            }
             in_kernel = not any(o.get("output_type") == "error" for o in cell.get("outputs", []))
             if in_kernel and not verdict["passed"] and not refused:
-                flags.append((grade_id, "passed in the student's kernel but not on the answer "
-                                        "cells alone, in a fresh Python: the notebook changed "
-                                        "the course's checks, or an answer needs a cell the "
-                                        "student added"))
+                flags.append(
+                    (
+                        grade_id,
+                        "passed in the student's kernel but not on the answer "
+                        "cells alone, in a fresh Python: the notebook changed "
+                        "the course's checks, or an answer needs a cell the "
+                        "student added",
+                    )
+                )
             flags += [(grade_id, flag) for flag in verdict.get("flags", [])]
             cell.outputs = outputs(verdict)
         for grade_id, flag in flags:
             self.log.warning("Flagged: %s, %s, cell %s: %s", student, assignment, grade_id, flag)
-        record(course / "flagged.csv", ("student", "assignment", "notebook", "cell", "found"),
-               [(student, assignment, notebook, g, f) for g, f in flags],
-               replacing=lambda row: row[:3] == [student, assignment, notebook])
+        record(
+            course / "flagged.csv",
+            ("student", "assignment", "notebook", "cell", "found"),
+            [(student, assignment, notebook, g, f) for g, f in flags],
+            replacing=lambda row: row[:3] == [student, assignment, notebook],
+        )
         return nb, resources
 
 
@@ -351,9 +420,13 @@ class OwnSubmissionsCollect(ExchangeCollect):
                 by_student.setdefault(record_["username"], []).append(record_)
             else:
                 refused.append((record_["username"], owner, record_["filename"]))
-                self.log.warning("Refused: %s is filed under the name %s but belongs to %s, "
-                                 "so it was not collected", record_["filename"],
-                                 record_["username"], owner)
+                self.log.warning(
+                    "Refused: %s is filed under the name %s but belongs to %s, "
+                    "so it was not collected",
+                    record_["filename"],
+                    record_["username"],
+                    owner,
+                )
         due = getattr(self, "duedate", None) if self.before_duedate else None
         self.src_records = []
         for records in by_student.values():
@@ -361,6 +434,9 @@ class OwnSubmissionsCollect(ExchangeCollect):
             in_time = [r for r in records if due is not None and r["timestamp"] <= due]
             self.src_records.append((in_time or records)[0])
         rows = [[self.coursedir.assignment_id, *row] for row in refused]
-        record(Path(self.coursedir.root) / "refused.csv",
-               ("assignment", "filed as", "owner", "submission"), rows,
-               replacing=lambda row: row in rows)
+        record(
+            Path(self.coursedir.root) / "refused.csv",
+            ("assignment", "filed as", "owner", "submission"),
+            rows,
+            replacing=lambda row: row in rows,
+        )

@@ -61,8 +61,10 @@ def read_students(path):
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
-        raise SystemExit(f"the list of students {path} does not exist: write one user name a "
-                         f"line, or name another file in COURSE_STUDENTS") from None
+        raise SystemExit(
+            f"the list of students {path} does not exist: write one user name a "
+            f"line, or name another file in COURSE_STUDENTS"
+        ) from None
     names = [line.split("#", 1)[0].strip() for line in lines]
     names = [name for name in names if name]
     if not names:
@@ -91,6 +93,7 @@ _PROXY = CLASSROOM / "node_modules" / ".bin" / "configurable-http-proxy"
 if _PROXY.exists():
     c.ConfigurableHTTPProxy.command = [str(_PROXY)]
 
+
 # ------------------------------------------------------------------------------ the servers
 def everyone_can_run(path):
     """Can every account run the program at `path`: it, and each folder above it, open to
@@ -109,7 +112,8 @@ def check_the_environment(environment):
             "students' accounts cannot open (a folder on its way is closed to them, such as "
             "root's home). Make the environment again from a Python every account can run, "
             "for example the system's: rm -rf .venv-class && /usr/bin/python3 -m venv "
-            ".venv-class && .venv-class/bin/pip install -r classroom/requirements.txt")
+            ".venv-class && .venv-class/bin/pip install -r classroom/requirements.txt"
+        )
 
 
 check_the_environment(ENVIRONMENT)
@@ -160,8 +164,11 @@ EXCHANGE.mkdir(parents=True, exist_ok=True)
 EXCHANGE.chmod(0o1777)
 _closed = [f for f in EXCHANGE.parents if not os.stat(f).st_mode & 0o001]
 if _closed:  # a hub whose servers all run as one account (a test's) does not mind
-    print(f"Warning: students' accounts cannot reach the exchange {EXCHANGE}: {_closed[0]} "
-          "is closed to them; choose another COURSE_HUB_DATA", file=sys.stderr)
+    print(
+        f"Warning: students' accounts cannot reach the exchange {EXCHANGE}: {_closed[0]} "
+        "is closed to them; choose another COURSE_HUB_DATA",
+        file=sys.stderr,
+    )
 
 
 # A kernel nobody has used for 30 minutes is shut down, so that a student who opens chapter
@@ -172,11 +179,13 @@ KERNEL_CULLING = {"MappingKernelManager": {"cull_idle_timeout": 1800, "cull_inte
 def write_configuration(folder, nbgrader_lines, page_config=None, server_config=None):
     """A folder of Jupyter configuration the servers read first (JUPYTER_CONFIG_PATH)."""
     folder.mkdir(parents=True, exist_ok=True)
-    lines = ["# Written by classroom/jupyterhub_config.py each time the hub starts.",
-             "c = get_config()  # noqa: F821",
-             f"c.CourseDirectory.course_id = {COURSE_ID!r}",
-             f"c.Exchange.root = {str(EXCHANGE)!r}",
-             *nbgrader_lines]
+    lines = [
+        "# Written by classroom/jupyterhub_config.py each time the hub starts.",
+        "c = get_config()  # noqa: F821",
+        f"c.CourseDirectory.course_id = {COURSE_ID!r}",
+        f"c.Exchange.root = {str(EXCHANGE)!r}",
+        *nbgrader_lines,
+    ]
     (folder / "nbgrader_config.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
     server_config = {**KERNEL_CULLING, **(server_config or {})}
     (folder / "jupyter_server_config.json").write_text(json.dumps(server_config, indent=1))
@@ -191,26 +200,34 @@ STUDENT_CONFIG = write_configuration(
     # A submission is filed under the hub's user name, whatever the system calls the process
     # (outside a server, `*` leaves it to nbgrader: the system's user name). Filed under a
     # name that is not its owner's, collect refuses it.
-    ["import os",
-     "c.CourseDirectory.student_id = os.environ.get('JUPYTERHUB_USER', '*')"],
+    ["import os", "c.CourseDirectory.student_id = os.environ.get('JUPYTERHUB_USER', '*')"],
     # Students fetch and submit; making and grading assignments is the instructor's.
-    page_config={"disabledExtensions": {"@jupyter/nbgrader:formgrader": True,
-                                        "@jupyter/nbgrader:create-assignment": True,
-                                        "@jupyter/nbgrader:course-list": True}},
-    server_config={"ServerApp": {"jpserver_extensions": {
-        "nbgrader.server_extensions.formgrader": False,
-        "nbgrader.server_extensions.course_list": False}}},
+    page_config={
+        "disabledExtensions": {
+            "@jupyter/nbgrader:formgrader": True,
+            "@jupyter/nbgrader:create-assignment": True,
+            "@jupyter/nbgrader:course-list": True,
+        }
+    },
+    server_config={
+        "ServerApp": {
+            "jpserver_extensions": {
+                "nbgrader.server_extensions.formgrader": False,
+                "nbgrader.server_extensions.course_list": False,
+            }
+        }
+    },
 )
 INSTRUCTOR_CONFIG = write_configuration(
     DATA / "instructor-config",
     # The course directory `python3 classroom/build.py ~/course` writes in the instructor's home.
-    ["import os",
-     "c.CourseDirectory.root = os.path.expanduser('~/course')"],
+    ["import os", "c.CourseDirectory.root = os.path.expanduser('~/course')"],
 )
 
 c.Spawner.environment = {
-    "JUPYTER_CONFIG_PATH":
-        lambda spawner: INSTRUCTOR_CONFIG if spawner.user.name == INSTRUCTOR else STUDENT_CONFIG,
+    "JUPYTER_CONFIG_PATH": lambda spawner: (
+        INSTRUCTOR_CONFIG if spawner.user.name == INSTRUCTOR else STUDENT_CONFIG
+    ),
     # `python`, `jupyter` and `nbgrader` in a terminal, and the tools nbgrader runs, are the
     # course environment's.
     "PATH": os.pathsep.join([str(ENVIRONMENT / "bin"), os.environ.get("PATH", os.defpath)]),

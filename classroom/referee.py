@@ -47,28 +47,99 @@ REPORT = None  # the course's Report class, taken before any student code runs (
 # What an answer may reach only where the exercise's own solution does: the course's package,
 # its checks and its finished engine; the interpreter's machinery; the file system.
 RISKY_NAMES = {
-    "autograd", "stage", "stages", "engine", "checks", "checkpoint", "graded", "NoPoints",
-    "sys", "os", "gc", "builtins", "__builtins__", "importlib", "inspect", "ctypes",
-    "subprocess", "signal", "threading", "_thread", "exec", "eval", "compile", "globals",
-    "locals", "vars", "getattr", "setattr", "delattr", "__import__", "open", "breakpoint",
-    "input", "exit", "quit", "memoryview", "get_ipython", "linecache",
+    "autograd",
+    "stage",
+    "stages",
+    "engine",
+    "checks",
+    "checkpoint",
+    "graded",
+    "NoPoints",
+    "sys",
+    "os",
+    "gc",
+    "builtins",
+    "__builtins__",
+    "importlib",
+    "inspect",
+    "ctypes",
+    "subprocess",
+    "signal",
+    "threading",
+    "_thread",
+    "exec",
+    "eval",
+    "compile",
+    "globals",
+    "locals",
+    "vars",
+    "getattr",
+    "setattr",
+    "delattr",
+    "__import__",
+    "open",
+    "breakpoint",
+    "input",
+    "exit",
+    "quit",
+    "memoryview",
+    "get_ipython",
+    "linecache",
 } | {f"ch{n:02d}" for n in range(20)}
 # Attributes that lead from an object to the frames and code around it (a generator's frame,
 # its caller's, their variables): out of the answer, into the referee.
-RISKY_ATTRIBUTES = {"gi_frame", "cr_frame", "ag_frame", "gi_code", "f_back", "f_locals",
-                    "f_globals", "f_builtins", "f_code", "tb_frame", "tb_next", "co_code",
-                    "modules"}
-SAFE_IMPORTS = {"math", "random", "itertools", "functools", "collections", "operator",
-                "statistics"}
+RISKY_ATTRIBUTES = {
+    "gi_frame",
+    "cr_frame",
+    "ag_frame",
+    "gi_code",
+    "f_back",
+    "f_locals",
+    "f_globals",
+    "f_builtins",
+    "f_code",
+    "tb_frame",
+    "tb_next",
+    "co_code",
+    "modules",
+}
+SAFE_IMPORTS = {"math", "random", "itertools", "functools", "collections", "operator", "statistics"}
 # The double-underscore names an answer may use: the engine's operators and the like. Others
 # (`__class__`, `__globals__`, `__subclasses__`, `__dict__`, ...) lead out of the answer.
 SAFE_DUNDERS = {
-    "__init__", "__repr__", "__str__", "__name__", "__doc__", "__slots__", "__call__",
-    "__len__", "__iter__", "__next__", "__getitem__", "__setitem__", "__contains__",
-    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__bool__",
-    "__float__", "__int__", "__abs__", "__neg__", "__pos__", "__matmul__", "__rmatmul__",
-} | {f"__{p}{op}__" for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow")
-     for p in ("", "r", "i")}
+    "__init__",
+    "__repr__",
+    "__str__",
+    "__name__",
+    "__doc__",
+    "__slots__",
+    "__call__",
+    "__len__",
+    "__iter__",
+    "__next__",
+    "__getitem__",
+    "__setitem__",
+    "__contains__",
+    "__eq__",
+    "__ne__",
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+    "__hash__",
+    "__bool__",
+    "__float__",
+    "__int__",
+    "__abs__",
+    "__neg__",
+    "__pos__",
+    "__matmul__",
+    "__rmatmul__",
+} | {
+    f"__{p}{op}__"
+    for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow")
+    for p in ("", "r", "i")
+}
 
 
 def names_in(tree):
@@ -99,19 +170,29 @@ def refusals(answer, solution, check):
     s_used, s_bound, s_attributes, s_modules = names_in(ast.parse(solution or ""))
     found = [f"imports `{m}`" for m in sorted(modules - SAFE_IMPORTS - s_modules)]
     found += [f"uses `{n}`" for n in sorted((used | bound) & RISKY_NAMES - s_used - s_bound)]
-    found += [f"reaches `.{a}`" for a in sorted(attributes - s_attributes)
-              if a in RISKY_ATTRIBUTES
-              or a.startswith("__") and a.endswith("__") and a not in SAFE_DUNDERS]
+    found += [
+        f"reaches `.{a}`"
+        for a in sorted(attributes - s_attributes)
+        if a in RISKY_ATTRIBUTES
+        or a.startswith("__")
+        and a.endswith("__")
+        and a not in SAFE_DUNDERS
+    ]
     call = ast.parse(check, mode="eval").body
-    given = {n.id for arg in getattr(call, "args", []) for n in ast.walk(arg)
-             if isinstance(n, ast.Name)}
-    found += [f"replaces `{n}`, which the check is given, instead of completing it"
-              for n in sorted(given & bound - s_bound)]
+    given = {
+        n.id for arg in getattr(call, "args", []) for n in ast.walk(arg) if isinstance(n, ast.Name)
+    }
+    found += [
+        f"replaces `{n}`, which the check is given, instead of completing it"
+        for n in sorted(given & bound - s_bound)
+    ]
     return found
 
 
-GRADED = ("from autograd.checks.grading import graded",  # the line that starts a graded cell
-          "from autograd.checks.exercise import graded")
+GRADED = (
+    "from autograd.checks.grading import graded",  # the line that starts a graded cell
+    "from autograd.checks.exercise import graded",
+)
 
 
 def _text(cell):
@@ -130,8 +211,11 @@ def steps_of(source, submitted):
     answer, cell, exercise, answer, solution, check, check_cell}; a graded check {kind: check,
     cell, exercise, before, expression, answer_cell}; the checkpoint {kind: checkpoint, cell,
     before, expression}. The graded cells are as classroom/build.py writes them."""
-    answers = {_nbgrader(c).get("grade_id"): _text(c) for c in submitted["cells"]
-               if _nbgrader(c).get("solution")}
+    answers = {
+        _nbgrader(c).get("grade_id"): _text(c)
+        for c in submitted["cells"]
+        if _nbgrader(c).get("solution")
+    }
     steps, pending = [], None
     for cell in source["cells"]:
         if cell["cell_type"] != "code":
@@ -140,8 +224,12 @@ def steps_of(source, submitted):
         if meta.get("solution"):
             stub, _, rest = text.partition("### BEGIN SOLUTION\n")
             solution = rest.partition("\n### END SOLUTION")[0]
-            pending = {"kind": "answer", "cell": grade_id, "solution": solution,
-                       "answer": answers.get(grade_id, stub)}
+            pending = {
+                "kind": "answer",
+                "cell": grade_id,
+                "solution": solution,
+                "answer": answers.get(grade_id, stub),
+            }
             steps.append(pending)
         elif meta.get("grade"):
             lines, hidden = [], False
@@ -152,17 +240,30 @@ def steps_of(source, submitted):
                     lines.append(line)
             while lines and not lines[-1].strip():
                 lines.pop()
-            expression = lines.pop().strip()[len("graded("):-1]
+            expression = lines.pop().strip()[len("graded(") : -1]
             if expression == "report":
                 call = next(line for line in lines if line.startswith("report = "))
                 lines.remove(call)
-                steps.append({"kind": "checkpoint", "cell": grade_id, "before": "\n".join(lines),
-                              "expression": call[len("report = "):]})
+                steps.append(
+                    {
+                        "kind": "checkpoint",
+                        "cell": grade_id,
+                        "before": "\n".join(lines),
+                        "expression": call[len("report = ") :],
+                    }
+                )
                 continue
             exercise = expression.partition("(")[0].strip()
-            steps.append({"kind": "check", "cell": grade_id, "exercise": exercise,
-                          "before": "\n".join(lines), "expression": expression,
-                          "answer_cell": pending["cell"]})
+            steps.append(
+                {
+                    "kind": "check",
+                    "cell": grade_id,
+                    "exercise": exercise,
+                    "before": "\n".join(lines),
+                    "expression": expression,
+                    "answer_cell": pending["cell"],
+                }
+            )
             pending.update(exercise=exercise, check=expression, check_cell=grade_id)
         else:
             steps.append({"kind": "given", "cell": grade_id, "code": text})
@@ -171,8 +272,9 @@ def steps_of(source, submitted):
 
 def without_magics(code):
     """A cell's code with IPython's `%` and `!` lines made comments (`%xmode Minimal`)."""
-    return "\n".join("# " + line if line.lstrip().startswith(("%", "!")) else line
-                     for line in code.split("\n"))
+    return "\n".join(
+        "# " + line if line.lstrip().startswith(("%", "!")) else line for line in code.split("\n")
+    )
 
 
 class Referee:
@@ -232,10 +334,14 @@ class Referee:
             if not ready:
                 os.kill(pid, signal.SIGKILL)
                 kind = steps[step]["kind"] if step is not None else "given"
-                seconds = {"answer": ANSWER_SECONDS, "given": GIVEN_SECONDS}.get(kind,
-                                                                                 CHECK_SECONDS)
-                result = {"timeout": kind, "seconds": seconds,
-                          "exercise": steps[step].get("exercise") if step is not None else None}
+                seconds = {"answer": ANSWER_SECONDS, "given": GIVEN_SECONDS}.get(
+                    kind, CHECK_SECONDS
+                )
+                result = {
+                    "timeout": kind,
+                    "seconds": seconds,
+                    "exercise": steps[step].get("exercise") if step is not None else None,
+                }
                 break
             chunk = os.read(read, 65536)
             if not chunk:
@@ -251,9 +357,10 @@ class Referee:
                 if "step" in message:
                     step = message["step"]
                     kind = steps[step]["kind"]
-                    deadline = time.monotonic() + {"answer": ANSWER_SECONDS,
-                                                   "given": GIVEN_SECONDS}.get(kind,
-                                                                               CHECK_SECONDS)
+                    deadline = time.monotonic() + {
+                        "answer": ANSWER_SECONDS,
+                        "given": GIVEN_SECONDS,
+                    }.get(kind, CHECK_SECONDS)
                 elif "result" in message:
                     result = message["result"]
         os.close(read)
@@ -307,13 +414,24 @@ class Referee:
             refused = refusals(without_magics(code), step["solution"], step["check"])
         except SyntaxError as error:
             where = f"line {error.lineno}: " if error.lineno else ""
-            return {"passed": False, "said": (
-                f"your answer has a syntax error, so it could not run ({where}{error.msg}): "
-                "fix it, then run it and its check again"), "flags": []}
+            return {
+                "passed": False,
+                "said": (
+                    f"your answer has a syntax error, so it could not run ({where}{error.msg}): "
+                    "fix it, then run it and its check again"
+                ),
+                "flags": [],
+            }
         if refused:
-            return {"passed": False, "flags": [f"answer {r}" for r in refused], "said": (
-                "the class edition does not accept this answer: it " + "; it ".join(refused)
-                + " (answer with code of your own, which needs none of that)")}
+            return {
+                "passed": False,
+                "flags": [f"answer {r}" for r in refused],
+                "said": (
+                    "the class edition does not accept this answer: it "
+                    + "; it ".join(refused)
+                    + " (answer with code of your own, which needs none of that)"
+                ),
+            }
         self.run(code, name)  # an answer that raises is checked on what it defined
         return None
 
@@ -325,27 +443,43 @@ class Referee:
             report = eval(compile(step["expression"], name, "eval"), self.namespace)
         except BaseException as error:  # noqa: BLE001
             lines = traceback.format_exception_only(type(error), error)
-            return {"passed": False, "flags": [], "printed": printed.getvalue()[:OUTPUT_LIMIT],
-                    "said": f"the check could not run: {''.join(lines).strip()}"}
+            return {
+                "passed": False,
+                "flags": [],
+                "printed": printed.getvalue()[:OUTPUT_LIMIT],
+                "said": f"the check could not run: {''.join(lines).strip()}",
+            }
         if type(report) is not REPORT:
-            return {"passed": False, "flags": [f"the check returned {type(report).__name__}, "
-                                               "not the course's report"],
-                    "said": "the check did not give the course's report"}
+            return {
+                "passed": False,
+                "flags": [f"the check returned {type(report).__name__}, not the course's report"],
+                "said": "the check did not give the course's report",
+            }
         flags = []
         exercise = getattr(report, "exercise", None)
         if report.passed and exercise is not None and step["kind"] == "check":
             flags = self.not_from_the_answer(exercise, report, step)
         passed = report.passed and not flags
-        said = "" if passed else report._failed_in_words().removeprefix(
-            f"{report.title}: ").removesuffix(": see the report above")
+        said = (
+            ""
+            if passed
+            else report._failed_in_words()
+            .removeprefix(f"{report.title}: ")
+            .removesuffix(": see the report above")
+        )
         if flags and report.passed:
-            said = ("the checks passed, but not on code from your answer cell: "
-                    + "; ".join(flags))
+            said = "the checks passed, but not on code from your answer cell: " + "; ".join(flags)
         if getattr(report, "unanswered", False):
             said = "not answered yet"
-        return {"passed": passed, "flags": flags, "title": report.title,
-                "printed": printed.getvalue()[:OUTPUT_LIMIT], "text": str(report),
-                "html": report._repr_html_(), "said": said}
+        return {
+            "passed": passed,
+            "flags": flags,
+            "title": report.title,
+            "printed": printed.getvalue()[:OUTPUT_LIMIT],
+            "text": str(report),
+            "html": report._repr_html_(),
+            "said": said,
+        }
 
     def not_from_the_answer(self, exercise, report, step):
         """The answer the check passed, when it is a function: is it code of the answer cell?"""
@@ -382,8 +516,7 @@ class Referee:
             self.checkpoint_verdict(checkpoint, every)
 
     def exercise_verdict(self, step, found):
-        verdict = (found.get("answers", {}).get(step["exercise"]) if "answers" in found
-                   else None)
+        verdict = found.get("answers", {}).get(step["exercise"]) if "answers" in found else None
         if verdict is None:
             verdict = self.failure(found, "the check did not run")
         self.passed[step["exercise"]] = verdict["passed"]
@@ -394,22 +527,34 @@ class Referee:
         verdict = found.get("checkpoint") if "answers" in found else None
         if verdict is None:
             verdict = self.failure(found, "the checkpoint did not run")
-        failed = [self.titles[e].removeprefix("Exercise: ")
-                  for e, ok in self.passed.items() if not ok]
+        failed = [
+            self.titles[e].removeprefix("Exercise: ") for e, ok in self.passed.items() if not ok
+        ]
         if verdict["passed"] and failed:
-            verdict = {**verdict, "passed": False, "said": (
-                "its checks passed, but its points need every exercise answered right by "
-                "your own code, and these were not: " + ", ".join(failed))}
+            verdict = {
+                **verdict,
+                "passed": False,
+                "said": (
+                    "its checks passed, but its points need every exercise answered right by "
+                    "your own code, and these were not: " + ", ".join(failed)
+                ),
+            }
         self.write({"cell": step["cell"], **verdict})
 
     @staticmethod
     def failure(found, otherwise):
         if "timeout" in found:
             where = {"answer": "your answer's cell", "given": "a cell of the chapter"}.get(
-                found["timeout"], "the check")
-            return {"passed": False, "flags": [], "said": (
-                f"{where} did not finish within {found['seconds']} s, so it was stopped: "
-                "is there a loop in your code that never ends?")}
+                found["timeout"], "the check"
+            )
+            return {
+                "passed": False,
+                "flags": [],
+                "said": (
+                    f"{where} did not finish within {found['seconds']} s, so it was stopped: "
+                    "is there a loop in your code that never ends?"
+                ),
+            }
         return {"passed": False, "flags": [], "said": found.get("crashed", otherwise)}
 
 

@@ -80,8 +80,9 @@ def find_python():
     pyenv = os.environ.get("PYENV_ROOT", str(Path.home() / ".pyenv"))
     names += sorted(glob.glob(f"{pyenv}/versions/3.1[2-9]*/bin/python3"), reverse=True)
     for name in filter(None, names):
-        version = subprocess.run([name, "-c", "import sys; print(*sys.version_info[:2])"],
-                                 capture_output=True, text=True)
+        version = subprocess.run(
+            [name, "-c", "import sys; print(*sys.version_info[:2])"], capture_output=True, text=True
+        )
         if version.returncode == 0 and tuple(map(int, version.stdout.split())) >= MIN_PYTHON:
             return name
     return None
@@ -104,12 +105,15 @@ def make_venv():
 def copy_pyodide():
     run("npm", "ci", "--no-audit", "--no-fund", cwd=LITE)
     shutil.rmtree(PYODIDE, ignore_errors=True)
-    shutil.copytree(LITE / "node_modules" / "pyodide", PYODIDE,
-                    ignore=shutil.ignore_patterns(*PYODIDE_SKIP))
+    shutil.copytree(
+        LITE / "node_modules" / "pyodide", PYODIDE, ignore=shutil.ignore_patterns(*PYODIDE_SKIP)
+    )
     lock = json.loads((PYODIDE / "pyodide-lock.json").read_text(encoding="utf-8"))
-    pure = sorted(f"{package['name']}=={package['version']}"
-                  for package in lock["packages"].values()
-                  if package["file_name"].endswith("-none-any.whl"))
+    pure = sorted(
+        f"{package['name']}=={package['version']}"
+        for package in lock["packages"].values()
+        if package["file_name"].endswith("-none-any.whl")
+    )
     (BUILD / "pyodide-constraints.txt").write_text("\n".join(pure) + "\n", encoding="utf-8")
 
 
@@ -120,8 +124,9 @@ def build_wheel():
     with tempfile.TemporaryDirectory() as tmp:
         for name in ("pyproject.toml", "README.md", "LICENSE"):
             shutil.copy(ROOT / name, tmp)
-        shutil.copytree(ROOT / "autograd", Path(tmp) / "autograd",
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(
+            ROOT / "autograd", Path(tmp) / "autograd", ignore=shutil.ignore_patterns("__pycache__")
+        )
         run(VENV / "bin" / "pip", "wheel", "--no-deps", "-w", wheels, tmp)
 
 
@@ -133,9 +138,14 @@ PICTURE_LINK = re.compile(r"\[!\[[^\]]*\]\(https?://[^)\s]+\)\]\([^)\s]+\)(\n· 
 # rewritten when its kernel starts, and opens marked as modified (tests/test_lite.py checks).
 LITE_KERNELSPEC = {"display_name": "Python (Pyodide)", "language": "python", "name": "python"}
 LITE_LANGUAGE_INFO = {
-    "codemirror_mode": {"name": "python", "version": 3}, "file_extension": ".py",
-    "mimetype": "text/x-python", "name": "python", "nbconvert_exporter": "python",
-    "pygments_lexer": "ipython3", "version": "3.8"}
+    "codemirror_mode": {"name": "python", "version": 3},
+    "file_extension": ".py",
+    "mimetype": "text/x-python",
+    "name": "python",
+    "nbconvert_exporter": "python",
+    "pygments_lexer": "ipython3",
+    "version": "3.8",
+}
 SITE_NOTEBOOKS = BUILD / "notebooks"
 
 
@@ -153,7 +163,8 @@ def copy_notebooks():
         notebook["metadata"]["kernelspec"] = dict(LITE_KERNELSPEC)
         notebook["metadata"]["language_info"] = dict(LITE_LANGUAGE_INFO)
         (SITE_NOTEBOOKS / path.name).write_text(
-            json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
 
 
 def lite_build():
@@ -181,7 +192,9 @@ def write_welcome():
 
     items = "\n".join(
         f'  <li><a href="lab/index.html?path={quote(chapter.notebook)}">'
-        f"{html.escape(chapter.title)}</a></li>" for chapter in CHAPTERS)
+        f"{html.escape(chapter.title)}</a></li>"
+        for chapter in CHAPTERS
+    )
     # what a first visit downloads, measured in a browser by tests/test_lite.py
     first_visit = json.loads(FIRST_VISIT.read_text(encoding="utf-8"))["megabytes"]
     # JupyterLite's apps read the site's settings from this element of the root page: keep it
@@ -192,7 +205,8 @@ def write_welcome():
     page = string.Template((LITE / "welcome.html").read_text(encoding="utf-8"))
     (OUTPUT / "index.html").write_text(
         page.substitute(chapters=items, size=f"{first_visit:.0f}", config=config.group()),
-        encoding="utf-8")
+        encoding="utf-8",
+    )
 
 
 STEPS = [
@@ -210,8 +224,11 @@ def main():
     started = time.monotonic()
     BUILD.mkdir(exist_ok=True)
     for number, (what, step) in enumerate(STEPS, 1):
-        print(f"lite/build.py: step {number}/{len(STEPS)}, {what} "
-              f"({time.monotonic() - started:.0f} s so far)", flush=True)
+        print(
+            f"lite/build.py: step {number}/{len(STEPS)}, {what} "
+            f"({time.monotonic() - started:.0f} s so far)",
+            flush=True,
+        )
         step()
     size = sum(p.stat().st_size for p in OUTPUT.rglob("*") if p.is_file())
     print(f"lite/build.py: {OUTPUT} ({size / 1e6:.1f} MB) in {time.monotonic() - started:.0f} s")

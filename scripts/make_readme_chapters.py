@@ -56,8 +56,10 @@ def minutes(chapter):
 
 def row(chapter):
     binder = BINDER + quote(chapter.path, safe="")
-    return (f"| [{chapter.heading}]({chapter.path}) | {promise(chapter)} | "
-            f"[![Open in Binder]({BADGE})]({binder}) |\n")
+    return (
+        f"| [{chapter.heading}]({chapter.path}) | {promise(chapter)} | "
+        f"[![Open in Binder]({BADGE})]({binder}) |\n"
+    )
 
 
 def table():
@@ -76,21 +78,31 @@ def chapter_map():
     """Chapter 00's map, as its notebook should have it: a table of the other chapters and their
     promises, then how long the core takes and which chapters go further."""
     rows = "".join(f"| [{c.heading}]({c.notebook}) | {promise(c)} |\n" for c in CHAPTERS[1:])
-    hours = round(sum(minutes(c) for c in CHAPTERS[:CORE_LAST + 1]) / 30) / 2
+    hours = round(sum(minutes(c) for c in CHAPTERS[: CORE_LAST + 1]) / 30) / 2
     hours = f"{hours:g} hours" if hours != 1 else "an hour"
-    after = (f"Chapters 00 to {CORE_LAST:02d} are the core of the course: about {hours} in all, "
-             f"by the times their title cells give. Chapters {CORE_LAST + 1:02d} to {LAST:02d} are "
-             f"for when you want more.")
-    return ("| Chapter | What you will do |\n|---|---|\n" + rows + "\n"
-            + textwrap.fill(after, width=95, break_on_hyphens=False) + "\n")
+    after = (
+        f"Chapters 00 to {CORE_LAST:02d} are the core of the course: about {hours} in all, "
+        f"by the times their title cells give. Chapters {CORE_LAST + 1:02d} to {LAST:02d} are "
+        f"for when you want more."
+    )
+    return (
+        "| Chapter | What you will do |\n|---|---|\n"
+        + rows
+        + "\n"
+        + textwrap.fill(after, width=95, break_on_hyphens=False)
+        + "\n"
+    )
 
 
 def with_map(notebook_text):
     """Chapter 00's notebook (its JSON text) with the section "## The map" rewritten: from the
     heading to the next heading of that cell, which stays as it is."""
     notebook = json.loads(notebook_text)
-    cell = next(c for c in notebook["cells"]
-                if c["cell_type"] == "markdown" and MAP_HEADING in "".join(c["source"]))
+    cell = next(
+        c
+        for c in notebook["cells"]
+        if c["cell_type"] == "markdown" and MAP_HEADING in "".join(c["source"])
+    )
     text = "".join(cell["source"])
     start = text.index(MAP_HEADING) + len(MAP_HEADING)
     end = text.index("\n## ", start) if "\n## " in text[start:] else len(text)

@@ -54,8 +54,9 @@ def figure_svg():
     unreadable text in the README's narrow column; and at most 9.5 inches wide, as a picture
     for a page (a notebook fits a drawing to its output area itself).
     """
-    return draw_dot(neuron(), rankdir="TB", max_width=DEFAULT_MAX_WIDTH).pipe(format="svg",
-                                                                             encoding="utf-8")
+    return draw_dot(neuron(), rankdir="TB", max_width=DEFAULT_MAX_WIDTH).pipe(
+        format="svg", encoding="utf-8"
+    )
 
 
 def main():

@@ -72,5 +72,7 @@ def learners(chapter, source, name):
     V = stage(chapter)
     filename = f"<cell {name} {len(linecache.cache)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), {"Value": V, "math": math, "add_to_class": add_to_class})
+    exec(
+        compile(source, filename, "exec"), {"Value": V, "math": math, "add_to_class": add_to_class}
+    )
     return V

@@ -72,8 +72,17 @@ def ensure():
                 if old != _LOCK:
                     shutil.rmtree(old) if old.is_dir() and not old.is_symlink() else old.unlink()
             subprocess.run([base_python(), "-m", "venv", str(VENV)], check=True)
-            subprocess.run([str(VENV / "bin" / "pip"), "install", "-q",
-                            "--disable-pip-version-check", "-r", str(REQUIREMENTS)], check=True)
+            subprocess.run(
+                [
+                    str(VENV / "bin" / "pip"),
+                    "install",
+                    "-q",
+                    "--disable-pip-version-check",
+                    "-r",
+                    str(REQUIREMENTS),
+                ],
+                check=True,
+            )
             _STAMP.write_text(_wanted() + "\n")
 
 
@@ -96,7 +105,9 @@ def python(timeout=900):
     if not is_ready():
         done = run_early(_NAME, _build, timeout)
         if done.returncode != 0 or not is_ready():
-            raise RuntimeError(f"making {VENV.name} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+            raise RuntimeError(
+                f"making {VENV.name} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+            )
     return VENV / "bin" / "python"
 
 
@@ -105,7 +116,9 @@ def run(*args, timeout=600, **kwargs):
     python()
     kwargs.setdefault("capture_output", True)
     kwargs.setdefault("text", True)
-    return subprocess.run([str(VENV / "bin" / args[0]), *map(str, args[1:])], timeout=timeout, **kwargs)
+    return subprocess.run(
+        [str(VENV / "bin" / args[0]), *map(str, args[1:])], timeout=timeout, **kwargs
+    )
 
 
 if __name__ == "__main__":

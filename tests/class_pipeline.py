@@ -57,8 +57,9 @@ def name(chapter):
 
 CLASS_CHAPTERS = (4, 5)
 # a sort that forgets to mark what it visited: it goes back into the same input for ever
-ENDLESS_SORT = inspect.getsource(_endless_sort).replace("def _endless_sort(",
-                                                       "def iterative_topological_order(")
+ENDLESS_SORT = inspect.getsource(_endless_sort).replace(
+    "def _endless_sort(", "def iterative_topological_order("
+)
 LOOPS = ("ch05.check_topological_sort", ENDLESS_SORT)
 
 # What students do to earn points they did not: each typed into chapter 04's tanh answer cell
@@ -94,7 +95,7 @@ CHEATS = {
     "replaced-graded": "import autograd.checks.grading as grading\n" + DO_NOTHING,
     # the check replaced by one that passes whatever it is given
     "replaced-checks": "from autograd.checks.core import Report\n"
-                       "ch04.check_tanh = lambda Value: Report('Exercise: tanh', [])\n",
+    "ch04.check_tanh = lambda Value: Report('Exercise: tanh', [])\n",
 }
 # Typed above the right answer: a loop at the top of the cell, and an attempt on the course
 # directory (the grader's files) from the student's code.
@@ -143,17 +144,26 @@ def submit(course, student, chapter, answers):
     """The released notebook with `answers` ({exercise: cell source}) typed into its cells."""
     notebook = json.loads((course / "release" / name(chapter) / chapter.notebook).read_text())
     found = build.exercises(course_notebook(chapter), chapter.notebook)
-    cell_of = {build.exercise_key(e[0]): course_notebook(chapter)["cells"][e[1]]["id"]
-               for e in found}
+    cell_of = {
+        build.exercise_key(e[0]): course_notebook(chapter)["cells"][e[1]]["id"] for e in found
+    }
     added = answers.get(ADDED_CELL)
     answers = {k: v for k, v in answers.items() if k != ADDED_CELL}
     assert set(answers) <= set(cell_of)
     by_cell = {cell_of[k]: v for k, v in answers.items()}
     if added is not None:  # a cell of the student's own, after the chapter's first code cell
         first = next(i for i, c in enumerate(notebook["cells"]) if c["cell_type"] == "code")
-        notebook["cells"].insert(first + 1, {"cell_type": "code", "id": "mine",
-                                             "metadata": {}, "execution_count": None,
-                                             "outputs": [], "source": added})
+        notebook["cells"].insert(
+            first + 1,
+            {
+                "cell_type": "code",
+                "id": "mine",
+                "metadata": {},
+                "execution_count": None,
+                "outputs": [],
+                "source": added,
+            },
+        )
     for cell in notebook["cells"]:
         grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
         if grade_id in by_cell:
@@ -163,7 +173,7 @@ def submit(course, student, chapter, answers):
     (folder / chapter.notebook).write_text(json.dumps(notebook, indent=1))
 
 
-GRADEBOOK = '''
+GRADEBOOK = """
 import json, sys
 from nbgrader.api import Gradebook
 out = {}
@@ -174,7 +184,7 @@ with Gradebook("sqlite:///" + sys.argv[1]) as gradebook:
             out.setdefault(submission.student.id, {})[assignment.name] = {
                 "score": submission.score, "max": submission.max_score, "cells": cells}
 print(json.dumps(out))
-'''
+"""
 
 
 def run_the_class(folder):
@@ -183,23 +193,38 @@ def run_the_class(folder):
     python = class_environment.VENV / "bin" / "python"
     course = folder / "course"
     assert build.build(course)
-    env = dict(os.environ, PATH=f"{python.parent}{os.pathsep}{os.environ['PATH']}",
-               PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
+    env = dict(
+        os.environ,
+        PATH=f"{python.parent}{os.pathsep}{os.environ['PATH']}",
+        PYTHONPATH=str(ROOT),
+        MPLBACKEND="Agg",
+    )
     seconds = {}
 
     def nbgrader_run(*commands):
         """Run nbgrader commands at once (one process each); fail with the first one's log."""
         started = time.monotonic()
-        runs = [subprocess.Popen(["nbgrader", *command, "--force"], cwd=course, env=env,
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-                for command in commands]
+        runs = [
+            subprocess.Popen(
+                ["nbgrader", *command, "--force"],
+                cwd=course,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            for command in commands
+        ]
         outs = []
         for command, run in zip(commands, runs):
             out, _ = run.communicate(timeout=NBGRADER_TIMEOUT)
             outs.append(out)
             assert run.returncode == 0, f"nbgrader {' '.join(command)}:\n{out[-4000:]}"
-            errors = [line for line in out.splitlines() if "ERROR]" in line
-                      and not any(words in line for words in STOPPED_LOOP)]  # nbclient's words for a time-out
+            errors = [
+                line
+                for line in out.splitlines()
+                if "ERROR]" in line and not any(words in line for words in STOPPED_LOOP)
+            ]  # nbclient's words for a time-out
             assert not errors, out[-4000:]
         seconds[commands[0][0]] = time.monotonic() - started
         print(f"nbgrader {commands[0][0]}: {seconds[commands[0][0]]:.0f} s", flush=True)
@@ -218,21 +243,33 @@ def run_the_class(folder):
     nbgrader_run(["autograde", name(syllabus.chapter(4)), "--student", "loops-at-top"])
     seconds["the looping student alone"] = seconds["autograde"]
     seconds["autograde"] = whole_class
-    done = subprocess.run([str(python), "-c", GRADEBOOK, str(course / "gradebook.db")],
-                          capture_output=True, text=True, timeout=300, env=env)
+    done = subprocess.run(
+        [str(python), "-c", GRADEBOOK, str(course / "gradebook.db")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     flagged = course / "flagged.csv"
-    return {"course": str(course), "grades": json.loads(done.stdout), "seconds": seconds,
-            "flagged": flagged.read_text(encoding="utf-8") if flagged.exists() else "",
-            "warnings": [line for out in logs for line in out.splitlines()
-                         if "WARN" in line or "Warning" in line]}
+    return {
+        "course": str(course),
+        "grades": json.loads(done.stdout),
+        "seconds": seconds,
+        "flagged": flagged.read_text(encoding="utf-8") if flagged.exists() else "",
+        "warnings": [
+            line for out in logs for line in out.splitlines() if "WARN" in line or "Warning" in line
+        ],
+    }
 
 
 def start(folder):
     """The command that runs the pipeline into `folder`, for conftest's `start_early`."""
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     return [sys.executable, str(Path(__file__).resolve()), str(folder)], {
-        "cwd": ROOT, "env": dict(os.environ, PYTHONPATH=path)}
+        "cwd": ROOT,
+        "env": dict(os.environ, PYTHONPATH=path),
+    }
 
 
 if __name__ == "__main__":

@@ -59,8 +59,11 @@ def require_module(name, hint=None):
         return __import__(name)
     except ImportError:
         if hint is None:
-            hint = ("pip install -r requirements-torch.txt" if name == "torch"
-                    else f"pip install {name.split('.')[0]}")
+            hint = (
+                "pip install -r requirements-torch.txt"
+                if name == "torch"
+                else f"pip install {name.split('.')[0]}"
+            )
         skip_or_fail(f"{name} is not installed ({hint})")
 
 
@@ -120,17 +123,24 @@ class _Early:
         self.started, self.process, self.error = time.monotonic(), None, None
         try:
             self.command, popen_kwargs = prepare(self.folder)
-            self.process = subprocess.Popen(self.command, stdout=self.stdout, stderr=self.stderr,
-                                            stdin=subprocess.DEVNULL, start_new_session=True,
-                                            **popen_kwargs)
+            self.process = subprocess.Popen(
+                self.command,
+                stdout=self.stdout,
+                stderr=self.stderr,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                **popen_kwargs,
+            )
         except Exception as error:  # noqa: BLE001  (raised again to the test that waits)
             self.error = error
 
     def output(self):
         for file in (self.stdout, self.stderr):
             file.flush()
-        return tuple((self.folder / name).read_text(encoding="utf-8", errors="replace")
-                     for name in ("stdout", "stderr"))
+        return tuple(
+            (self.folder / name).read_text(encoding="utf-8", errors="replace")
+            for name in ("stdout", "stderr")
+        )
 
     def wait(self, timeout):
         """The finished run: a subprocess.CompletedProcess with text output, `.seconds` since
@@ -144,8 +154,7 @@ class _Early:
             self.stop()
             stdout, stderr = self.output()
             raise subprocess.TimeoutExpired(self.command, timeout, output=stdout, stderr=stderr)
-        result = subprocess.CompletedProcess(self.command, self.process.returncode,
-                                             *self.output())
+        result = subprocess.CompletedProcess(self.command, self.process.returncode, *self.output())
         result.seconds, result.folder = time.monotonic() - self.started, self.folder
         return result
 
@@ -227,12 +236,9 @@ SLOW_MODULES = {
 }
 SLOW_TESTS = {  # "module::test": why (every parameter of the test)
     "test_nn.py::test_mlp_learns_moons_to_95_percent": "trains an MLP on the scalar engine",
-    "test_engine_contract.py::test_million_node_chain_at_default_recursion_limit":
-        "a chain of a million nodes, on each engine",
-    "test_checks_ch07.py::test_the_solution_of_the_circles_reaches_90_percent_whatever_the_random_state":
-        "trains chapter 7's network on several random states",
-    "test_compile_fusion.py::test_loops_written_out_alone_or_inside_loops_run_the_statements_numbers":
-        "600 property examples, each compiled",
+    "test_engine_contract.py::test_million_node_chain_at_default_recursion_limit": "a chain of a million nodes, on each engine",
+    "test_checks_ch07.py::test_the_solution_of_the_circles_reaches_90_percent_whatever_the_random_state": "trains chapter 7's network on several random states",
+    "test_compile_fusion.py::test_loops_written_out_alone_or_inside_loops_run_the_statements_numbers": "600 property examples, each compiled",
 }
 
 
@@ -278,8 +284,11 @@ def pytest_runtestloop(session):
             module.before_the_tests(items)
         else:
             module.before_the_tests()
-    if (any(_needs_the_website_build(item) for item in session.items)
-            and shutil.which("npm") and _lite_build_module().find_python() is not None):
+    if (
+        any(_needs_the_website_build(item) for item in session.items)
+        and shutil.which("npm")
+        and _lite_build_module().find_python() is not None
+    ):
         start_early("website build", _build_the_website)
 
 
@@ -322,19 +331,28 @@ def built_site():
     if shutil.which("npm") is None:
         skip_or_fail("no `npm` on PATH, which website/build.py needs (Debian: apt-get install npm)")
     if _lite_build_module().find_python() is None:
-        skip_or_fail("no Python >= 3.12, which the JupyterLite edition needs "
-                     "(python3.12 on PATH or pyenv)")
+        skip_or_fail(
+            "no Python >= 3.12, which the JupyterLite edition needs (python3.12 on PATH or pyenv)"
+        )
     try:
         result = run_early("website build", _build_the_website, timeout=WEBSITE_BUILD_TIMEOUT)
     except subprocess.TimeoutExpired as timeout:
-        pytest.fail(f"website/build.py took more than {WEBSITE_BUILD_TIMEOUT} s:\n"
-                    f"{(timeout.stdout or '')[-4000:]}", pytrace=False)
+        pytest.fail(
+            f"website/build.py took more than {WEBSITE_BUILD_TIMEOUT} s:\n"
+            f"{(timeout.stdout or '')[-4000:]}",
+            pytrace=False,
+        )
     if result.returncode != 0:
-        pytest.fail(f"website/build.py failed (exit {result.returncode}):\n"
-                    f"{result.stdout[-4000:]}\n{result.stderr[-6000:]}", pytrace=False)
-    summary = result.stdout[result.stdout.rfind("website/build.py:"):]
-    print(f"\nwebsite build: {result.seconds:.0f} s from its start, "
-          f"site {_size_mb(WEBSITE_SITE):.1f} MB\n{summary}")
+        pytest.fail(
+            f"website/build.py failed (exit {result.returncode}):\n"
+            f"{result.stdout[-4000:]}\n{result.stderr[-6000:]}",
+            pytrace=False,
+        )
+    summary = result.stdout[result.stdout.rfind("website/build.py:") :]
+    print(
+        f"\nwebsite build: {result.seconds:.0f} s from its start, "
+        f"site {_size_mb(WEBSITE_SITE):.1f} MB\n{summary}"
+    )
     return WEBSITE_SITE
 
 
@@ -347,9 +365,13 @@ def executed_chapters(built_site):
 
 
 class _QuietStaticHandler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".mjs": "text/javascript", ".js": "text/javascript",
-                      ".wasm": "application/wasm", ".json": "application/json"}
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+        ".wasm": "application/wasm",
+        ".json": "application/json",
+    }
 
     def log_message(self, *args):
         pass
@@ -405,8 +427,9 @@ def offline_page(base_url, blocked, page_errors, viewport=(1400, 1000)):
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         try:
-            context = browser.new_context(base_url=base_url,
-                                          viewport={"width": viewport[0], "height": viewport[1]})
+            context = browser.new_context(
+                base_url=base_url, viewport={"width": viewport[0], "height": viewport[1]}
+            )
             context.route("**/*", only_this_host)
             page = context.new_page()
             page.on("pageerror", lambda error: page_errors.append(f"{page.url}: {error}"))

@@ -10,8 +10,17 @@ README = ROOT / "README.md"
 
 # What a fresh clone does not have: environments, caches and build output (as in .gitignore).
 NOT_IN_A_CHECKOUT = shutil.ignore_patterns(
-    ".git", ".venv", "__pycache__", "*.py[cod]", "*.egg-info", "build", "dist",
-    ".ipynb_checkpoints", ".pytest_cache", ".hypothesis", ".benchmarks",
+    ".git",
+    ".venv",
+    "__pycache__",
+    "*.py[cod]",
+    "*.egg-info",
+    "build",
+    "dist",
+    ".ipynb_checkpoints",
+    ".pytest_cache",
+    ".hypothesis",
+    ".benchmarks",
 )
 
 
@@ -24,8 +33,11 @@ def copy_checkout(destination):
     destination = Path(destination)
     listed = None
     if (ROOT / ".git").exists() and shutil.which("git"):
-        done = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                              cwd=ROOT, capture_output=True)
+        done = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            capture_output=True,
+        )
         if done.returncode == 0:
             listed = [name for name in done.stdout.decode().split("\0") if name]
     if listed is None:
@@ -50,14 +62,19 @@ def fenced_blocks(text, language):
 def readme_shell_commands():
     """Each line of the README's ```sh blocks: the commands a learner is told to type."""
     text = README.read_text(encoding="utf-8")
-    return [line.strip() for block in fenced_blocks(text, "sh") for line in block.splitlines()
-            if line.strip()]
+    return [
+        line.strip()
+        for block in fenced_blocks(text, "sh")
+        for line in block.splitlines()
+        if line.strip()
+    ]
 
 
 def readme_setup_command():
     """The README's one command that sets the course up and opens it in JupyterLab."""
-    found = [c for c in readme_shell_commands()
-             if c.startswith("python3 -m venv") and "jupyter lab" in c]
+    found = [
+        c for c in readme_shell_commands() if c.startswith("python3 -m venv") and "jupyter lab" in c
+    ]
     assert len(found) == 1, f"the README should have one set-up command, found {found}"
     return found[0]
 

@@ -64,8 +64,11 @@ def _from_row(row):
 
 OPS = {
     # one per row of the table (`a ** n` with a number n is drawn below, with chosen n)
-    **{_NAMES.get(row.name, row.method): _from_row(row)
-       for row in ops.OPS.values() if not row.parameters},
+    **{
+        _NAMES.get(row.name, row.method): _from_row(row)
+        for row in ops.OPS.values()
+        if not row.parameters
+    },
     # composed of the rows
     "sub": Op(2, lambda a, b: a - b),
     "neg": Op(1, lambda a: -a),

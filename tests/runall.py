@@ -77,8 +77,12 @@ def _run_cell(shell, shown, cell, source, may_raise=False):
         result = shell.run_cell(source, store_history=True)
     error = result.error_in_exec or result.error_before_exec
     text = buffer.getvalue() + "\n".join(shown)
-    record = {"index": cell["index"], "source": source, "text": text,
-              "error": f"{type(error).__name__}: {error}" if error else None}
+    record = {
+        "index": cell["index"],
+        "source": source,
+        "text": text,
+        "error": f"{type(error).__name__}: {error}" if error else None,
+    }
     allowed = "raises-exception" in cell["tags"] or may_raise
     return record, error is not None and not allowed
 
@@ -94,8 +98,9 @@ def _run_from(shell, shown, cells, variants, start, records, out_dir):
     position = start
     while position < len(cells):
         cell = cells[position]
-        sources = {name: replaced.get(cell["index"], cell["source"])
-                   for name, replaced in variants.items()}
+        sources = {
+            name: replaced.get(cell["index"], cell["source"]) for name, replaced in variants.items()
+        }
         if len(set(sources.values())) > 1:
             break
         may_raise = any(cell["index"] in _MAY_RAISE.get(name, ()) for name in variants)
@@ -119,14 +124,14 @@ def _run_from(shell, shown, cells, variants, start, records, out_dir):
             code = 0
             _SLOTS.acquire()
             try:
-                may_raise = any(cells[position]["index"] in _MAY_RAISE.get(name, ())
-                                for name in group)
+                may_raise = any(
+                    cells[position]["index"] in _MAY_RAISE.get(name, ()) for name in group
+                )
                 record, stop = _run_cell(shell, shown, cells[position], source, may_raise)
                 if stop:
                     _finish(records + [record], group, out_dir)
                 else:
-                    _run_from(shell, shown, cells, group, position + 1, records + [record],
-                              out_dir)
+                    _run_from(shell, shown, cells, group, position + 1, records + [record], out_dir)
             except BaseException:  # the parent sees the missing results
                 code = 1
             finally:
@@ -149,12 +154,14 @@ def main(request_path, results_path):
     with open(request["notebook"], encoding="utf-8") as file:
         notebook = json.load(file)
     cells = [
-        {"index": i, "source": "".join(c["source"]),
-         "tags": c.get("metadata", {}).get("tags", [])}
-        for i, c in enumerate(notebook["cells"]) if c["cell_type"] == "code"
+        {"index": i, "source": "".join(c["source"]), "tags": c.get("metadata", {}).get("tags", [])}
+        for i, c in enumerate(notebook["cells"])
+        if c["cell_type"] == "code"
     ]
-    variants = {name: {int(k): v for k, v in replaced.items()}
-                for name, replaced in request["variants"].items()}
+    variants = {
+        name: {int(k): v for k, v in replaced.items()}
+        for name, replaced in request["variants"].items()
+    }
     _MAY_RAISE.update(request.get("may_raise", {}))
     out_dir = results_path + ".d"
     os.makedirs(out_dir, exist_ok=True)

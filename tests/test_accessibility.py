@@ -110,17 +110,23 @@ def axe_violations(page):
 
 def require_axe():
     if not AXE.is_file():
-        pytest.fail(f"no axe-core at {AXE.relative_to(ROOT)}: website/build.py's npm ci "
-                    "installs it (website/package.json)", pytrace=False)
+        pytest.fail(
+            f"no axe-core at {AXE.relative_to(ROOT)}: website/build.py's npm ci "
+            "installs it (website/package.json)",
+            pytrace=False,
+        )
 
 
 def tally(name, found, counts, listed, report, failures):
     """Add one page's line to `report` (its counts) and its own violations to `failures`."""
     ours = [f for f in found if not not_ours(f[0], f[2], listed)]
-    report.append(f"{name}: {json.dumps(counts, sort_keys=True)}, "
-                  f"{len(found) - len(ours)} not ours")
-    failures += [f"{name}: {rule} ({impact}) at {target}: {summary}"
-                 for rule, impact, target, summary in ours]
+    report.append(
+        f"{name}: {json.dumps(counts, sort_keys=True)}, {len(found) - len(ours)} not ours"
+    )
+    failures += [
+        f"{name}: {rule} ({impact}) at {target}: {summary}"
+        for rule, impact, target, summary in ours
+    ]
 
 
 def test_every_page_has_no_serious_accessibility_failure(served_site):
@@ -164,8 +170,7 @@ def test_the_browser_edition_has_no_serious_accessibility_failure_of_ours(site, 
                     page.context.close()
             finally:
                 browser.browser.close()
-    print("\naxe-core in the browser edition, violations' nodes by impact:\n"
-          + "\n".join(report))
+    print("\naxe-core in the browser edition, violations' nodes by impact:\n" + "\n".join(report))
     assert failures == [], "\n".join(failures)
 
 
@@ -195,8 +200,9 @@ def test_the_search_button_and_solution_toggles_are_named_by_their_text():
     button its label (it shows no text)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("accessible_names",
-                                                  ROOT / "website" / "accessible_names.py")
+    spec = importlib.util.spec_from_file_location(
+        "accessible_names", ROOT / "website" / "accessible_names.py"
+    )
     names = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(names)
     page = "\n".join([SIDEBAR_SEARCH, HEADER_SEARCH, HIDDEN_CELL, HIDDEN_CELL])

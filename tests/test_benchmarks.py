@@ -40,8 +40,10 @@ X4, Y4 = make_moons(4, noise=0.1, seed=0)
 
 
 def run_bench(*args, prelude=""):
-    code = f"{prelude}import runpy, sys; sys.argv = ['bench.py', *{list(args)!r}]; " \
-           f"runpy.run_path({str(BENCH)!r}, run_name='__main__')"
+    code = (
+        f"{prelude}import runpy, sys; sys.argv = ['bench.py', *{list(args)!r}]; "
+        f"runpy.run_path({str(BENCH)!r}, run_name='__main__')"
+    )
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
 
 
@@ -56,7 +58,7 @@ def target_line(stdout, group, what):
     """The line of target `what` in the group titled `group`."""
     lines = stdout.splitlines()
     start = lines.index(f"targets, {group}:")
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if not line.startswith("  "):
             break
         if line.strip().startswith(what):
@@ -70,14 +72,24 @@ def table_row(stdout, name):
     return rows[0].split()
 
 
-COLUMNS = ("step ms", "vs micrograd", "vs torch 0-d", "vs batched", "/ floor", "compile s",
-           "nodes", "bytes/node", "vs mg", "deepest chain")
+COLUMNS = (
+    "step ms",
+    "vs micrograd",
+    "vs torch 0-d",
+    "vs batched",
+    "/ floor",
+    "compile s",
+    "nodes",
+    "bytes/node",
+    "vs mg",
+    "deepest chain",
+)
 
 
 def table_cells(stdout, name):
     """{column: cell} of the row of `name`, cut where the header's right-aligned titles end."""
     header = next(line for line in stdout.splitlines() if line.startswith("engine "))
-    row = " ".join(table_row(stdout, name)[:len(name.split())])  # the name, as it was found
+    row = " ".join(table_row(stdout, name)[: len(name.split())])  # the name, as it was found
     line = next(line for line in stdout.splitlines() if line.startswith(row))
     cells, start = {}, bench.NAME
     for title in COLUMNS:
@@ -91,8 +103,9 @@ def table_cells(stdout, name):
 
 
 def test_quick_run_prints_a_row_per_pure_python_engine_and_every_target_group():
-    done = run_bench("--quick", "--parts", "demo",
-                     "--engines", "micrograd,autograd,fast,compiled-py,floor")
+    done = run_bench(
+        "--quick", "--parts", "demo", "--engines", "micrograd,autograd,fast,compiled-py,floor"
+    )
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "every engine matches the hand-written floor" in out, out
@@ -110,21 +123,24 @@ def test_quick_run_prints_a_row_per_pure_python_engine_and_every_target_group():
 
     # every group is named by what it measures; the micrograd ratio of the fast engine is gone
     assert "issue" not in out, out
-    for group, what in [("fast engine", "speed vs PyTorch 0-d"), ("fast engine", "time / floor"),
-                        ("fast engine", "bytes per node"),
-                        ("reference engine", "speed vs micrograd"),
-                        ("reference engine", "bytes per node vs micrograd"),
-                        ("tensor engine", "speed vs PyTorch batched"),
-                        ("compiled Python step", "time / floor"),
-                        ("compiled Python step", "compile time"),
-                        ("compiled Python step", "bit for bit with the engine"),
-                        ("compiled C step", "speed vs PyTorch batched"),
-                        ("compiled C step", "compile time"),
-                        ("compiled C step", "bit for bit with the engine"),
-                        ("grad, reference engine", "grad / backward"),
-                        ("grad, reference engine", "create_graph / backward"),
-                        ("grad, fast engine", "grad / backward"),
-                        ("grad, fast engine", "create_graph / backward")]:
+    for group, what in [
+        ("fast engine", "speed vs PyTorch 0-d"),
+        ("fast engine", "time / floor"),
+        ("fast engine", "bytes per node"),
+        ("reference engine", "speed vs micrograd"),
+        ("reference engine", "bytes per node vs micrograd"),
+        ("tensor engine", "speed vs PyTorch batched"),
+        ("compiled Python step", "time / floor"),
+        ("compiled Python step", "compile time"),
+        ("compiled Python step", "bit for bit with the engine"),
+        ("compiled C step", "speed vs PyTorch batched"),
+        ("compiled C step", "compile time"),
+        ("compiled C step", "bit for bit with the engine"),
+        ("grad, reference engine", "grad / backward"),
+        ("grad, reference engine", "create_graph / backward"),
+        ("grad, fast engine", "grad / backward"),
+        ("grad, fast engine", "create_graph / backward"),
+    ]:
         target_line(out, group, what)
     with pytest.raises(AssertionError):
         target_line(out, "fast engine", "speed vs micrograd")
@@ -134,10 +150,12 @@ def test_quick_run_prints_a_row_per_pure_python_engine_and_every_target_group():
     # 2-16-16-1 has 16*3 + 16*17 + 17 = 337 parameters; with the two losses, 339 numbers
     line = target_line(out, "compiled Python step", "bit for bit with the engine")
     assert "0 of 339 numbers differ" in line and line.endswith(" met"), line
-    assert "n/a (needs tensor, torch-batched)" in target_line(out, "tensor engine",
-                                                               "speed vs PyTorch batched")
-    assert "n/a (needs grad/autograd" in target_line(out, "grad, reference engine",
-                                                      "grad / backward")
+    assert "n/a (needs tensor, torch-batched)" in target_line(
+        out, "tensor engine", "speed vs PyTorch batched"
+    )
+    assert "n/a (needs grad/autograd" in target_line(
+        out, "grad, reference engine", "grad / backward"
+    )
     assert "wide step" not in out and "digits epoch" not in out  # parts not asked for
     # PyTorch and the C step were not chosen, so the targets that need them say so
     assert "n/a (needs torch-0d)" in target_line(out, "fast engine", "speed vs PyTorch 0-d")
@@ -149,10 +167,21 @@ def test_quick_run_prints_a_row_per_pure_python_engine_and_every_target_group():
 def test_a_baseline_checkout_is_timed_beside_this_one_in_the_same_run(tmp_path):
     # A copy of this checkout's package stands for another checkout: the same code, imported
     # under another name, with a row of its own and a ratio per timed engine.
-    shutil.copytree(BENCH_DIR.parent / "autograd", tmp_path / "autograd",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    done = run_bench("--quick", "--parts", "demo", "--no-chain", "--engines", "autograd,compiled-py,floor",
-                     "--baseline", str(tmp_path))
+    shutil.copytree(
+        BENCH_DIR.parent / "autograd",
+        tmp_path / "autograd",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    done = run_bench(
+        "--quick",
+        "--parts",
+        "demo",
+        "--no-chain",
+        "--engines",
+        "autograd,compiled-py,floor",
+        "--baseline",
+        str(tmp_path),
+    )
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert float(table_cells(out, "engine (baseline)")["step ms"]) > 0
@@ -161,7 +190,9 @@ def test_a_baseline_checkout_is_timed_beside_this_one_in_the_same_run(tmp_path):
     ratios = out.split("this checkout's step time / the baseline's")[1].splitlines()[1:3]
     assert [line.split()[0] for line in ratios] == ["autograd.engine", "compiled"], ratios
     assert all(float(line.split()[-3]) > 0 for line in ratios), ratios
-    missing = run_bench("--quick", "--parts", "demo", "--engines", "autograd", "--baseline", str(tmp_path / "no"))
+    missing = run_bench(
+        "--quick", "--parts", "demo", "--engines", "autograd", "--baseline", str(tmp_path / "no")
+    )
     assert missing.returncode != 0 and "no autograd package in" in missing.stderr
 
 
@@ -179,10 +210,20 @@ def test_quick_run_with_pytorch_reports_0d_tensors_and_batched_tensors():
 def test_quick_run_with_the_c_step_reports_its_compile_time_and_its_targets():
     require_c_compiler()
     require_module("torch")
-    done = run_bench("--quick", "--parts", "demo", "--points", "4", "--no-chain",
-                     "--engines", "torch-batched,compiled-c,floor")
+    done = run_bench(
+        "--quick",
+        "--parts",
+        "demo",
+        "--points",
+        "4",
+        "--no-chain",
+        "--engines",
+        "torch-batched,compiled-c,floor",
+    )
     assert done.returncode == 0, done.stderr
-    level = contenders.CompiledC.default_opt_level()  # the row names the level compile_loss builds at
+    level = (
+        contenders.CompiledC.default_opt_level()
+    )  # the row names the level compile_loss builds at
     row = table_row(done.stdout, f"compiled step, C -O{level}")
     assert row[-4:] == ["-", "-", "-", "-"] and float(row[-5]) > 0, row
     for what in ("speed vs PyTorch batched", "compile time"):
@@ -192,8 +233,18 @@ def test_quick_run_with_the_c_step_reports_its_compile_time_and_its_targets():
 
 def test_c_opt_times_a_row_per_level():
     require_c_compiler()
-    done = run_bench("--quick", "--parts", "demo", "--points", "4", "--no-chain", "--engines", "compiled-c,floor",
-                     "--c-opt", "0,1")
+    done = run_bench(
+        "--quick",
+        "--parts",
+        "demo",
+        "--points",
+        "4",
+        "--no-chain",
+        "--engines",
+        "compiled-c,floor",
+        "--c-opt",
+        "0,1",
+    )
     assert done.returncode == 0, done.stderr
     assert float(table_row(done.stdout, "compiled step, C -O0")[-5]) > 0
     assert float(table_row(done.stdout, "compiled step, C -O1")[-5]) > 0
@@ -206,8 +257,15 @@ def test_c_opt_refuses_what_is_not_a_level():
 
 def test_without_a_c_compiler_the_c_row_is_left_out_with_a_note_under_the_table():
     # works with or without a compiler: the prelude makes autograd.compile find none
-    done = run_bench("--quick", "--parts", "demo", "--no-chain", "--engines", "compiled-c,compiled-py,floor",
-                     prelude="import autograd.compile as c; c.c_compiler = lambda: None; ")
+    done = run_bench(
+        "--quick",
+        "--parts",
+        "demo",
+        "--no-chain",
+        "--engines",
+        "compiled-c,compiled-py,floor",
+        prelude="import autograd.compile as c; c.c_compiler = lambda: None; ",
+    )
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert not any(line.startswith("compiled step, C") for line in out.splitlines()), out
@@ -222,8 +280,17 @@ def test_a_c_compiler_that_fails_leaves_the_c_row_out_with_its_reason():
     if shutil.which("false") is None:
         skip_or_fail("needs the `false` command to stand for a C compiler that fails")
     # compile_loss falls back on Python with a NoCompilerWarning; the benchmark says why
-    done = run_bench("--quick", "--parts", "demo", "--points", "4", "--no-chain", "--engines", "compiled-c,floor",
-                     prelude="import os; os.environ['CC'] = 'false'; ")
+    done = run_bench(
+        "--quick",
+        "--parts",
+        "demo",
+        "--points",
+        "4",
+        "--no-chain",
+        "--engines",
+        "compiled-c,floor",
+        prelude="import os; os.environ['CC'] = 'false'; ",
+    )
     assert done.returncode == 0, done.stderr
     note = [line for line in done.stdout.splitlines() if line.startswith("(compiled-c")]
     assert len(note) == 1 and "could not build C" in note[0] and "failed" in note[0], done.stdout
@@ -232,9 +299,15 @@ def test_a_c_compiler_that_fails_leaves_the_c_row_out_with_its_reason():
 
 def test_a_missing_pytorch_is_skipped_with_a_printed_line():
     # sys.modules["torch"] = None makes `import torch` fail as on a machine without it
-    done = run_bench("--quick", "--parts", "demo,digits", "--no-chain",
-                     "--engines", "torch-0d,torch-batched,fast",
-                     prelude="import sys; sys.modules['torch'] = None; ")
+    done = run_bench(
+        "--quick",
+        "--parts",
+        "demo,digits",
+        "--no-chain",
+        "--engines",
+        "torch-0d,torch-batched,fast",
+        prelude="import sys; sys.modules['torch'] = None; ",
+    )
     assert done.returncode == 0, done.stderr
     assert "skipping torch-0d" in done.stdout and "skipping torch-batched" in done.stdout
     table_row(done.stdout, "autograd.fast")
@@ -251,31 +324,47 @@ def test_quick_run_of_every_part_prints_the_wide_step_the_digits_epoch_and_grad(
     out = done.stdout
     demo, wide = out.split("\nwide step: MLP(2, 24, 24, 1) on 12 moons points")
     wide, rest = wide.split("\ndigits epoch:")
-    names = ["autograd.engine", "autograd.fast", "autograd.tensor (NumPy)", "PyTorch, batched",
-             "compiled step, Python", "hand-written floor"]
+    names = [
+        "autograd.engine",
+        "autograd.fast",
+        "autograd.tensor (NumPy)",
+        "PyTorch, batched",
+        "compiled step, Python",
+        "hand-written floor",
+    ]
     for name in names:
         assert float(table_cells(demo, name)["step ms"]) > 0, name
         row = [line for line in wide.splitlines() if line.startswith(name)]
         assert len(row) == 1, (name, wide)
-        assert row[0][bench.NAME:].split()[-2].endswith("x"), row  # its time / its demo time
+        assert row[0][bench.NAME :].split()[-2].endswith("x"), row  # its time / its demo time
     # the arithmetic grew by (2*24 + 24*24 + 24) * 12 / ((2*16 + 16*16 + 16) * 10)
     assert f"the arithmetic grew {648 * 12 / (304 * 10):.1f}x" in wide, wide
     digits_part, grad_part = rest.split("\ngrad against backward():")
     assert "on 96 8x8 digits, minibatches of 32 (3 steps)" in digits_part, digits_part
     assert "the same loss and weights" in digits_part
-    for name in ("autograd.tensor (NumPy)", "PyTorch (1 thread)",
-                 "PyTorch's epoch / autograd.tensor's"):
+    for name in (
+        "autograd.tensor (NumPy)",
+        "PyTorch (1 thread)",
+        "PyTorch's epoch / autograd.tensor's",
+    ):
         assert f"  {name} " in digits_part, digits_part
     assert "each of 337 parameters" in grad_part, grad_part
     for engine in ("autograd.engine", "autograd.fast"):
-        for what in ("backward()", "grad()", "grad(create_graph=True)", "grad / backward",
-                     "create_graph / backward"):
+        for what in (
+            "backward()",
+            "grad()",
+            "grad(create_graph=True)",
+            "grad / backward",
+            "create_graph / backward",
+        ):
             assert f"  {what}, {engine} " in grad_part, (what, engine, grad_part)
-    for group, what in [("tensor engine", "speed vs PyTorch batched"),
-                        ("grad, reference engine", "grad / backward"),
-                        ("grad, reference engine", "create_graph / backward"),
-                        ("grad, fast engine", "grad / backward"),
-                        ("grad, fast engine", "create_graph / backward")]:
+    for group, what in [
+        ("tensor engine", "speed vs PyTorch batched"),
+        ("grad, reference engine", "grad / backward"),
+        ("grad, reference engine", "create_graph / backward"),
+        ("grad, fast engine", "grad / backward"),
+        ("grad, fast engine", "create_graph / backward"),
+    ]:
         line = target_line(out, group, what)
         assert "n/a" not in line and "met" in line.lower(), line
     assert "<= 2x" in target_line(out, "grad, fast engine", "grad / backward")
@@ -288,7 +377,9 @@ def test_quick_run_of_every_part_prints_the_wide_step_the_digits_epoch_and_grad(
     assert results["machine"]["cores"] == os.cpu_count() and results["date"]
     assert results["command"].endswith(f"--save {saved}")
     assert [(s["part"], s["width"], s["points"]) for s in results["steps"]] == [
-        ("demo", 16, 10), ("wide", 24, 12)]
+        ("demo", 16, 10),
+        ("wide", 24, 12),
+    ]
     for step in results["steps"]:
         assert [r["name"] for r in step["contenders"].values()] == names
         for r in step["contenders"].values():
@@ -300,8 +391,16 @@ def test_quick_run_of_every_part_prints_the_wide_step_the_digits_epoch_and_grad(
 
 
 def test_a_compiled_step_too_slow_to_compile_is_left_out_of_the_wide_step_with_a_note():
-    done = run_bench("--quick", "--parts", "demo,wide", "--no-chain",
-                     "--engines", "compiled-py,floor", "--compile-budget", "0")
+    done = run_bench(
+        "--quick",
+        "--parts",
+        "demo,wide",
+        "--no-chain",
+        "--engines",
+        "compiled-py,floor",
+        "--compile-budget",
+        "0",
+    )
     assert done.returncode == 0, done.stderr
     demo, wide = done.stdout.split("\nwide step:")
     table_row(demo, "compiled step, Python")
@@ -326,8 +425,12 @@ def test_an_unknown_engine_is_refused_with_the_choices():
 
 
 def test_agreement_check_accepts_the_scalar_engines_and_the_floor():
-    engines = [contenders.Micrograd(), contenders.Reference(), contenders.Fast(),
-               contenders.Floor()]
+    engines = [
+        contenders.Micrograd(),
+        contenders.Reference(),
+        contenders.Fast(),
+        contenders.Floor(),
+    ]
     assert bench.check_agreement(engines, X, Y) <= 1e-12
 
 
@@ -391,8 +494,7 @@ def test_bits_differing_counts_each_number_off_by_even_one_bit():
     nudged = [*weights]
     nudged[5] = math.nextafter(nudged[5], math.inf)  # one weight, one bit off
     record = {"autograd": exact, "compiled-py": exact, "compiled-c": (losses, nudged)}
-    assert bench.bits_differing(record, X, Y) == {"compiled-py": (0, 339),
-                                                  "compiled-c": (1, 339)}
+    assert bench.bits_differing(record, X, Y) == {"compiled-py": (0, 339), "compiled-c": (1, 339)}
     del record["autograd"]  # then the benchmark runs the reference engine itself
     assert bench.bits_differing(record, X, Y)["compiled-c"] == (1, 339)
     rows = {"compiled-c": {**fake_row("c", 0.001), "bits": (1, 339)}}
@@ -403,11 +505,16 @@ def test_bits_differing_counts_each_number_off_by_even_one_bit():
 def test_grad_and_backward_are_timed_on_each_engines_graph():
     graphs = bench.grad_graphs(3)
     assert {key: len(params) for key, (_, params, _) in graphs.items()} == {
-        "autograd": 337, "fast": 337}
+        "autograd": 337,
+        "fast": 337,
+    }
     args = SimpleNamespace(grad_rounds=3, clock="cpu", no_freeze=False)
     rows = bench.measure_grad(graphs, args)
-    assert sorted(rows) == sorted(f"{what}/{engine}" for what in ("backward", "grad", "grad-graph")
-                                  for engine in ("autograd", "fast"))
+    assert sorted(rows) == sorted(
+        f"{what}/{engine}"
+        for what in ("backward", "grad", "grad-graph")
+        for engine in ("autograd", "fast")
+    )
     assert all(len(r["times"]) == 3 and r["step"] >= 0 for r in rows.values())
     assert rows["grad-graph/fast"]["name"] == "grad(create_graph=True), autograd.fast"
 
@@ -491,15 +598,18 @@ class CompiledFrozenLabels(contenders.CompiledPython):
         return super()._compile(X, [1] * len(y))
 
 
-@pytest.mark.parametrize("wrong, where", [
-    (ClimbsTheGradient, "weight #"),
-    (NeverZeroes, "weight #"),
-    (LossOffByAHair, "loss of step 1"),
-    (TensorWrongLabels, "loss of step 1"),
-    (CompiledWithoutPenalty, "loss of step"),
-    (CompiledGradientsShifted, "weight #"),
-    (CompiledFrozenLabels, "loss of step 1"),
-])
+@pytest.mark.parametrize(
+    "wrong, where",
+    [
+        (ClimbsTheGradient, "weight #"),
+        (NeverZeroes, "weight #"),
+        (LossOffByAHair, "loss of step 1"),
+        (TensorWrongLabels, "loss of step 1"),
+        (CompiledWithoutPenalty, "loss of step"),
+        (CompiledGradientsShifted, "weight #"),
+        (CompiledFrozenLabels, "loss of step 1"),
+    ],
+)
 def test_agreement_check_refuses_an_engine_that_computes_a_different_step(wrong, where):
     with pytest.raises(bench.EnginesDisagree) as caught:
         bench.check_agreement([contenders.Reference(), wrong()], X, Y)
@@ -510,8 +620,11 @@ def test_agreement_check_refuses_an_engine_that_computes_a_different_step(wrong,
 
 def test_agreement_check_refuses_a_wrong_c_step():
     require_c_compiler()
-    wrong = type("CWithoutPenalty", (CompiledWithoutPenalty, contenders.CompiledC),
-                 {"name": "C without the penalty", "key": "c-without-penalty"})
+    wrong = type(
+        "CWithoutPenalty",
+        (CompiledWithoutPenalty, contenders.CompiledC),
+        {"name": "C without the penalty", "key": "c-without-penalty"},
+    )
     with pytest.raises(bench.EnginesDisagree) as caught:
         bench.check_agreement([wrong()], X4, Y4)
     message = str(caught.value)
@@ -523,21 +636,36 @@ def test_agreement_check_refuses_a_wrong_c_step():
 
 
 def fake_row(name, step, compiled=None, times=None):
-    return {"name": name, "step": step, "compile": compiled, "times": times or [step] * 3,
-            "micrograd": None, "torch-0d": None, "torch-batched": None, "floor": None,
-            "nodes": None, "bytes": None, "chain": None}
+    return {
+        "name": name,
+        "step": step,
+        "compile": compiled,
+        "times": times or [step] * 3,
+        "micrograd": None,
+        "torch-0d": None,
+        "torch-batched": None,
+        "floor": None,
+        "nodes": None,
+        "bytes": None,
+        "chain": None,
+    }
 
 
 def test_compile_targets_judge_seconds_and_say_when_a_contender_does_not_compile():
-    rows = {"floor": fake_row("floor", 0.010), "quick": fake_row("quick", 0.012, compiled=4.0),
-            "slow": fake_row("slow", 0.020, compiled=6.5)}
-    targets = {"compiling": [
-        bench.Target("quick to compile", "quick", "compile", "<=", 5, 3),
-        bench.Target("slow to compile", "slow", "compile", "<=", 5),
-        bench.Target("the floor compiles", "floor", "compile", "<=", 5),
-        bench.Target("quick / floor", "quick", "time", "<=", 1.5, 1.1, base="floor"),
-        bench.Target("speed vs quick", "floor", "speed", ">=", 1.5, base="quick"),
-    ]}
+    rows = {
+        "floor": fake_row("floor", 0.010),
+        "quick": fake_row("quick", 0.012, compiled=4.0),
+        "slow": fake_row("slow", 0.020, compiled=6.5),
+    }
+    targets = {
+        "compiling": [
+            bench.Target("quick to compile", "quick", "compile", "<=", 5, 3),
+            bench.Target("slow to compile", "slow", "compile", "<=", 5),
+            bench.Target("the floor compiles", "floor", "compile", "<=", 5),
+            bench.Target("quick / floor", "quick", "time", "<=", 1.5, 1.1, base="floor"),
+            bench.Target("speed vs quick", "floor", "speed", ">=", 1.5, base="quick"),
+        ]
+    }
     out = bench.target_lines(rows, targets)
     line = target_line(out, "compiling", "quick to compile")
     assert "4.00 s  <= 5 s (aim 3 s)" in line and line.endswith("met, aim not met"), line
@@ -556,10 +684,12 @@ def test_a_target_of_an_unknown_kind_is_refused():
 
 
 def test_the_pay_off_is_compile_time_over_the_step_time_saved_against_the_reference_engine():
-    rows = {"autograd": fake_row("autograd.engine", 0.010),
-            "c": fake_row("compiled fast", 0.002, compiled=2.0),
-            "py": fake_row("compiled slow", 0.011, compiled=1.0),
-            "floor": fake_row("floor", 0.001)}
+    rows = {
+        "autograd": fake_row("autograd.engine", 0.010),
+        "c": fake_row("compiled fast", 0.002, compiled=2.0),
+        "py": fake_row("compiled slow", 0.011, compiled=1.0),
+        "floor": fake_row("floor", 0.001),
+    }
     lines = bench.pay_off_lines(rows)
     assert any(line.split()[:3] == ["compiled", "fast", "250"] for line in lines), lines
     assert any("compiled slow" in line and "never" in line for line in lines), lines
@@ -595,7 +725,8 @@ def test_the_stored_numbers_are_a_full_run_of_both_steps_for_every_contender():
     # `--compile-budget inf` compiles whatever it takes)
     assert set(steps["demo"]["contenders"]) == set(contenders.CONTENDERS)
     assert set(steps["wide"]["contenders"]) == set(contenders.CONTENDERS), sorted(
-        set(contenders.CONTENDERS) - set(steps["wide"]["contenders"]))
+        set(contenders.CONTENDERS) - set(steps["wide"]["contenders"])
+    )
     for part, rounds in (("demo", results["rounds"]), ("wide", results["wide_rounds"])):
         for row in steps[part]["contenders"].values():
             times = row["times_ms"]
@@ -605,12 +736,22 @@ def test_the_stored_numbers_are_a_full_run_of_both_steps_for_every_contender():
 
 def fake_results():
     def step(part, width, points, medians):
-        return {"part": part, "width": width, "points": points,
-                "contenders": {key: {"name": key.upper(), "median_ms": ms}
-                               for key, ms in medians.items()}}
+        return {
+            "part": part,
+            "width": width,
+            "points": points,
+            "contenders": {
+                key: {"name": key.upper(), "median_ms": ms} for key, ms in medians.items()
+            },
+        }
+
     # stored widest first, and "c" did not run on the wide step
-    return {"steps": [step("wide", 64, 256, {"a": 40.0, "b": 3.0}),
-                      step("demo", 16, 100, {"a": 1.0, "b": 2.0, "c": 0.5})]}
+    return {
+        "steps": [
+            step("wide", 64, 256, {"a": 40.0, "b": 3.0}),
+            step("demo", 16, 100, {"a": 1.0, "b": 2.0, "c": 0.5}),
+        ]
+    }
 
 
 def test_time_against_width_gives_each_contender_its_times_narrowest_first():
@@ -630,8 +771,10 @@ def test_the_plot_draws_a_line_per_contender_and_says_when_it_is_skipped(capsys)
     plot_time_against_width(ax, fake_results())
     drawn = {line.get_label(): list(line.get_xdata()) for line in ax.get_lines()}
     assert drawn == {"A": [16, 64], "B": [16, 64], "C": [16]}
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["16 wide\n100 points",
-                                                            "64 wide\n256 points"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == [
+        "16 wide\n100 points",
+        "64 wide\n256 points",
+    ]
     assert ax.get_yscale() == "log"
     plt.close(fig)
     stand_in = no_plots()  # where matplotlib cannot load, nothing is drawn and show() says so

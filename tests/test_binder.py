@@ -26,13 +26,20 @@ BINDER = ROOT / "binder"
 
 def requirement_lines(path):
     """The requirement lines of a pip requirements file, without comments and blank lines."""
-    lines = (line.split("#", 1)[0].strip() for line in path.read_text(encoding="utf-8").splitlines())
+    lines = (
+        line.split("#", 1)[0].strip() for line in path.read_text(encoding="utf-8").splitlines()
+    )
     return [line for line in lines if line]
 
 
 def comparable(line):
     req = Requirement(line)
-    return canonicalize_name(req.name), str(req.specifier), tuple(sorted(req.extras)), str(req.marker)
+    return (
+        canonicalize_name(req.name),
+        str(req.specifier),
+        tuple(sorted(req.extras)),
+        str(req.marker),
+    )
 
 
 def postbuild_commands():
@@ -47,7 +54,9 @@ def test_binder_requirements_are_the_root_requirements_without_the_package():
     root = requirement_lines(ROOT / "requirements.txt")
     assert "-e ." in root, "the root requirements.txt installs this package (-e .)"
     root_packages = sorted(comparable(line) for line in root if line != "-e .")
-    binder_packages = sorted(comparable(line) for line in requirement_lines(BINDER / "requirements.txt"))
+    binder_packages = sorted(
+        comparable(line) for line in requirement_lines(BINDER / "requirements.txt")
+    )
     assert binder_packages == root_packages, (
         "binder/requirements.txt must list exactly the root requirements.txt without `-e .`"
     )
@@ -55,7 +64,9 @@ def test_binder_requirements_are_the_root_requirements_without_the_package():
 
 def test_binder_requirements_name_nothing_in_the_repository_so_they_are_installed_first():
     for line in requirement_lines(BINDER / "requirements.txt"):
-        assert not line.startswith("-"), f"{line!r}: an option or a local reference stops the caching"
+        assert not line.startswith("-"), (
+            f"{line!r}: an option or a local reference stops the caching"
+        )
         Requirement(line)  # a named requirement, never a path; raises if it is not one
 
 
@@ -68,12 +79,16 @@ def test_runtime_is_a_python_the_package_supports():
     match = re.fullmatch(r"python-(3\.\d+)", runtime)
     assert match, f"runtime.txt should read python-3.X, not {runtime!r}"
     requires = requires_python()
-    assert match.group(1) in SpecifierSet(requires), f"{runtime} is outside requires-python {requires}"
+    assert match.group(1) in SpecifierSet(requires), (
+        f"{runtime} is outside requires-python {requires}"
+    )
 
 
 def test_postbuild_stops_at_its_first_error():
     assert (BINDER / "postBuild").read_text(encoding="utf-8").startswith("#!/usr/bin/env bash\n")
-    assert postbuild_commands()[0] == "set -euo pipefail", "the first command must be set -euo pipefail"
+    assert postbuild_commands()[0] == "set -euo pipefail", (
+        "the first command must be set -euo pipefail"
+    )
 
 
 def fake_python(folder, exit_code):
@@ -93,7 +108,9 @@ def run_postbuild(tmp_path, exit_code):
     calls = fake_python(tmp_path / "bin", exit_code)
     env = {**os.environ, "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"}
     # Binder runs it from the repository's root as ./binder/postBuild
-    done = subprocess.run([bash, "binder/postBuild"], cwd=repo, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [bash, "binder/postBuild"], cwd=repo, env=env, capture_output=True, text=True
+    )
     return repo, calls, done
 
 
@@ -126,9 +143,22 @@ def dockerfile(tmp_path_factory):
     repo = copy_checkout(work / "repo")
     done = subprocess.run(
         # Binder builds as user jovyan, uid 1000; --no-build needs no Docker.
-        [sys.executable, "-m", "repo2docker", "--no-build", "--debug",
-         "--user-id", "1000", "--user-name", "jovyan", str(repo)],
-        cwd=work, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "repo2docker",
+            "--no-build",
+            "--debug",
+            "--user-id",
+            "1000",
+            "--user-name",
+            "jovyan",
+            str(repo),
+        ],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     joined = done.stdout.replace("\\\n", " ")
@@ -138,8 +168,10 @@ def dockerfile(tmp_path_factory):
 
 def index_of(instructions, pattern, what):
     found = [i for i, line in enumerate(instructions) if re.search(pattern, line)]
-    assert len(found) == 1, f"expected one instruction that {what}, found {len(found)}:\n" + "\n".join(
-        instructions[i] for i in found)
+    assert len(found) == 1, (
+        f"expected one instruction that {what}, found {len(found)}:\n"
+        + "\n".join(instructions[i] for i in found)
+    )
     return found[0]
 
 
@@ -153,13 +185,21 @@ def test_binder_image_installs_graphviz_before_the_repository_is_copied(dockerfi
 
 
 def test_binder_image_installs_the_requirements_before_the_repository_is_copied(dockerfile):
-    copied = index_of(dockerfile, r"^COPY \S+ src/binder/requirements\.txt ",
-                      "copies binder/requirements.txt alone")
-    pip = index_of(dockerfile, r'^RUN \S*pip install .*-r "?binder/requirements\.txt"?$',
-                   "installs binder/requirements.txt")
+    copied = index_of(
+        dockerfile,
+        r"^COPY \S+ src/binder/requirements\.txt ",
+        "copies binder/requirements.txt alone",
+    )
+    pip = index_of(
+        dockerfile,
+        r'^RUN \S*pip install .*-r "?binder/requirements\.txt"?$',
+        "installs binder/requirements.txt",
+    )
     assert copied < pip < repository_copied(dockerfile), "so the installed packages stay cached"
 
 
-def test_binder_image_installs_the_package_with_postbuild_after_the_repository_is_copied(dockerfile):
+def test_binder_image_installs_the_package_with_postbuild_after_the_repository_is_copied(
+    dockerfile,
+):
     postbuild = index_of(dockerfile, r"^RUN \./binder/postBuild$", "runs binder/postBuild")
     assert postbuild > repository_copied(dockerfile)

@@ -114,16 +114,19 @@ def running_lab(tmp_path, files, *, expose_app=False):
         command.append("--allow-root")
     log = open(tmp_path / "jupyterlab.log", "wb")
     # A session of its own, so that stopping it can reach the kernels it started too.
-    server = subprocess.Popen(command, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT,
-                              start_new_session=True)
+    server = subprocess.Popen(
+        command, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + SERVER_START
         while not _answers(f"{base}/api/status?token={token}"):
             if server.poll() is not None or time.monotonic() > deadline:
                 log.flush()
-                pytest.fail("JupyterLab did not start:\n"
-                            + (tmp_path / "jupyterlab.log").read_text(errors="replace")[-3000:])
+                pytest.fail(
+                    "JupyterLab did not start:\n"
+                    + (tmp_path / "jupyterlab.log").read_text(errors="replace")[-3000:]
+                )
             time.sleep(0.5)
         yield base, token, work
     finally:
@@ -182,12 +185,15 @@ STDERR_OUTPUT = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.s
 
 # True once every code cell has run, or once "Run All" stopped at an error (JupyterLab shows
 # errors as stderr output and leaves the later cells unrun), so a failure does not wait long.
-RUN_ALL_FINISHED = """() => {
+RUN_ALL_FINISHED = (
+    """() => {
     const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
     if (prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent))) return true;
     const busy = prompts.some(p => p.textContent.includes('*'));
     return !busy && document.querySelector("%s") !== null;
-}""" % STDERR_OUTPUT
+}"""
+    % STDERR_OUTPUT
+)
 
 UNRUN_CELLS = """() => [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]
     .filter(p => !/\\[\\d+\\]/.test(p.textContent)).length"""
@@ -235,8 +241,9 @@ def _check_the_graph_explorer_and_the_stepper(page):
     assert highlighted.startswith("o | ")
     grads_before = page.evaluate(GRAD_TEXTS, stepper)
     page.locator(f"{stepper} button", has_text="Next").click()
-    page.wait_for_function(f"(before) => ({HIGHLIGHTED})() !== before",
-                           arg=highlighted, timeout=STEP)
+    page.wait_for_function(
+        f"(before) => ({HIGHLIGHTED})() !== before", arg=highlighted, timeout=STEP
+    )
     assert page.evaluate(HIGHLIGHTED).startswith("n | ")
     assert page.evaluate(GRAD_TEXTS, stepper) != grads_before
     assert "n just fired" in page.locator(f"{stepper} .explorer-info").first.inner_text()
@@ -246,8 +253,9 @@ def _check_the_graph_explorer_and_the_stepper(page):
     handle = page.locator(f"{explorer} .widget-slider").nth(1).locator(".noUi-handle")
     handle.focus()
     handle.press("ArrowRight")
-    page.wait_for_function(f"(before) => ({SVG_OF})('{explorer}') !== before",
-                           arg=svg_before, timeout=STEP)
+    page.wait_for_function(
+        f"(before) => ({SVG_OF})('{explorer}') !== before", arg=svg_before, timeout=STEP
+    )
     assert "data 0.0100" in page.locator(f"{explorer} .explorer-graph svg").text_content()
 
 
@@ -269,20 +277,27 @@ def _check_the_plotting_explorers(page):
     curvature.get_by_text("At x = 1.099:").wait_for(timeout=STEP)
     page.wait_for_function(
         "(before) => document.querySelector('.autograd-curvature img').src !== before",
-        arg=picture, timeout=STEP)
+        arg=picture,
+        timeout=STEP,
+    )
 
 
 def _check_the_saved_notebook(path):
     saved = json.loads(path.read_text(encoding="utf-8"))
     code = [cell for cell in saved["cells"] if cell["cell_type"] == "code"]
     assert all(cell["execution_count"] for cell in code)  # saved after every cell ran
-    errors = [output for cell in code for output in cell["outputs"]
-              if output["output_type"] == "error"]
+    errors = [
+        output for cell in code for output in cell["outputs"] if output["output_type"] == "error"
+    ]
     assert errors == [], errors
 
     # `%%solution` cells in a real kernel: a correct answer is kept, a missing one is filled in.
-    said = ["".join(output.get("text", "")) for cell in code if "solution" in
-            cell["metadata"].get("tags", []) for output in cell["outputs"]]
+    said = [
+        "".join(output.get("text", ""))
+        for cell in code
+        if "solution" in cell["metadata"].get("tags", [])
+        for output in cell["outputs"]
+    ]
     assert len(said) == 2, said
     assert "passed its check, so this solution did not run" in said[0]
     assert "Not answered yet, so this solution ran" in said[1]
@@ -306,8 +321,14 @@ def test_explorers_work_in_jupyterlab(jupyter_lab, tmp_path):
             _check_the_graph_explorer_and_the_stepper(page)
             _check_the_plotting_explorers(page)
             page.screenshot(path=str(tmp_path / "jupyterlab.png"))
-            for name in ("graph-explorer", "backward-stepper", "finite-differences",
-                         "activation-explorer", "training-dashboard", "curvature"):
+            for name in (
+                "graph-explorer",
+                "backward-stepper",
+                "finite-differences",
+                "activation-explorer",
+                "training-dashboard",
+                "curvature",
+            ):
                 page.locator(f".autograd-{name}").screenshot(path=str(tmp_path / f"{name}.png"))
             broken_widgets = page.get_by_text("Error displaying widget").count()
             page.keyboard.press("Control+s")  # save, to read the outputs back below
@@ -318,8 +339,10 @@ def test_explorers_work_in_jupyterlab(jupyter_lab, tmp_path):
         finally:
             browser.close()
 
-    print(f"browser test: {time.monotonic() - started:.1f} s in the browser; screenshot "
-          f"{tmp_path / 'jupyterlab.png'}")
+    print(
+        f"browser test: {time.monotonic() - started:.1f} s in the browser; screenshot "
+        f"{tmp_path / 'jupyterlab.png'}"
+    )
     assert page_errors == [], page_errors
     assert broken_widgets == 0
     _check_the_saved_notebook(work / NOTEBOOK.name)
@@ -475,8 +498,9 @@ def course_in_jupyterlab(executed_chapters, tmp_path_factory):
         notebook = nbformat.read(executed_chapters / chapter.name, as_version=4)
         notary.sign(notebook)
         nbformat.write(notebook, copies / chapter.name)
-    with running_lab(folder, [copies / chapter.name for chapter in CHAPTERS],
-                     expose_app=True) as lab:
+    with running_lab(
+        folder, [copies / chapter.name for chapter in CHAPTERS], expose_app=True
+    ) as lab:
         yield lab
 
 
@@ -500,8 +524,9 @@ def test_every_output_fits_its_area_in_a_laptop_window(course_in_jupyterlab, tmp
         try:
             page.on("pageerror", lambda error: page_errors.append(str(error)))
             page.goto(f"{base}/lab?token={token}")
-            page.wait_for_function("() => window.jupyterapp && window.jupyterapp.started",
-                                   timeout=RUN_ALL)
+            page.wait_for_function(
+                "() => window.jupyterapp && window.jupyterapp.started", timeout=RUN_ALL
+            )
             page.evaluate("() => window.jupyterapp.started")
             page.add_style_tag(content=WIDGETS_AS_LIVE)
             page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
@@ -513,13 +538,17 @@ def test_every_output_fits_its_area_in_a_laptop_window(course_in_jupyterlab, tmp
                 assert page.evaluate(FILE_BROWSER_WIDTH) > 0, "the file browser is not open"
                 assert shown["kernel"], f"{chapter.name}: its kernel did not start"
                 if shown["notRun"]:
-                    pytest.fail(f"{chapter.name}: the run stopped before cell "
-                                f"{shown['notRun'][0]}:\n" + "\n".join(shown["errors"]))
+                    pytest.fail(
+                        f"{chapter.name}: the run stopped before cell "
+                        f"{shown['notRun'][0]}:\n" + "\n".join(shown["errors"])
+                    )
                 assert shown["untrusted"] == [], (
                     f"{chapter.name}: cells {shown['untrusted']} are not trusted, so JupyterLab "
-                    "would not show their outputs as a run does")
+                    "would not show their outputs as a run does"
+                )
                 assert shown["undrawn"] == [], (
-                    f"{chapter.name}: widgets not drawn from their saved state: {shown['undrawn']}")
+                    f"{chapter.name}: widgets not drawn from their saved state: {shown['undrawn']}"
+                )
                 measured = page.evaluate(MEASURE_OUTPUTS, [OVERFLOW_TOLERANCE, SMALLEST_TEXT])
                 widths.update(measured["widths"])
                 overflowing[chapter] = measured["overflowing"]
@@ -527,11 +556,16 @@ def test_every_output_fits_its_area_in_a_laptop_window(course_in_jupyterlab, tmp
                     if page.evaluate(SHOW_PICTURE, found["cell"]):
                         path = tmp_path / f"{chapter.stem}-cell{found['cell']}.png"
                         page.screenshot(path=str(path))
-                text = (f", smallest text in a drawing {min(measured['textSizes']):.1f} px"
-                        if measured["textSizes"] else "")
-                report.append(f"{chapter.stem}: shown in {time.monotonic() - started:.1f} s, "
-                              f"{shown['views']} widgets, "
-                              f"{len(measured['overflowing'])} outputs too wide{text}")
+                text = (
+                    f", smallest text in a drawing {min(measured['textSizes']):.1f} px"
+                    if measured["textSizes"]
+                    else ""
+                )
+                report.append(
+                    f"{chapter.stem}: shown in {time.monotonic() - started:.1f} s, "
+                    f"{shown['views']} widgets, "
+                    f"{len(measured['overflowing'])} outputs too wide{text}"
+                )
                 page.evaluate(CLOSE_NOTEBOOK)
         except Exception:
             page.screenshot(path=str(tmp_path / "failure.png"))
@@ -539,14 +573,21 @@ def test_every_output_fits_its_area_in_a_laptop_window(course_in_jupyterlab, tmp
         finally:
             browser.close()
 
-    print("\n" + "\n".join(report) + f"\noutput areas {sorted(widths)} px wide; screenshots in "
-          f"{tmp_path}")
+    print(
+        "\n" + "\n".join(report) + f"\noutput areas {sorted(widths)} px wide; screenshots in "
+        f"{tmp_path}"
+    )
     assert page_errors == [], page_errors
     # the window the course is measured in: a laptop's, with the file browser open
     assert widths and max(widths) <= 900, sorted(widths)
-    too_wide = [f"{chapter.stem} cell {_in_the_chapter(chapter, found['id'], found['cell'])} "
-                f"({found['code']!r}, {found['kind']}, area {found['width']} px): "
-                f"{'; '.join(found['why'])}"
-                for chapter, found_in in overflowing.items() for found in found_in]
-    assert too_wide == [], ("outputs wider than their area, or drawings with text too small, "
-                            "at 1300x900 with the file browser open:\n" + "\n".join(too_wide))
+    too_wide = [
+        f"{chapter.stem} cell {_in_the_chapter(chapter, found['id'], found['cell'])} "
+        f"({found['code']!r}, {found['kind']}, area {found['width']} px): "
+        f"{'; '.join(found['why'])}"
+        for chapter, found_in in overflowing.items()
+        for found in found_in
+    ]
+    assert too_wide == [], (
+        "outputs wider than their area, or drawings with text too small, "
+        "at 1300x900 with the file browser open:\n" + "\n".join(too_wide)
+    )

@@ -47,9 +47,11 @@ def test_checkpoint_two_catches_prev_as_a_set():
 def test_checkpoint_two_catches_a_constructor_that_takes_anything():
     report = checkpoint(2, stage(2, __init__=plain_init))
     assert "`Value('2.0')` should raise TypeError, but it made" in failure_message(
-        report, "refuses non-numbers")
+        report, "refuses non-numbers"
+    )
     assert "should be the float 3.0, but was 3 of type int" in failure_message(
-        report, "stored as a float")
+        report, "stored as a float"
+    )
 
 
 def test_checkpoint_two_catches_a_bool_slipping_through_an_int_test():
@@ -106,6 +108,8 @@ def test_chapter_two_hand_built_L_exercise():
 def test_chapter_two_reject_exercise():
     assert ch02.check_rejects_non_numbers(stage(2)).passed
     assert not ch02.check_rejects_non_numbers(stage(2, __init__=plain_init)).passed
+
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -169,18 +173,27 @@ def returns_early(self, data, _children=(), _op="", label=""):
     init_with(lambda d: None)(self, data, _children, _op, label)
 
 
-@pytest.mark.parametrize("init,words", [
-    (init_with(accepts_bool), "True is an int to Python, so test for bool first"),
-    (init_with(tries_float), "`Value('2.0')` should raise TypeError, but it made a value "
-                             "holding 2.0: `float('2.0')` turns a string"),
-    (init_with(value_error), "should raise TypeError, but raised ValueError"),
-    (init_with(says_nothing), "does not say what was given"),
-    (init_with(asserts), "raised AssertionError"),
-    (init_with(prints), "printing warns but does not stop anything"),
-    (init_with(floats_only), "`Value(3)` raised TypeError (Value needs a float, not 3), but 3 is "
-                             "an int, a number: accept ints as well as floats"),
-    (returns_early, "`return` leaves `__init__` early"),
-])
+@pytest.mark.parametrize(
+    "init,words",
+    [
+        (init_with(accepts_bool), "True is an int to Python, so test for bool first"),
+        (
+            init_with(tries_float),
+            "`Value('2.0')` should raise TypeError, but it made a value "
+            "holding 2.0: `float('2.0')` turns a string",
+        ),
+        (init_with(value_error), "should raise TypeError, but raised ValueError"),
+        (init_with(says_nothing), "does not say what was given"),
+        (init_with(asserts), "raised AssertionError"),
+        (init_with(prints), "printing warns but does not stop anything"),
+        (
+            init_with(floats_only),
+            "`Value(3)` raised TypeError (Value needs a float, not 3), but 3 is "
+            "an int, a number: accept ints as well as floats",
+        ),
+        (returns_early, "`return` leaves `__init__` early"),
+    ],
+)
 def test_each_way_of_getting_the_constructor_wrong_is_named(init, words):
     message = first_failure(ch02.check_rejects_non_numbers(stage(2, __init__=init)))
     assert words in message, message
@@ -193,8 +206,9 @@ def test_the_constructor_exercise_passes_the_package_and_knows_the_stub():
         ...  # Your turn: raise TypeError here unless data is an int or a float
         self.data = float(data)
 
-    assert ch02.check_rejects_non_numbers(
-        stage(2, __init__=stub_init)).summary() == "not answered yet"
+    assert (
+        ch02.check_rejects_non_numbers(stage(2, __init__=stub_init)).summary() == "not answered yet"
+    )
 
 
 def forgets_the_root(root):
@@ -272,15 +286,18 @@ def test_count_nodes_that_misses_the_root_is_told_to_count_the_root_too():
     assert "visit the children" not in message
 
 
-@pytest.mark.parametrize("function,words", [
-    # The six graphs have 1, 7, 2, 4, 3 and 3 values; counted per path, 1, 7, 3, 5, 7, 3.
-    (count_paths, "counted twice: keep a set of the nodes already seen"),
-    (forgets_the_root_and_seen, "two slips"),
-    (counts_leaves, "counts only the leaves"),
-    (counts_data, "two different values that hold the same number were counted as one"),
-    (forgets_return, "no `return`"),
-    (returns_the_set, "not a number: return how many values there are"),
-])
+@pytest.mark.parametrize(
+    "function,words",
+    [
+        # The six graphs have 1, 7, 2, 4, 3 and 3 values; counted per path, 1, 7, 3, 5, 7, 3.
+        (count_paths, "counted twice: keep a set of the nodes already seen"),
+        (forgets_the_root_and_seen, "two slips"),
+        (counts_leaves, "counts only the leaves"),
+        (counts_data, "two different values that hold the same number were counted as one"),
+        (forgets_return, "no `return`"),
+        (returns_the_set, "not a number: return how many values there are"),
+    ],
+)
 def test_each_classic_count_nodes_bug_is_named(function, words):
     message = only_message(ch02.check_count_nodes(function, stage(2)))
     assert words in message, message
@@ -380,19 +397,28 @@ def test_the_stub_names_the_variable_the_later_cells_use():
     sources = ["".join(c["source"]) for c in nb["cells"]]
     (stub,) = [s for s in sources if "y = None" in s]
     assert "square = None" in stub
-    later = sources[sources.index(stub) + 1:]
+    later = sources[sources.index(stub) + 1 :]
     assert any("square" in s for s in later)  # the name is needed further down
 
 
-@pytest.mark.parametrize("build,words", [
-    (lambda V, x, ns: ns.update(square=V(9.0, (x.data, x.data), "*")),
-     "pass `x`, not the number `x.data`"),
-    (lambda V, x, ns: ns.update(square=V(9.0, "*", (x, x))), "have swapped places"),
-    (lambda V, x, ns: ns.update(square=V(9.0, (V(3.0), V(3.0)), "*")),
-     "new values that hold 3.0, not x itself"),
-    (lambda V, x, ns: ns.update(square=V(6.0, (x, x), "*")),
-     "`square.data` should be x.data · x.data = 9.0, but it is 6.0"),
-])
+@pytest.mark.parametrize(
+    "build,words",
+    [
+        (
+            lambda V, x, ns: ns.update(square=V(9.0, (x.data, x.data), "*")),
+            "pass `x`, not the number `x.data`",
+        ),
+        (lambda V, x, ns: ns.update(square=V(9.0, "*", (x, x))), "have swapped places"),
+        (
+            lambda V, x, ns: ns.update(square=V(9.0, (V(3.0), V(3.0)), "*")),
+            "new values that hold 3.0, not x itself",
+        ),
+        (
+            lambda V, x, ns: ns.update(square=V(6.0, (x, x), "*")),
+            "`square.data` should be x.data · x.data = 9.0, but it is 6.0",
+        ),
+    ],
+)
 def test_each_classic_mistake_in_the_product_is_named(build, words):
     def full(V, x, ns):
         build(V, x, ns)
@@ -402,12 +428,17 @@ def test_each_classic_mistake_in_the_product_is_named(build, words):
     assert words in message, message
 
 
-@pytest.mark.parametrize("children,words", [
-    (lambda x, sq: (x, x), "y's children should be `(square, x)`, but they are `(x, x)`"),
-    (lambda x, sq: (sq,), "but they are `(square,)`"),
-    (lambda x, sq: (type(x)(9.0, (x, x), "*"), x), "y was built from another value, not from "
-                                                    "`square`"),
-])
+@pytest.mark.parametrize(
+    "children,words",
+    [
+        (lambda x, sq: (x, x), "y's children should be `(square, x)`, but they are `(x, x)`"),
+        (lambda x, sq: (sq,), "but they are `(square,)`"),
+        (
+            lambda x, sq: (type(x)(9.0, (x, x), "*"), x),
+            "y was built from another value, not from `square`",
+        ),
+    ],
+)
 def test_each_classic_mistake_in_the_sum_is_named(children, words):
     def build(V, x, ns):
         ns["square"] = V(9.0, (x, x), "*")

@@ -25,8 +25,10 @@ def add_with_reversed_children(self, other):
 def test_checkpoint_three_catches_assignment_instead_of_accumulation():
     report = checkpoint(3, stage(3, __add__=add_with_assignment))
     message = failure_message(report, "used twice")
-    assert message == ("after `y = x + x`, `x.grad` should be 2.0 (one for each use of x) but "
-                       "was 1.0: did `_backward` use `=` instead of `+=`?")
+    assert message == (
+        "after `y = x + x`, `x.grad` should be 2.0 (one for each use of x) but "
+        "was 1.0: did `_backward` use `=` instead of `+=`?"
+    )
     assert not result(report, "diamond").passed
 
 
@@ -37,8 +39,15 @@ def test_checkpoint_three_catches_children_out_of_order():
     assert result(report, "a + b and a * b").passed  # the gradients of + do not care
 
 
-@pytest.mark.parametrize("method, expression", [("__rmul__", "2 * a"), ("__rsub__", "1 - a"),
-                                                ("__rtruediv__", "1 / a"), ("__rpow__", "2 ** a")])
+@pytest.mark.parametrize(
+    "method, expression",
+    [
+        ("__rmul__", "2 * a"),
+        ("__rsub__", "1 - a"),
+        ("__rtruediv__", "1 / a"),
+        ("__rpow__", "2 ** a"),
+    ],
+)
 def test_checkpoint_three_catches_a_missing_reflected_operator(method, expression):
     V = stage(3)
     delattr(V, method)
@@ -85,7 +94,9 @@ def test_checkpoint_three_blames_pow_not_the_division_built_on_it():
     report = checkpoint(3, stage(3, __pow__=pow_without_upstream))
     assert "`* out.grad`" in failure_message(report, "a ** n")
     division = failure_message(report, "a / b")
-    assert division.startswith("`a / b` is built on `__pow__`") and "fix `__pow__` first" in division
+    assert (
+        division.startswith("`a / b` is built on `__pow__`") and "fix `__pow__` first" in division
+    )
     assert "`* out.grad`" not in division  # a / b has no closure of its own to blame
 
 
@@ -187,33 +198,69 @@ def test_chapter_three_mul_stub_is_not_answered_yet_and_a_right_closure_passes()
     assert "two lines of `_backward`" in str(report)
     assert ch03.check_mul(with_mul()).passed
     # the lines in the other order, or the local derivative written after out.grad: still right
-    assert ch03.check_mul(with_mul(MUL_LINES, "        other.grad += out.grad * self.data\n"
-                                              "        self.grad += out.grad * other.data\n")).passed
+    assert ch03.check_mul(
+        with_mul(
+            MUL_LINES,
+            "        other.grad += out.grad * self.data\n"
+            "        self.grad += out.grad * other.data\n",
+        )
+    ).passed
     assert ch03.check_mul(stage(3)).passed  # the package's __mul__
 
 
-@pytest.mark.parametrize("new,words", [
-    ("        self.grad += self.data * out.grad\n        other.grad += other.data * out.grad\n",
-     "`self.data` and `other.data` are swapped"),
-    ("        self.grad = other.data * out.grad\n        other.grad = self.data * out.grad\n",
-     "assigned with `=` instead of adding with `+=`"),
-    ("        self.grad += other.data\n        other.grad += self.data\n",
-     "multiply it by the gradient arriving from above, `* out.grad`"),
-    ("        self.grad += other.grad * out.grad\n        other.grad += self.grad * out.grad\n",
-     "reads a gradient (`.grad`) where it needs a value (`.data`)"),
-    ("        self.grad += other.data * out.grad\n", "passes gradient to a only"),
-    ("        other.grad += self.data * out.grad\n", "passes gradient to b only"),
-    ("        pass\n", "adds nothing to `self.grad` or `other.grad`"),
-    ("        self.grad += 1.0 * out.grad\n        other.grad += 1.0 * out.grad\n",
-     "the local derivative of a sum"),
-    ("        self.grad += other.data * out.data\n        other.grad += self.data * out.grad\n",
-     "a's line multiplies by `out.data`, the value of a·b, where it needs `out.grad`"),
-    ("        self.grad += other.data * out.data\n        other.grad += self.data * out.data\n",
-     "a's and b's lines multiply by `out.data`"),
-    ("        self.grad += other * out.grad\n        other.grad += self * out.grad\n",
-     "multiplies by a Value (`other` or `self`) where it needs the number inside it"),
-], ids=["swapped", "assigned", "no-out-grad", "grad-not-data", "only-a", "only-b", "pass",
-        "sum's-rule", "out.data-for-a", "out.data-for-both", "values-not-numbers"])
+@pytest.mark.parametrize(
+    "new,words",
+    [
+        (
+            "        self.grad += self.data * out.grad\n        other.grad += other.data * out.grad\n",
+            "`self.data` and `other.data` are swapped",
+        ),
+        (
+            "        self.grad = other.data * out.grad\n        other.grad = self.data * out.grad\n",
+            "assigned with `=` instead of adding with `+=`",
+        ),
+        (
+            "        self.grad += other.data\n        other.grad += self.data\n",
+            "multiply it by the gradient arriving from above, `* out.grad`",
+        ),
+        (
+            "        self.grad += other.grad * out.grad\n        other.grad += self.grad * out.grad\n",
+            "reads a gradient (`.grad`) where it needs a value (`.data`)",
+        ),
+        ("        self.grad += other.data * out.grad\n", "passes gradient to a only"),
+        ("        other.grad += self.data * out.grad\n", "passes gradient to b only"),
+        ("        pass\n", "adds nothing to `self.grad` or `other.grad`"),
+        (
+            "        self.grad += 1.0 * out.grad\n        other.grad += 1.0 * out.grad\n",
+            "the local derivative of a sum",
+        ),
+        (
+            "        self.grad += other.data * out.data\n        other.grad += self.data * out.grad\n",
+            "a's line multiplies by `out.data`, the value of a·b, where it needs `out.grad`",
+        ),
+        (
+            "        self.grad += other.data * out.data\n        other.grad += self.data * out.data\n",
+            "a's and b's lines multiply by `out.data`",
+        ),
+        (
+            "        self.grad += other * out.grad\n        other.grad += self * out.grad\n",
+            "multiplies by a Value (`other` or `self`) where it needs the number inside it",
+        ),
+    ],
+    ids=[
+        "swapped",
+        "assigned",
+        "no-out-grad",
+        "grad-not-data",
+        "only-a",
+        "only-b",
+        "pass",
+        "sum's-rule",
+        "out.data-for-a",
+        "out.data-for-both",
+        "values-not-numbers",
+    ],
+)
 def test_chapter_three_mul_names_each_mistake_and_not_a_missing_attachment(new, words):
     V = with_mul(MUL_LINES, new)
     report = ch03.check_mul(V)
@@ -227,9 +274,17 @@ def test_chapter_three_mul_names_each_mistake_and_not_a_missing_attachment(new, 
 def test_chapter_three_mul_closure_check_seeds_an_upstream_gradient_and_reuses_inputs():
     # `=` for `+=` and a missing `* out.grad` give the right numbers with an upstream gradient
     # of 1 and each input used once: the check must use neither
-    message = ch03.check_mul(with_mul(MUL_LINES, "        self.grad = other.data * out.grad\n"
-                                                 "        other.grad = self.data * out.grad\n")
-                             ).failures[0].message
+    message = (
+        ch03.check_mul(
+            with_mul(
+                MUL_LINES,
+                "        self.grad = other.data * out.grad\n"
+                "        other.grad = self.data * out.grad\n",
+            )
+        )
+        .failures[0]
+        .message
+    )
     assert "upstream gradient y.grad = 2.5" in message and "`y = (a * b) + a + b`" in message
 
 
@@ -238,8 +293,11 @@ def test_chapter_three_mul_names_a_closure_never_attached_a_missing_return_and_n
     assert "it is never attached to the node" in ch03.check_mul(V).failures[0].message
     V = learners(3, MUL.replace("    return out\n", ""), "__mul__")
     assert "no `return`" in ch03.check_mul(V).failures[0].message
-    V = learners(3, MUL.replace("    other = other if isinstance(other, Value) else Value(other)\n",
-                                ""), "__mul__")
+    V = learners(
+        3,
+        MUL.replace("    other = other if isinstance(other, Value) else Value(other)\n", ""),
+        "__mul__",
+    )
     report = ch03.check_mul(V)
     assert report.results[0].passed  # a * b is right ...
     assert "a plain number has no `.data`" in report.results[1].message  # ... a * 2 is not
@@ -248,23 +306,32 @@ def test_chapter_three_mul_names_a_closure_never_attached_a_missing_return_and_n
 def test_chapter_three_sub_built_from_the_numbers_is_told_to_use_operators_not_a_closure():
     # Once misleading: a new Value made from .data was told "`=` instead of `+=`" (for a) and
     # "did you attach it with `out._backward = _backward`?", though `__sub__` needs no closure
-    for body, words in (("return Value(self.data - other.data)", "made from the numbers inside"),
-                        ("return self.data - other.data", "not a Value")):
-        V = learners(3, f"@add_to_class(Value)\ndef __sub__(self, other):\n    {body}\n",
-                     "__sub__")
+    for body, words in (
+        ("return Value(self.data - other.data)", "made from the numbers inside"),
+        ("return self.data - other.data", "not a Value"),
+    ):
+        V = learners(3, f"@add_to_class(Value)\ndef __sub__(self, other):\n    {body}\n", "__sub__")
         message = ch03.check_sub(V).failures[0].message
         assert words in message and "build it from `+` and unary `-`" in message, message
         assert "attach" not in message and "`+=`" not in message, message
     # a node of its own whose closure is never attached: told so, and offered composition
-    V = learners(3, "@add_to_class(Value)\ndef __sub__(self, other):\n"
-                    "    return Value(self.data - other.data, (self, other), '-')\n", "__sub__")
+    V = learners(
+        3,
+        "@add_to_class(Value)\ndef __sub__(self, other):\n"
+        "    return Value(self.data - other.data, (self, other), '-')\n",
+        "__sub__",
+    )
     message = ch03.check_sub(V).failures[0].message
     assert "no closure was ever attached" in message and "unary `-`" in message, message
 
 
 def test_unanswered_predictions_do_not_give_the_answer_away():
     report = ch03.check_diamond_prediction(None)
-    assert not report.passed and "not answered yet" in str(report) and "14" not in str(report).split("\n", 2)[-1]
+    assert (
+        not report.passed
+        and "not answered yet" in str(report)
+        and "14" not in str(report).split("\n", 2)[-1]
+    )
     report = ch04.check_tanh_slope_prediction(None, None)
     assert not report.passed and "not answered yet" in str(report)
     assert "0.0099" not in str(report) and "0.00986" not in str(report)
@@ -278,24 +345,30 @@ def test_unanswered_predictions_do_not_give_the_answer_away():
 def test_chapter_three_mul_of_values_raising_typeerror_says_to_use_data():
     # In the chapter's notebook a float cannot yet add a Value (no __radd__): `other *
     # out.grad` then raises TypeError inside the closure, which the check explains
-    V = with_mul(MUL_LINES, "        self.grad += other * out.grad\n"
-                            "        other.grad += self.data * out.grad\n")
+    V = with_mul(
+        MUL_LINES,
+        "        self.grad += other * out.grad\n        other.grad += self.data * out.grad\n",
+    )
     del V.__radd__
     message = ch03.check_mul(V).failures[0].message
     assert "raised TypeError" in message and "`self.grad += other.data * out.grad`" in message
 
 
 def test_chapter_three_sub_of_minus_other_data_names_the_data_not_the_closure():
-    V = learners(3, "@add_to_class(Value)\ndef __sub__(self, other):\n"
-                    "    return self + (-other.data)\n", "__sub__")
+    V = learners(
+        3,
+        "@add_to_class(Value)\ndef __sub__(self, other):\n    return self + (-other.data)\n",
+        "__sub__",
+    )
     message = ch03.check_sub(V).failures[0].message
     assert "does not remember b" in message and "`-other.data`" in message, message
     assert "attach" not in message, message
 
 
 def test_chapter_three_pow_of_out_data_names_out_not_the_exponent():
-    V = learners(3, POW_SOURCE.replace("n * self.data ** (n - 1)", "n * out.data ** (n - 1)"),
-                 "__pow__")
+    V = learners(
+        3, POW_SOURCE.replace("n * self.data ** (n - 1)", "n * out.data ** (n - 1)"), "__pow__"
+    )
     message = ch03.check_pow(V).failures[0].message
     assert "raises `out.data` (aⁿ, the result)" in message, message
     assert "should drop by one" not in message, message

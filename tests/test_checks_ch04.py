@@ -17,7 +17,9 @@ from checks_support import failure_message, learners, result, tanh_with_slope_on
 def test_checkpoint_four_catches_a_wrong_tanh_derivative():
     report = checkpoint(4, stage(4, tanh=tanh_with_slope_one_minus_t))
     message = failure_message(report, "tanh: values and derivatives")
-    assert message.startswith("at x = -2, with every input used twice") and "1 − tanh²(x)" in message
+    assert (
+        message.startswith("at x = -2, with every input used twice") and "1 − tanh²(x)" in message
+    )
     assert "it looks like 1 − tanh(x), without the square" in message
     assert result(report, "exp: values").passed
 
@@ -136,10 +138,16 @@ def test_chapter_four_sigmoid_without_upstream_gradient_or_with_assignment_fails
     # 10 of 10; so did `=` for `+=`
     assert ch04.check_sigmoid(with_sigmoid()).passed
     for old, new, words in (
-        ("s * (1 - s) * out.grad", "s * (1 - s)", "multiply it by the gradient arriving from "
-                                                  "above, `* out.grad`"),
-        ("self.grad +=", "self.grad =", "the closure assigned with `=` instead of adding with "
-                                        "`+=`"),
+        (
+            "s * (1 - s) * out.grad",
+            "s * (1 - s)",
+            "multiply it by the gradient arriving from above, `* out.grad`",
+        ),
+        (
+            "self.grad +=",
+            "self.grad =",
+            "the closure assigned with `=` instead of adding with `+=`",
+        ),
     ):
         V = with_sigmoid(old, new)
         message = result(ch04.check_sigmoid(V), "values and gradients").message
@@ -180,8 +188,10 @@ def test_chapter_four_names_assignment_only_when_the_numbers_show_it():
         return out
 
     report = checkpoint(4, stage(4, tanh=tanh_assigned))
-    assert "assigned with `=` instead of adding with `+=`" in \
-        result(report, "each activation adds").message
+    assert (
+        "assigned with `=` instead of adding with `+=`"
+        in result(report, "each activation adds").message
+    )
     assert "`=` instead of adding with `+=`" in result(report, "tanh: values").message
 
 
@@ -201,8 +211,9 @@ def test_chapter_four_sigmoid_catalogue_of_wrong_derivatives_and_nodes():
 
 def test_chapter_four_sigmoid_in_the_overflowing_form_is_right():
     # e^x / (1 + e^x) overflows for x near 710, but it is the sigmoid: the exercise accepts it
-    V = with_sigmoid("1 / (1 + math.exp(-self.data))",
-                     "math.exp(self.data) / (1 + math.exp(self.data))")
+    V = with_sigmoid(
+        "1 / (1 + math.exp(-self.data))", "math.exp(self.data) / (1 + math.exp(self.data))"
+    )
     assert ch04.check_sigmoid(V).passed
 
 
@@ -260,32 +271,64 @@ def tanh(self):
     report = ch04.check_tanh(learners(3, stub, "tanh"))
     assert not report.passed and "not answered yet" in str(report)
     assert ch04.check_tanh(with_tanh()).passed
-    for old, new in (("(1 - t**2)", "(1 - out.data**2)"), ("(1 - t**2)", "(1 - t) * (1 + t)"),
-                     ("math.tanh(self.data)", "(math.exp(self.data) - math.exp(-self.data)) / "
-                                              "(math.exp(self.data) + math.exp(-self.data))")):
+    for old, new in (
+        ("(1 - t**2)", "(1 - out.data**2)"),
+        ("(1 - t**2)", "(1 - t) * (1 + t)"),
+        (
+            "math.tanh(self.data)",
+            "(math.exp(self.data) - math.exp(-self.data)) / "
+            "(math.exp(self.data) + math.exp(-self.data))",
+        ),
+    ):
         report = ch04.check_tanh(with_tanh(old, new))
         assert report.results[1].passed, (new, str(report))
 
 
-@pytest.mark.parametrize("old,new,words", [
-    ("(1 - t**2)", "(1 - t)", "1 − tanh(x), without the square"),
-    ("(1 - t**2)", "(1 - self.data**2)", "1 − x², which squares the input x"),
-    ("(1 - t**2)", "t**2", "tanh²(x) alone"),
-    ("(1 - t**2)", "(1 + t**2)", "the sign is wrong"),
-    ("(1 - t**2) * out.grad", "(1 - t**2)", "`* out.grad`"),
-    ("(1 - t**2) * out.grad", "1 - t**2 * out.grad", "without brackets only t² is multiplied"),
-    ("self.grad +=", "self.grad =", "assigned with `=` instead of adding with `+=`"),
-    ("math.tanh(self.data)", "self.data", "that is x itself"),
-    ("math.tanh(self.data)", "math.tanh(self)", "not the Value `self`"),
-    ("math.tanh(self.data)", "(math.exp(self.data) - 1) / (math.exp(self.data) + 1)",
-     "that is tanh(x/2)"),
-    ("math.tanh(self.data)", "(math.exp(2 * self.data) - 1) / math.exp(2 * self.data) + 1",
-     "the fraction lost its brackets"),
-    ("math.tanh(self.data)", "(math.exp(2 * self.data) - 1) / (math.exp(2 * self.data) + 1)",
-     "overflowed"),
-    ('(t, (self,), "tanh")', "(t)", 'Build it with `Value(t, (self,), "tanh")`'),
-], ids=["1-t", "1-x2", "t2", "1+t2", "no-out-grad", "no-brackets", "assigned", "no-tanh", "math-of-Value",
-        "e-x", "brackets", "overflow", "no-input"])
+@pytest.mark.parametrize(
+    "old,new,words",
+    [
+        ("(1 - t**2)", "(1 - t)", "1 − tanh(x), without the square"),
+        ("(1 - t**2)", "(1 - self.data**2)", "1 − x², which squares the input x"),
+        ("(1 - t**2)", "t**2", "tanh²(x) alone"),
+        ("(1 - t**2)", "(1 + t**2)", "the sign is wrong"),
+        ("(1 - t**2) * out.grad", "(1 - t**2)", "`* out.grad`"),
+        ("(1 - t**2) * out.grad", "1 - t**2 * out.grad", "without brackets only t² is multiplied"),
+        ("self.grad +=", "self.grad =", "assigned with `=` instead of adding with `+=`"),
+        ("math.tanh(self.data)", "self.data", "that is x itself"),
+        ("math.tanh(self.data)", "math.tanh(self)", "not the Value `self`"),
+        (
+            "math.tanh(self.data)",
+            "(math.exp(self.data) - 1) / (math.exp(self.data) + 1)",
+            "that is tanh(x/2)",
+        ),
+        (
+            "math.tanh(self.data)",
+            "(math.exp(2 * self.data) - 1) / math.exp(2 * self.data) + 1",
+            "the fraction lost its brackets",
+        ),
+        (
+            "math.tanh(self.data)",
+            "(math.exp(2 * self.data) - 1) / (math.exp(2 * self.data) + 1)",
+            "overflowed",
+        ),
+        ('(t, (self,), "tanh")', "(t)", 'Build it with `Value(t, (self,), "tanh")`'),
+    ],
+    ids=[
+        "1-t",
+        "1-x2",
+        "t2",
+        "1+t2",
+        "no-out-grad",
+        "no-brackets",
+        "assigned",
+        "no-tanh",
+        "math-of-Value",
+        "e-x",
+        "brackets",
+        "overflow",
+        "no-input",
+    ],
+)
 def test_chapter_four_tanh_names_each_mistake(old, new, words):
     V = with_tanh(old, new)
     message = ch04.check_tanh(V).failures[0].message

@@ -87,8 +87,9 @@ def test_checkpoint_five_catches_assignment_instead_of_accumulation():
 
 
 def test_checkpoint_five_catches_backward_that_resets_the_leaves():
-    message = failure_message(checkpoint(5, stage(5, backward=backward_that_resets_leaves)),
-                              "twice")
+    message = failure_message(
+        checkpoint(5, stage(5, backward=backward_that_resets_leaves)), "twice"
+    )
     assert "`a.grad` went from 6.0 to 6.0" in message and "12.0" in message
 
 
@@ -132,7 +133,9 @@ def test_chapter_five_sort_exercise_catches_recursion_and_reversed_orders():
     assert "raised RecursionError" in failure_message(report, "chain")
 
     report = ch05.check_topological_sort(lambda root: iterative_sort(root)[::-1], stage(5))
-    assert "it is a right order backwards, the root first" in failure_message(report, "random graphs")
+    assert "it is a right order backwards, the root first" in failure_message(
+        report, "random graphs"
+    )
 
     def breadth_first(root):  # root first, but no bug the check knows by its numbers
         order, visited = [root], {id(root)}
@@ -156,8 +159,9 @@ def test_chapter_five_sort_exercise_catches_a_list_that_outlives_the_call():
         order.extend(iterative_sort(root))
         return order
 
-    message = failure_message(ch05.check_topological_sort(sort_into_shared_list, stage(5)),
-                              "random graphs")
+    message = failure_message(
+        ch05.check_topological_sort(sort_into_shared_list, stage(5)), "random graphs"
+    )
     assert "twice" in message
 
 
@@ -171,6 +175,7 @@ def test_random_programs_share_nodes_and_use_every_input():
                 uses[j] += 1
         assert all(uses[k] >= 1 for k in range(len(inputs)))
         assert uses[0] >= 2
+
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -194,9 +199,12 @@ def test_checkpoint_five_wants_exactly_one_more_copy_from_a_second_call():
 def L_graph():
     V = stage(5)
     a, b, c, f = (V(x, label=n) for x, n in ((2.0, "a"), (-3.0, "b"), (10.0, "c"), (-2.0, "f")))
-    e = a * b; e.label = "e"
-    d = e + c; d.label = "d"
-    L = d * f; L.label = "L"
+    e = a * b
+    e.label = "e"
+    d = e + c
+    d.label = "d"
+    L = d * f
+    L.label = "L"
     return L
 
 
@@ -295,12 +303,17 @@ def test_sort_messages_name_nodes_by_label_and_the_bug():
         assert "Value(data=" not in message, message
         assert words in message, message
         assert f"`{sort.__name__}` on random graph 0" in message and "(root n17)" in message
-    message = result(ch05.check_topological_sort(sort_pushing_all_inputs, stage(5)),
-                     "random graphs").message
+    message = result(
+        ch05.check_topological_sort(sort_pushing_all_inputs, stage(5)), "random graphs"
+    ).message
     assert "on random graph 0, operands swapped (root n17) returned [x2, x1, n4, n5, " in message
     # a missing root is not called a leaf, nor a node that `_prev` did not lead to
-    assert "follow `_prev`" not in result(
-        ch05.check_topological_sort(sort_of_children_only, stage(5)), "random graphs").message
+    assert (
+        "follow `_prev`"
+        not in result(
+            ch05.check_topological_sort(sort_of_children_only, stage(5)), "random graphs"
+        ).message
+    )
 
 
 def leaves_first_order(root):
@@ -351,8 +364,10 @@ def test_sort_exercise_passes_any_right_order_however_it_was_found():
 
 def test_sort_stub_is_not_answered_yet():
     namespace = {}
-    source = ("def iterative_topological_order(root):\n    order = []\n"
-              "    ...  # replace ...: while the stack is not empty\n    return order\n")
+    source = (
+        "def iterative_topological_order(root):\n    order = []\n"
+        "    ...  # replace ...: while the stack is not empty\n    return order\n"
+    )
     linecache.cache["<sort stub>"] = (len(source), None, source.splitlines(True), "<sort stub>")
     exec(compile(source, "<sort stub>", "exec"), namespace)
     report = ch05.check_topological_sort(namespace["iterative_topological_order"], stage(5))
@@ -386,13 +401,19 @@ def test_chapter_five_steppers_start_at_step_zero_after_run_all(tmp_path):
     script = tmp_path / "steppers.py"
     script.write_text(STEPPERS_AFTER_RUN_ALL)
     notebook = ROOT / "notebooks" / "05_topological_sort.ipynb"
-    done = subprocess.run([sys.executable, str(script), str(notebook)], cwd=notebook.parent,
-                          capture_output=True, text=True, timeout=600,
-                          env=dict(os.environ, MPLBACKEND="Agg"))
+    done = subprocess.run(
+        [sys.executable, str(script), str(notebook)],
+        cwd=notebook.parent,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ, MPLBACKEND="Agg"),
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     shown = json.loads(done.stdout.strip().splitlines()[-1])
     assert [name for name, _ in shown] == ["wrong", "stepper"]
     assert all(position == 0 for _, position in shown), shown
+
 
 SORT_STUB = '''def topological_order(root):
     """Every value root depends on, each after its inputs, root last."""
@@ -496,10 +517,13 @@ def test_a_wrong_list_is_not_called_a_right_order_in_another():
 
 def test_messages_name_the_learners_function_and_the_graph():
     namespace = plant(_RECURSIVE_SORT.replace("    return topo", "    return topo[::-1]"))
-    message = first_failure(ch05.check_recursive_sort(namespace["topological_order"],
-                                                      namespace["Value"]))
-    assert message.startswith("`topological_order` on the diamond d = (a + 1)·(2a) returned "
-                              "[d, c, two, b, one, a] (6 nodes)"), message
+    message = first_failure(
+        ch05.check_recursive_sort(namespace["topological_order"], namespace["Value"])
+    )
+    assert message.startswith(
+        "`topological_order` on the diamond d = (a + 1)·(2a) returned "
+        "[d, c, two, b, one, a] (6 nodes)"
+    ), message
 
 
 def test_a_sort_without_visited_is_stopped_by_the_time_limit_with_words_that_name_it():
@@ -512,7 +536,9 @@ def test_a_sort_without_visited_is_stopped_by_the_time_limit_with_words_that_nam
     elapsed = time.monotonic() - started
     chain = report.results[-1]
     assert [r.passed for r in report.results] == [True, True, True, True, False], str(report)
-    assert chain.message.startswith("did not return within 2 s (it was still in `topological_order`)")
+    assert chain.message.startswith(
+        "did not return within 2 s (it was still in `topological_order`)"
+    )
     assert "without a `visited` set" in chain.message
     assert elapsed < 15, f"{elapsed:.1f} s"
 
@@ -574,8 +600,9 @@ def test_each_catalogued_backward_mistake_fails_with_words_that_name_it(mistake)
     for words in mistake.says:
         assert plain(words) in plain(message), message
     if "self.grad += 1.0" not in mistake.answer:  # right on the diamond: the seed check says
-        assert message.startswith("after `d.backward()` on the diamond d = (a + 1)·(2a) at "
-                                  "a = 3, a.grad came out "), message
+        assert message.startswith(
+            "after `d.backward()` on the diamond d = (a + 1)·(2a) at a = 3, a.grad came out "
+        ), message
     assert ch05.BACKWARD.outcome().message == message
 
 
@@ -596,8 +623,9 @@ def test_backward_uses_the_sort_the_chapter_has():
 
 
 def test_a_backward_that_runs_a_closure_twice_is_told_so():
-    twice = _BACKWARD.replace("    for node in reversed(topo):",
-                              "    for node in reversed(topo + topo[-1:]):")
+    twice = _BACKWARD.replace(
+        "    for node in reversed(topo):", "    for node in reversed(topo + topo[-1:]):"
+    )
     message = first_failure(ch05.check_backward(plant(twice)["Value"]))
     assert "The closure of d ran 2 times" in message, message
 

@@ -24,8 +24,9 @@ def test_checkpoint_six_catches_a_wrong_tanh_derivative_in_the_neuron():
 
 
 def test_checkpoint_six_needs_backward():
-    assert "has no attribute 'backward'" in failure_message(checkpoint(6, stage(4)),
-                                                            "the article's gradients")
+    assert "has no attribute 'backward'" in failure_message(
+        checkpoint(6, stage(4)), "the article's gradients"
+    )
 
 
 def test_chapter_six_exercise_checks():
@@ -37,6 +38,7 @@ def test_chapter_six_exercise_checks():
     _, o = ch06.neuron(stage(6), b=6 + math.atanh(0.5))  # n = −6 + b, so o = tanh(n) = 0.5
     assert ch06.check_reached_target(0.2, 1, [start.data, o.data]).passed
     assert not ch06.check_reached_target(0.2, 1, [start.data, start.data]).passed
+
 
 # ---------------------------------------------------------------- chapter 6
 
@@ -57,11 +59,17 @@ def test_dx1_gets_a_hint_first_and_the_answer_after_a_second_wrong_try():
     assert ch06.check_dx1_by_hand(-1.5).passed
 
 
-@pytest.mark.parametrize("answer,words", [
-    (-3, "that is w1 alone"), (0.5, "the tanh's local derivative alone"),
-    (1.5, "the sign is off"), (1.0, "that is ∂o/∂w1"), (-6, "the product's value"),
-    (-0.75, "follow the path from o back to x1"),
-])
+@pytest.mark.parametrize(
+    "answer,words",
+    [
+        (-3, "that is w1 alone"),
+        (0.5, "the tanh's local derivative alone"),
+        (1.5, "the sign is off"),
+        (1.0, "that is ∂o/∂w1"),
+        (-6, "the product's value"),
+        (-0.75, "follow the path from o back to x1"),
+    ],
+)
 def test_dx1_names_what_each_wrong_number_is(answer, words):
     message = str(ch06.check_dx1_by_hand(answer))
     assert words in message and "-1.5" not in message  # the hint, never the answer
@@ -111,13 +119,18 @@ def target_message(learning_rate, steps, outputs=None):
 
 def test_reached_target_passes_a_run_that_arrives():
     for learning_rate, steps in ((0.2, 20), (0.05, 40), (0.3, 3)):
-        assert ch06.check_reached_target(learning_rate, steps, train_outputs(learning_rate,
-                                                                             steps)[1]).passed
+        assert ch06.check_reached_target(
+            learning_rate, steps, train_outputs(learning_rate, steps)[1]
+        ).passed
 
 
 def test_the_checks_replay_on_floats_agrees_with_the_engine():
-    for learning_rate, steps, target in ((0.2, 20, 0.5), (0.5, 20, 0.5), (5.0, 20, 0.5),
-                                         (0.2, 20, 0.0)):
+    for learning_rate, steps, target in (
+        (0.2, 20, 0.5),
+        (0.5, 20, 0.5),
+        (5.0, 20, 0.5),
+        (0.2, 20, 0.0),
+    ):
         losses, outputs = train_outputs(learning_rate, steps, target)
         want_losses, want_outputs = ch06.training_history(learning_rate, steps, target)
         assert outputs == pytest.approx(want_outputs, rel=1e-9, abs=1e-9)
@@ -197,8 +210,7 @@ def test_skipped_zero_grad_passes_only_the_forgetful_run_and_the_right_predictio
     zeroed = train_neuron_with_the_engine(0.05, 30, 0.0, zero_grads=True)
     assert forgetful[1] == pytest.approx(zeroed[1])  # the first step cannot tell them apart
     assert ch06.check_skipped_zero_grad("swings", forgetful, learning_rate=0.05, target=0.0).passed
-    assert ch06.check_skipped_zero_grad(" Swings", forgetful, learning_rate=0.05,
-                                        target=0.0).passed
+    assert ch06.check_skipped_zero_grad(" Swings", forgetful, learning_rate=0.05, target=0.0).passed
 
     report = ch06.check_skipped_zero_grad("swings", zeroed, learning_rate=0.05, target=0.0)
     assert not report.passed and "`zero_grads=False`" in str(report)
@@ -216,18 +228,21 @@ def test_skipped_zero_grad_explains_unfinished_and_mismatched_attempts():
     assert "choose one of" in str(report) and "no losses yet" in str(report)
     short = train_neuron_with_the_engine(0.05, 3, 0.0, zero_grads=False)
     assert "at least 10 steps" in str(
-        ch06.check_skipped_zero_grad("swings", short, learning_rate=0.05, target=0.0))
+        ch06.check_skipped_zero_grad("swings", short, learning_rate=0.05, target=0.0)
+    )
     other_rate = train_neuron_with_the_engine(0.2, 30, 0.0, zero_grads=False)
-    message = str(ch06.check_skipped_zero_grad("swings", other_rate, learning_rate=0.05,
-                                               target=0.0))
+    message = str(
+        ch06.check_skipped_zero_grad("swings", other_rate, learning_rate=0.05, target=0.0)
+    )
     assert "after 1 step without zeroing" in message and "learning rate 0.05" in message
 
 
 def test_skipped_zero_grad_says_the_tuple_from_train_was_kept_whole():
     forgetful = train_neuron_with_the_engine(0.05, 30, 0.0, zero_grads=False)
     outputs = [0.0] * len(forgetful)  # whatever: `train` returns (losses, outputs)
-    message = str(ch06.check_skipped_zero_grad("swings", (forgetful, outputs),
-                                               learning_rate=0.05, target=0.0))
+    message = str(
+        ch06.check_skipped_zero_grad("swings", (forgetful, outputs), learning_rate=0.05, target=0.0)
+    )
     assert "the pair `(losses, outputs)`" in message and "at least 10 steps" not in message
 
 
@@ -240,12 +255,10 @@ def test_skipped_zero_grad_hints_before_it_reveals_the_prediction():
     ch06.check_skipped_zero_grad("swings", zeroed, learning_rate=0.05, target=0.0)
     second = ch06.check_skipped_zero_grad("slower", forgetful, learning_rate=0.05, target=0.0)
     assert 'The answer is "swings"' in str(second)
-    assert ch06.check_skipped_zero_grad("swings", forgetful, learning_rate=0.05,
-                                        target=0.0).passed
+    assert ch06.check_skipped_zero_grad("swings", forgetful, learning_rate=0.05, target=0.0).passed
 
 
 def test_skipped_zero_grad_hint_for_slower():
     forgetful = train_neuron_with_the_engine(0.05, 30, 0.0, zero_grads=False)
-    message = str(ch06.check_skipped_zero_grad("slower", forgetful, learning_rate=0.05,
-                                               target=0.0))
+    message = str(ch06.check_skipped_zero_grad("slower", forgetful, learning_rate=0.05, target=0.0))
     assert "nothing here makes the steps smaller" in message and "The answer" not in message

@@ -28,8 +28,10 @@ def test_checkpoint_seven_passes_the_packages_nn():
 def test_checkpoint_seven_passes_the_packages_nn_on_each_later_stage(stage_chapter):
     nn = nn_module()
     V = stage(stage_chapter)
-    namespace = {name: functools.partial(getattr(nn, name), value_class=V)
-                 for name in ("Neuron", "Layer", "MLP")}
+    namespace = {
+        name: functools.partial(getattr(nn, name), value_class=V)
+        for name in ("Neuron", "Layer", "MLP")
+    }
     report = checkpoint(7, namespace)
     assert report.passed, str(report)
 
@@ -52,8 +54,9 @@ def test_checkpoint_seven_catches_a_neuron_without_its_bias():
             return list(self.w)
 
     message = failure_message(checkpoint(7, nn_namespace(Neuron=NoBias)), "parameter counts")
-    assert message == ("`Neuron(3).parameters()` should hold 4 values (3 weights and a bias), "
-                       "but held 3")
+    assert message == (
+        "`Neuron(3).parameters()` should hold 4 values (3 weights and a bias), but held 3"
+    )
 
 
 def test_checkpoint_seven_catches_parameters_that_are_copies():
@@ -94,8 +97,10 @@ def test_checkpoint_seven_catches_gradients_with_the_wrong_sign():
 
     nn = nn_module()
     V = stage(7, __pow__=pow_uphill)
-    namespace = {name: functools.partial(getattr(nn, name), value_class=V)
-                 for name in ("Neuron", "Layer", "MLP")}
+    namespace = {
+        name: functools.partial(getattr(nn, name), value_class=V)
+        for name in ("Neuron", "Layer", "MLP")
+    }
     message = failure_message(checkpoint(7, namespace), "one gradient-descent step")
     assert "the mean squared error should be lower than" in message
 
@@ -160,8 +165,9 @@ def chapter_seven(parameters=None, zero_grad=None):
     class MLP(Module):
         def __init__(self, nin, nouts):
             sizes = [nin] + list(nouts)
-            self.layers = [Layer(sizes[i], sizes[i + 1], relu=i < len(nouts) - 1)
-                           for i in range(len(nouts))]
+            self.layers = [
+                Layer(sizes[i], sizes[i + 1], relu=i < len(nouts) - 1) for i in range(len(nouts))
+            ]
 
         def __call__(self, x):
             for layer in self.layers:
@@ -198,17 +204,22 @@ def test_layer_parameters_passes_the_notebooks_classes():
 
 def test_layer_parameters_names_each_classic_mistake():
     assert "a list of lists, one per neuron" in layer_message(
-        lambda self: [n.parameters() for n in self.neurons])
+        lambda self: [n.parameters() for n in self.neurons]
+    )
     assert "only the first neuron's parameters" in layer_message(
-        lambda self: self.neurons[0].parameters())
+        lambda self: self.neurons[0].parameters()
+    )
     assert "no `return`" in layer_message(lambda self: None)
     assert "held Neuron objects, not values" in layer_message(lambda self: self.neurons)
     assert "every weight but no bias" in layer_message(
-        lambda self: [w for n in self.neurons for w in n.w])
+        lambda self: [w for n in self.neurons for w in n.w]
+    )
     assert "returned a generator" in layer_message(
-        lambda self: (p for n in self.neurons for p in n.parameters()))
+        lambda self: (p for n in self.neurons for p in n.parameters())
+    )
     message = layer_message(
-        lambda self: [type(p)(p.data) for n in self.neurons for p in n.parameters()])
+        lambda self: [type(p)(p.data) for n in self.neurons for p in n.parameters()]
+    )
     assert "new values, not the neurons' own" in message
 
 

@@ -38,8 +38,9 @@ def test_checkpoint_eight_passes_a_correct_checker():
 def test_checkpoint_eight_passes_a_checker_built_on_the_packages_gradcheck():
     from autograd.gradcheck import gradcheck
 
-    report = checkpoint(8, lambda f, inputs, value_class: bool(
-        gradcheck(f, inputs, value_class=value_class)))
+    report = checkpoint(
+        8, lambda f, inputs, value_class: bool(gradcheck(f, inputs, value_class=value_class))
+    )
     assert report.passed, str(report)
 
 
@@ -102,6 +103,7 @@ def test_planted_bug_classes_are_independent_of_the_stages():
     (x * y).backward()
     assert (x.grad, y.grad) == (-3.0, 2.0)
 
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -121,8 +123,11 @@ EXPECTED_BROKEN = {"A": "__mul__", "B": "__pow__", "C": "__add__"}
 @pytest.mark.parametrize("letter", sorted(ch08.MYSTERIES))
 def test_each_mystery_breaks_exactly_its_own_primitive(letter):
     value_class = ch08.MYSTERIES[letter]
-    failing = [name for name, (f, inputs) in ONE_OPERATION.items()
-               if not gradcheck(f, inputs, value_class=value_class)]
+    failing = [
+        name
+        for name, (f, inputs) in ONE_OPERATION.items()
+        if not gradcheck(f, inputs, value_class=value_class)
+    ]
     assert failing == [EXPECTED_BROKEN[letter]]
     x = value_class(0.3)
     assert type(x * 2 + x**2) is value_class  # the bug travels with every result
@@ -164,8 +169,9 @@ def correct_checker(f, inputs, value_class, h=1e-6, tol=1e-5):
     return True
 
 
-def make_checker(*, numerical="central", tol=1e-5, h=1e-6, compare="grad", together=False,
-                 returns="both"):
+def make_checker(
+    *, numerical="central", tol=1e-5, h=1e-6, compare="grad", together=False, returns="both"
+):
     """A gradient checker written with one of the mistakes learners make (none by default)."""
 
     def check_gradients(f, inputs, value_class):
@@ -184,10 +190,15 @@ def make_checker(*, numerical="central", tol=1e-5, h=1e-6, compare="grad", toget
                 slope = (f_up - out.data) / h
             else:
                 f_down = f(*[value_class(x) for x in down]).data
-                slope = {"central": (f_up - f_down) / (2 * h), "no 2h": f_up - f_down,
-                         "/h": (f_up - f_down) / h, "/2*h": (f_up - f_down) / 2 * h}[numerical]
-            grad = {"grad": v.grad, "output": out.grad, "first": values[0].grad,
-                    "data": v.data}[compare]
+                slope = {
+                    "central": (f_up - f_down) / (2 * h),
+                    "no 2h": f_up - f_down,
+                    "/h": (f_up - f_down) / h,
+                    "/2*h": (f_up - f_down) / 2 * h,
+                }[numerical]
+            grad = {"grad": v.grad, "output": out.grad, "first": values[0].grad, "data": v.data}[
+                compare
+            ]
             agree = abs(grad - slope) <= tol * max(1.0, abs(grad), abs(slope))
             if returns == "in the loop":
                 return agree
@@ -234,22 +245,25 @@ def test_a_checker_that_nudges_every_input_at_once_is_told_so_not_about_the_tole
     assert "tolerance" not in str(checkpoint)
 
 
-@pytest.mark.parametrize("mistake,words", [
-    (dict(numerical="forward", tol=1e-10), ("forward difference", "tighter than")),
-    (dict(numerical="forward", tol=0.05), ("forward difference", "too loose")),
-    (dict(tol=1e-12), ("tighter than float64 allows",)),
-    (dict(tol=0.05), ("too loose", "3.00%")),
-    (dict(h=1e-13), ("so small that",)),
-    (dict(numerical="no 2h"), ("without the division by 2h",)),
-    (dict(numerical="/h"), ("twice too large",)),
-    (dict(numerical="/2*h"), ("`/ 2 * h`",)),
-    (dict(compare="output"), ("the output's own `grad`",)),
-    (dict(compare="first"), ("the first input's gradient",)),
-    (dict(compare="data"), ("the inputs' `data`, not their `grad`",)),
-    (dict(returns="never False"), ("it never says False",)),
-    (dict(returns="in the loop"), ("only ever compares the first input",)),
-    (dict(returns="no final return"), ("forget to `return`",)),
-])
+@pytest.mark.parametrize(
+    "mistake,words",
+    [
+        (dict(numerical="forward", tol=1e-10), ("forward difference", "tighter than")),
+        (dict(numerical="forward", tol=0.05), ("forward difference", "too loose")),
+        (dict(tol=1e-12), ("tighter than float64 allows",)),
+        (dict(tol=0.05), ("too loose", "3.00%")),
+        (dict(h=1e-13), ("so small that",)),
+        (dict(numerical="no 2h"), ("without the division by 2h",)),
+        (dict(numerical="/h"), ("twice too large",)),
+        (dict(numerical="/2*h"), ("`/ 2 * h`",)),
+        (dict(compare="output"), ("the output's own `grad`",)),
+        (dict(compare="first"), ("the first input's gradient",)),
+        (dict(compare="data"), ("the inputs' `data`, not their `grad`",)),
+        (dict(returns="never False"), ("it never says False",)),
+        (dict(returns="in the loop"), ("only ever compares the first input",)),
+        (dict(returns="no final return"), ("forget to `return`",)),
+    ],
+)
 def test_gradient_checker_names_each_classic_mistake(mistake, words):
     message = checker_message(make_checker(**mistake))
     for w in words:
@@ -286,12 +300,19 @@ def test_mystery_answers_typed_after_the_solution_count_as_the_learners():
     from autograd.checks.exercise import solution
 
     nb = json.loads((ROOT / "notebooks" / "08_checking_gradients.ipynb").read_text())
-    body = next("".join(c["source"]) for c in nb["cells"]
-                if "".join(c["source"]).startswith("%%solution ch08.check_mysteries"))
+    body = next(
+        "".join(c["source"])
+        for c in nb["cells"]
+        if "".join(c["source"]).startswith("%%solution ch08.check_mysteries")
+    )
     body = body.partition("\n")[2].replace("probe(", "print(")
     check = "ch08.check_mysteries(broken_in_A, broken_in_B, broken_in_C)"
-    ns = {"ch08": ch08, "broken_in_A": "__sub__", "broken_in_B": "__pow__",
-          "broken_in_C": "__add__"}
+    ns = {
+        "ch08": ch08,
+        "broken_in_A": "__sub__",
+        "broken_in_B": "__pow__",
+        "broken_in_C": "__add__",
+    }
     assert not eval(check, ns).passed
     solution(check, body, ns, out=lambda text: None)
     again = eval(check, ns)  # the check cell run again, on the solution's names

@@ -1,6 +1,7 @@
 """The exercise checks of chapter 09 accept the right answers and explain the wrong ones: a
 hint on the first wrong prediction, the answer after the second; an untouched stub is "not
 answered yet"; each classic mistake in `Dual.tanh` is named."""
+
 import math
 
 from autograd import Neuron
@@ -65,8 +66,12 @@ def test_neuron_count_gives_a_hint_first_and_the_answer_after_a_second_wrong_try
 def test_neuron_count_catalogue_of_wrong_numbers_each_gets_its_own_hint():
     from autograd.checks.exercise import forget_answers
 
-    for wrong, words in ((13, "leave out the relu"), (7, "counts the operations only"),
-                         (17, "counts each input twice"), (20, "act = act + w * x")):
+    for wrong, words in (
+        (13, "leave out the relu"),
+        (7, "counts the operations only"),
+        (17, "counts each input twice"),
+        (20, "act = act + w * x"),
+    ):
         forget_answers()  # each one a first try
         message = messages(ch09.check_neuron_node_count(wrong))
         assert words in message and "14" not in message, (wrong, message)
@@ -204,8 +209,9 @@ def test_swapped_pass_counts_are_told_the_modes_are_swapped():
     report = ch09.check_pass_counts(1, 337, 1000, 1)
     assert [r.passed for r in report.results] == [False, False, False, False]
     assert all("the two modes are swapped" in r.message for r in report.results)
-    assert not any(str(n) in r.message.split(":", 1)[1] for r in report.results
-                   for n in (337, 1000))  # a hint first, not the answers
+    assert not any(
+        str(n) in r.message.split(":", 1)[1] for r in report.results for n in (337, 1000)
+    )  # a hint first, not the answers
 
 
 def test_wrong_pass_counts_get_the_rule_of_their_mode_then_the_answers():

@@ -1,6 +1,7 @@
 """The checks of chapter 10 accept what the chapter asks for and explain, in words, what is
 wrong with the rest: the cycle path, the object predictions, `exp` without a closure, and the
 checkpoint on a FlatValue-like class (which also lists the chapter's three exercises)."""
+
 import gc
 import math
 import sys
@@ -177,8 +178,10 @@ def test_a_path_that_stops_before_out_is_asked_to_come_back_to_out():
 
 
 # A plain skip, not skip_or_fail: nothing is missing; what is tested does not exist before 3.11.
-@pytest.mark.skipif(sys.version_info < (3, 11),
-                    reason="before 3.11 every instance keeps its attributes in a dict of its own")
+@pytest.mark.skipif(
+    sys.version_info < (3, 11),
+    reason="before 3.11 every instance keeps its attributes in a dict of its own",
+)
 def test_the_cycle_check_never_reports_a_dict_it_created_itself():
     # Once a trap: the check used to ask the node for `vars()`, which on Python 3.11+
     # creates the node's __dict__; the message then listed that dict among what `out` holds
@@ -187,8 +190,12 @@ def test_the_cycle_check_never_reports_a_dict_it_created_itself():
     before = sorted(type(r).__name__ for r in gc.get_referents(out))
     assert "dict" not in before
     function, closure, cell = the_ring(out)
-    for wrong in ([out, closure, out], [out, function, cell, out],
-                  [out, Plain(1.0), out], [out, function, closure, cell, function, out]):
+    for wrong in (
+        [out, closure, out],
+        [out, function, cell, out],
+        [out, Plain(1.0), out],
+        [out, function, closure, cell, function, out],
+    ):
         report = ch10.check_cycle_path(wrong, out)
         assert not report.passed
         assert "dict" not in messages(report), messages(report)
@@ -217,8 +224,11 @@ def test_two_missing_links_are_named_in_order_not_called_a_wrong_order(short):
     # nothing: two objects are missing between out and the cell
     out = Plain(2.0) * Plain(-3.0)
     function, closure, cell = the_ring(out)
-    path = {"cell": [out, cell, out], "function": [out, function, out],
-            "cell then function": [out, cell, function, out]}[short]
+    path = {
+        "cell": [out, cell, out],
+        "function": [out, function, out],
+        "cell then function": [out, cell, function, out],
+    }[short]
     message = messages(ch10.check_cycle_path(path, out))
     assert "two links are missing" in message and "order is wrong" not in message, message
     if path[1] is cell:  # out holds its function, which holds the closure tuple, then the cell
@@ -337,12 +347,15 @@ def test_exp_without_return_is_named_once():
     assert all("see the first line" in r.message for r in report.results[1:])
 
 
-@pytest.mark.parametrize("local, words", [
-    (lambda x: x, "that is x, the input's data"),
-    (lambda x: x * math.exp(x - 1), "the power rule"),
-    (lambda x: math.exp(math.exp(x)), "exp taken twice"),
-    (lambda x: 0.0, "no gradient reached x"),
-])
+@pytest.mark.parametrize(
+    "local, words",
+    [
+        (lambda x: x, "that is x, the input's data"),
+        (lambda x: x * math.exp(x - 1), "the power rule"),
+        (lambda x: math.exp(math.exp(x)), "exp taken twice"),
+        (lambda x: 0.0, "no gradient reached x"),
+    ],
+)
 def test_exp_with_a_wrong_local_derivative_is_told_which(local, words):
     def exp(self):
         return type(self)(math.exp(self.data), "exp", self, local(self.data))
@@ -351,12 +364,18 @@ def test_exp_with_a_wrong_local_derivative_is_told_which(local, words):
     assert words in message, message
 
 
-@pytest.mark.parametrize("make, words", [
-    (lambda self, e: (e, "exp", e, self), "the input and its local derivative are the wrong way"),
-    (lambda self, e: (e, self, e), "where the op's name goes"),
-    (lambda self, e: (self, "exp", self, e), "the arguments are mixed up"),
-    (lambda self, e: (self.data, "exp", self, e), "the input's data"),
-])
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (
+            lambda self, e: (e, "exp", e, self),
+            "the input and its local derivative are the wrong way",
+        ),
+        (lambda self, e: (e, self, e), "where the op's name goes"),
+        (lambda self, e: (self, "exp", self, e), "the arguments are mixed up"),
+        (lambda self, e: (self.data, "exp", self, e), "the input's data"),
+    ],
+)
 def test_exp_with_its_arguments_mixed_up_is_told_how(make, words):
     def exp(self):
         return type(self)(*make(self, math.exp(self.data)))
@@ -428,7 +447,10 @@ def test_checkpoint_passes_a_flat_value_as_the_chapter_builds_it():
 
 def test_checkpoint_lists_the_chapters_three_exercises():
     assert [e.title for e, _ in answers_for(10)] == [
-        "find the cycle", "predict the objects", "exp without a closure"]
+        "find the cycle",
+        "predict the objects",
+        "exp without a closure",
+    ]
     out = Value(2.0) * Value(-3.0)
     ch10.check_cycle_path([out, *the_ring(out), out], out)
     ch10.check_object_predictions({Closures: 7})
@@ -446,8 +468,10 @@ def test_a_wrong_exp_replaced_by_the_solution_still_fails_the_checkpoint():
     ns = {"FlatValue": flat_with(exp=exp), "ch10": ch10, "math": math}
     assert not ch10.check_flat_exp(ns["FlatValue"]).passed  # the check cell, then the solution
     said = []
-    body = ("def exp(self):\n    e = math.exp(self.data)\n"
-            "    return type(self)(e, 'exp', self, e)\nFlatValue.exp = exp\n")
+    body = (
+        "def exp(self):\n    e = math.exp(self.data)\n"
+        "    return type(self)(e, 'exp', self, e)\nFlatValue.exp = exp\n"
+    )
     solution("ch10.check_flat_exp(FlatValue)", body, ns, out=said.append)
     assert "did not pass its check" in " ".join(said)
     report = ch10.checkpoint(ns["FlatValue"])

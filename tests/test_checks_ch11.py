@@ -74,8 +74,18 @@ def relu_backward(out, a):
 BACKWARD = {"+": add_backward, "*": mul_backward, "tanh": tanh_backward, "relu": relu_backward}
 
 
-def generate(tape, constants, inputs, backward=BACKWARD, *, reverse=True, seed=True, zero=True,
-             constants_as_inputs=False, constants_get_gradients=False):
+def generate(
+    tape,
+    constants,
+    inputs,
+    backward=BACKWARD,
+    *,
+    reverse=True,
+    seed=True,
+    zero=True,
+    constants_as_inputs=False,
+    constants_get_gradients=False,
+):
     result = tape[-1][0]
     lines = [] if constants_as_inputs else [f"{n} = {x!r}" for n, x in constants.items()]
     lines += [FORWARD[op].format(out=out, a=args[0], b=args[-1]) for out, op, args in tape]
@@ -83,7 +93,7 @@ def generate(tape, constants, inputs, backward=BACKWARD, *, reverse=True, seed=T
         lines += [f"d{n} = 0.0" for n in [*inputs, *constants, *(t[0] for t in tape)]]
     if seed:
         lines.append(f"d{result} = 1.0")
-    for out, op, args in (reversed(tape) if reverse else tape):
+    for out, op, args in reversed(tape) if reverse else tape:
         lines += backward[op](out, *args)
     returned = [*inputs, *constants] if constants_get_gradients else list(inputs)
     lines.append(f"return {result}, dict({', '.join(f'{n}=d{n}' for n in returned)})")
@@ -97,8 +107,7 @@ def compiler(backward=None, *, inputs_as_constants=False, twice=False, **generat
     table = {**BACKWARD, **(backward or {})}
 
     def my_compile(root, inputs):
-        tape, constants = trace(root, inputs, inputs_as_constants=inputs_as_constants,
-                                twice=twice)
+        tape, constants = trace(root, inputs, inputs_as_constants=inputs_as_constants, twice=twice)
         namespace = {"math": math}
         exec(generate(tape, constants, inputs, table, **generating), namespace)
         return namespace["compiled"]
@@ -109,12 +118,15 @@ def compiler(backward=None, *, inputs_as_constants=False, twice=False, **generat
 # --------------------------------------------------------------------- the backward lines of `*`
 
 
-@pytest.mark.parametrize("source", [
-    'def mul_backward(out, a, b):\n    return [f"d{a} += {b} * d{out}", f"d{b} += {a} * d{out}"]\n',
-    'def mul_backward(out, a, b):\n    return [f"d{b} += d{out} * {a}", f"d{a} += d{out} * {b}"]\n',
-    'def mul_backward(out, a, b):\n'
-    '    return (f"d{a} = d{a} + {b} * d{out}", f"d{b} = d{b} + {a} * d{out}")\n',
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        'def mul_backward(out, a, b):\n    return [f"d{a} += {b} * d{out}", f"d{b} += {a} * d{out}"]\n',
+        'def mul_backward(out, a, b):\n    return [f"d{b} += d{out} * {a}", f"d{a} += d{out} * {b}"]\n',
+        "def mul_backward(out, a, b):\n"
+        '    return (f"d{a} = d{a} + {b} * d{out}", f"d{b} = d{b} + {a} * d{out}")\n',
+    ],
+)
 def test_right_backward_lines_of_a_product_pass_in_any_form(source):
     report = ch11.check_mul_backward(define(source, "mul_backward"))
     assert report.passed, str(report)
@@ -122,8 +134,7 @@ def test_right_backward_lines_of_a_product_pass_in_any_form(source):
 
 
 def test_the_unchanged_mul_stub_is_not_answered_yet():
-    stub = define("def mul_backward(out, a, b):\n    ...  # return the two lines\n",
-                  "mul_backward")
+    stub = define("def mul_backward(out, a, b):\n    ...  # return the two lines\n", "mul_backward")
     report = ch11.check_mul_backward(stub)
     assert not report.passed and len(report.results) == 1
     assert "not answered yet" in str(report) and "gave None" not in str(report)
@@ -142,31 +153,49 @@ def test_each_catalogued_mistake_in_the_product_lines_fails_and_is_named(mistake
         assert words in first, first
 
 
-@pytest.mark.parametrize("lines, words", [
-    (lambda out, a, b: [f"d{a} = {b} * d{out}", f"d{b} += {a} * d{out}"], "`=` instead of"),
-    (lambda out, a, b: [f"d{a} = {b}", f"d{b} = {a}"], "two mistakes at once"),
-    (lambda out, a, b: [f"d{a} = {b} * {out}", f"d{b} = {a} * {out}"], "`=` instead of `+=`, and"),
-    (lambda out, a, b: [f"d{a} += {b} * d{out}", f"d{a} += {a} * d{out}"],
-     "both lines add to `du`"),
-    (lambda out, a, b: [f"d{a} += {b} * {out}", f"d{b} += {a} * {out}"], "the output's *value*"),
-    (lambda out, a, b: [f"d{a} += {b} * d{out}"], "no line passed anything back to `v`"),
-])
+@pytest.mark.parametrize(
+    "lines, words",
+    [
+        (lambda out, a, b: [f"d{a} = {b} * d{out}", f"d{b} += {a} * d{out}"], "`=` instead of"),
+        (lambda out, a, b: [f"d{a} = {b}", f"d{b} = {a}"], "two mistakes at once"),
+        (
+            lambda out, a, b: [f"d{a} = {b} * {out}", f"d{b} = {a} * {out}"],
+            "`=` instead of `+=`, and",
+        ),
+        (
+            lambda out, a, b: [f"d{a} += {b} * d{out}", f"d{a} += {a} * d{out}"],
+            "both lines add to `du`",
+        ),
+        (
+            lambda out, a, b: [f"d{a} += {b} * {out}", f"d{b} += {a} * {out}"],
+            "the output's *value*",
+        ),
+        (lambda out, a, b: [f"d{a} += {b} * d{out}"], "no line passed anything back to `v`"),
+    ],
+)
 def test_other_wrong_product_lines_are_told_what_their_numbers_show(lines, words):
     message = messages(ch11.check_mul_backward(lines))
     assert words in message, message
 
 
-@pytest.mark.parametrize("lines, words", [
-    (lambda out, a, b: f"d{a} += {b} * d{out}\nd{b} += {a} * d{out}", "gave one string"),
-    (lambda out, a, b: [f"    d{a} += {b} * d{out}", f"    d{b} += {a} * d{out}"],
-     "without indentation"),
-    (lambda out, a, b: [f"d{a} += {b} * d{out}; d{b} += {a} * d{out}"],
-     "more than one statement"),
-    (lambda out, a, b: [f"d{a} += {b} *"], "is not a Python statement"),
-    (lambda out, a, b: [], "an empty list"),
-    (lambda out, a, b: [1, 2], "a list of strings"),
-    (lambda out, a, b: 1 / 0, "raised ZeroDivisionError"),
-])
+@pytest.mark.parametrize(
+    "lines, words",
+    [
+        (lambda out, a, b: f"d{a} += {b} * d{out}\nd{b} += {a} * d{out}", "gave one string"),
+        (
+            lambda out, a, b: [f"    d{a} += {b} * d{out}", f"    d{b} += {a} * d{out}"],
+            "without indentation",
+        ),
+        (
+            lambda out, a, b: [f"d{a} += {b} * d{out}; d{b} += {a} * d{out}"],
+            "more than one statement",
+        ),
+        (lambda out, a, b: [f"d{a} += {b} *"], "is not a Python statement"),
+        (lambda out, a, b: [], "an empty list"),
+        (lambda out, a, b: [1, 2], "a list of strings"),
+        (lambda out, a, b: 1 / 0, "raised ZeroDivisionError"),
+    ],
+)
 def test_product_lines_that_are_not_lines_of_python_are_told_so_once(lines, words):
     report = ch11.check_mul_backward(lines)
     first, *rest = report.results
@@ -193,11 +222,14 @@ def test_the_product_checks_send_a_gradient_other_than_one_and_reuse_both_factor
 # --------------------------------------------------------------------- the leaky ReLU
 
 
-@pytest.mark.parametrize("body", [
-    "    return 0.1 * s + 0.9 * s.relu()",
-    "    return s.relu() - 0.1 * (-s).relu()",
-    "    return s * 0.1 + s.relu() * 0.9",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    return 0.1 * s + 0.9 * s.relu()",
+        "    return s.relu() - 0.1 * (-s).relu()",
+        "    return s * 0.1 + s.relu() * 0.9",
+    ],
+)
 def test_a_leaky_relu_made_of_operations_passes(body):
     report = ch11.check_branch_free(define(f"def leaky(s):\n{body}\n", "leaky"))
     assert report.passed, str(report)
@@ -221,8 +253,11 @@ def test_each_catalogued_mistake_in_the_leaky_relu_fails_and_is_named(mistake):
 def test_the_original_branching_version_is_caught_however_it_is_reached():
     # the branch hides in another function: the check still sees the frozen choice, and does
     # not claim to know where it is
-    leaky = define("def branching(s):\n    if s.data > 0:\n        return s\n"
-                   "    return 0.1 * s\n\ndef leaky(s):\n    return branching(s)\n", "leaky")
+    leaky = define(
+        "def branching(s):\n    if s.data > 0:\n        return s\n"
+        "    return 0.1 * s\n\ndef leaky(s):\n    return branching(s)\n",
+        "leaky",
+    )
     message = messages(ch11.check_branch_free(leaky))
     assert "frozen at trace time" in message and "It still branches" not in message
 
@@ -232,13 +267,16 @@ def test_a_choice_between_values_written_as_a_conditional_expression_is_a_branch
     assert "It still branches on `.data`" in messages(ch11.check_branch_free(leaky))
 
 
-@pytest.mark.parametrize("body, words", [
-    ("    return s.relu()", "that is the plain relu"),
-    ("    return 0.1 * s", "above 0 it is s, below 0 it is 0.1·s"),
-    ("    s.relu() * 0.9 + 0.1 * s", "no `return`"),
-    ("    return 0.55 * s + 0.45 * abs(s)", "`abs`"),
-    ("    return [s]", "should give a Value"),
-])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ("    return s.relu()", "that is the plain relu"),
+        ("    return 0.1 * s", "above 0 it is s, below 0 it is 0.1·s"),
+        ("    s.relu() * 0.9 + 0.1 * s", "no `return`"),
+        ("    return 0.55 * s + 0.45 * abs(s)", "`abs`"),
+        ("    return [s]", "should give a Value"),
+    ],
+)
 def test_other_wrong_leaky_relus_are_told_what_is_wrong(body, words):
     message = messages(ch11.check_branch_free(define(f"def leaky(s):\n{body}\n", "leaky")))
     assert words in message, message
@@ -246,8 +284,9 @@ def test_other_wrong_leaky_relus_are_told_what_is_wrong(body, words):
 
 def test_a_leaky_relu_with_the_right_values_and_the_wrong_slope_is_caught():
     # 0.1·s + 0.9·relu(s), but with the relu part's gradient cut off by a constant copy
-    leaky = define("def leaky(s):\n    return 0.1 * s + 0.9 * s.relu() * 0 + "
-                   "(0.9 * s.relu()).data\n", "leaky")
+    leaky = define(
+        "def leaky(s):\n    return 0.1 * s + 0.9 * s.relu() * 0 + (0.9 * s.relu()).data\n", "leaky"
+    )
     message = messages(ch11.check_branch_free(leaky))
     assert "the slope of your function is" in message
 
@@ -296,44 +335,80 @@ def test_the_random_programs_use_every_operation_reach_every_input_and_cross_rel
 
 
 PLANTED = [
-    ("backward lines in forward order", compiler(reverse=False),
-     "ran in the tape's own order"),
-    ("= for += in add", compiler({"+": lambda out, a, b: [f"d{a} = d{out}", f"d{b} = d{out}"]}),
-     "the backward lines of `+` assign with `=` instead of adding with `+=`"),
-    ("= for += everywhere", compiler({
-        "+": lambda out, a, b: [f"d{a} = d{out}", f"d{b} = d{out}"],
-        "*": lambda out, a, b: [f"d{a} = {b} * d{out}", f"d{b} = {a} * d{out}"],
-        "tanh": lambda out, a: [f"d{a} = (1 - {out}**2) * d{out}"],
-        "relu": lambda out, a: [f"d{a} = ({out} > 0) * d{out}"]}),
-     "assign with `=` instead of adding with `+=`"),
-    ("missing * d_out in tanh", compiler({"tanh": lambda out, a: [f"d{a} += (1 - {out}**2)"]}),
-     "the backward lines of `tanh` pass the local slope alone"),
-    ("missing * d_out in relu", compiler({"relu": lambda out, a: [f"d{a} += ({out} > 0)"]}),
-     "the backward lines of `relu` pass the local slope alone"),
-    ("tanh slope 1 - tanh", compiler({"tanh": lambda out, a: [f"d{a} += (1 - {out}) * d{out}"]}),
-     "not 1 − tanh"),
-    ("tanh slope from its input", compiler({"tanh": lambda out, a: [
-        f"d{a} += (1 - {a}**2) * d{out}"]}), "of the *output*"),
-    ("a product's own factor", compiler({"*": lambda out, a, b: [
-        f"d{a} += {a} * d{out}", f"d{b} += {b} * d{out}"]}), "the *other* factor"),
+    ("backward lines in forward order", compiler(reverse=False), "ran in the tape's own order"),
+    (
+        "= for += in add",
+        compiler({"+": lambda out, a, b: [f"d{a} = d{out}", f"d{b} = d{out}"]}),
+        "the backward lines of `+` assign with `=` instead of adding with `+=`",
+    ),
+    (
+        "= for += everywhere",
+        compiler(
+            {
+                "+": lambda out, a, b: [f"d{a} = d{out}", f"d{b} = d{out}"],
+                "*": lambda out, a, b: [f"d{a} = {b} * d{out}", f"d{b} = {a} * d{out}"],
+                "tanh": lambda out, a: [f"d{a} = (1 - {out}**2) * d{out}"],
+                "relu": lambda out, a: [f"d{a} = ({out} > 0) * d{out}"],
+            }
+        ),
+        "assign with `=` instead of adding with `+=`",
+    ),
+    (
+        "missing * d_out in tanh",
+        compiler({"tanh": lambda out, a: [f"d{a} += (1 - {out}**2)"]}),
+        "the backward lines of `tanh` pass the local slope alone",
+    ),
+    (
+        "missing * d_out in relu",
+        compiler({"relu": lambda out, a: [f"d{a} += ({out} > 0)"]}),
+        "the backward lines of `relu` pass the local slope alone",
+    ),
+    (
+        "tanh slope 1 - tanh",
+        compiler({"tanh": lambda out, a: [f"d{a} += (1 - {out}) * d{out}"]}),
+        "not 1 − tanh",
+    ),
+    (
+        "tanh slope from its input",
+        compiler({"tanh": lambda out, a: [f"d{a} += (1 - {a}**2) * d{out}"]}),
+        "of the *output*",
+    ),
+    (
+        "a product's own factor",
+        compiler({"*": lambda out, a, b: [f"d{a} += {a} * d{out}", f"d{b} += {b} * d{out}"]}),
+        "the *other* factor",
+    ),
     ("no seed", compiler(seed=False), "did not start from 1"),
     ("gradients never set to 0", compiler(zero=False), "Set every gradient to 0.0"),
-    ("a constant treated as a parameter", compiler(constants_as_inputs=True),
-     "A constant (a plain number such as the 2.5 of `x + 2.5`) is no input"),
-    ("a gradient returned for a constant", compiler(constants_get_gradients=True),
-     "which are no inputs"),
-    ("inputs written down as constants", compiler(inputs_as_constants=True),
-     "the inputs were written into the code as the numbers they had at trace time"),
+    (
+        "a constant treated as a parameter",
+        compiler(constants_as_inputs=True),
+        "A constant (a plain number such as the 2.5 of `x + 2.5`) is no input",
+    ),
+    (
+        "a gradient returned for a constant",
+        compiler(constants_get_gradients=True),
+        "which are no inputs",
+    ),
+    (
+        "inputs written down as constants",
+        compiler(inputs_as_constants=True),
+        "the inputs were written into the code as the numbers they had at trace time",
+    ),
     ("no relu", compiler(), "no line for the operation 'relu'"),
     # a given cell edited: the chapter's tracer, with its `tape.append` line written twice
-    ("each instruction traced twice", compiler(twice=True),
-     "the tape holds each instruction twice. Look at the tracer (`trace`)"),
+    (
+        "each instruction traced twice",
+        compiler(twice=True),
+        "the tape holds each instruction twice. Look at the tracer (`trace`)",
+    ),
 ]
 
 
 @pytest.mark.parametrize("bug, my_compile, words", PLANTED, ids=[p[0] for p in PLANTED])
-def test_checkpoint_fails_a_planted_mistake_in_the_compiler_and_names_it(bug, my_compile, words,
-                                                                          monkeypatch):
+def test_checkpoint_fails_a_planted_mistake_in_the_compiler_and_names_it(
+    bug, my_compile, words, monkeypatch
+):
     if bug == "no relu":
         monkeypatch.delitem(BACKWARD, "relu")
         monkeypatch.delitem(FORWARD, "relu")
@@ -378,8 +453,12 @@ def test_checkpoint_fails_a_compiler_that_runs_the_engine_instead_of_code():
                 if not node._prev:
                     return Value(node.data)
                 args = [copy(child) for child in node._prev]
-                made = {"+": lambda: args[0] + args[1], "*": lambda: args[0] * args[1],
-                        "tanh": lambda: args[0].tanh(), "relu": lambda: args[0].relu()}
+                made = {
+                    "+": lambda: args[0] + args[1],
+                    "*": lambda: args[0] * args[1],
+                    "tanh": lambda: args[0].tanh(),
+                    "relu": lambda: args[0].relu(),
+                }
                 return made[node._op]()
 
             out = copy(root)
@@ -390,14 +469,18 @@ def test_checkpoint_fails_a_compiler_that_runs_the_engine_instead_of_code():
 
     report = checkpoint(11, my_compile)
     assert [r.name for r in failed(report)] == [
-        "the compiled function computes with plain numbers: calling it builds no Value"]
+        "the compiled function computes with plain numbers: calling it builds no Value"
+    ]
 
 
-@pytest.mark.parametrize("returned, words", [
-    (lambda *numbers: 1.0, "should return (value, {input name: gradient})"),
-    (lambda *numbers: (1.0, {}), "returned no gradient for"),
-    (None, "should return the compiled function"),
-])
+@pytest.mark.parametrize(
+    "returned, words",
+    [
+        (lambda *numbers: 1.0, "should return (value, {input name: gradient})"),
+        (lambda *numbers: (1.0, {}), "returned no gradient for"),
+        (None, "should return the compiled function"),
+    ],
+)
 def test_checkpoint_says_what_a_compiled_function_should_return(returned, words):
     report = checkpoint(11, lambda root, inputs: returned)
     assert not report.passed and words in messages(report), messages(report)
@@ -410,22 +493,29 @@ def test_checkpoint_refuses_what_is_no_compiler():
 
 def test_checkpoint_lists_the_chapters_two_exercises():
     assert [e.title for e, _ in answers_for(11)] == [
-        "the backward lines of `*`", "a leaky ReLU with no branch"]
+        "the backward lines of `*`",
+        "a leaky ReLU with no branch",
+    ]
     ch11.check_mul_backward(mul_backward)
-    ch11.check_branch_free(define("def leaky(s):\n    return 0.1 * s + 0.9 * s.relu()\n",
-                                  "leaky"))
+    ch11.check_branch_free(define("def leaky(s):\n    return 0.1 * s + 0.9 * s.relu()\n", "leaky"))
     report = checkpoint(11, compiler())
     assert report.passed and "all on your code: 2 of 2 of your answers passed" in str(report)
 
 
 def test_a_wrong_product_replaced_by_the_solution_still_fails_the_checkpoint():
     ns = {"ch11": ch11}
-    define('def mul_backward(out, a, b):\n    return [f"d{a} = {b} * d{out}", '
-           'f"d{b} = {a} * d{out}"]\n', "mul_backward", ns)
+    define(
+        'def mul_backward(out, a, b):\n    return [f"d{a} = {b} * d{out}", '
+        'f"d{b} = {a} * d{out}"]\n',
+        "mul_backward",
+        ns,
+    )
     assert not ch11.check_mul_backward(ns["mul_backward"]).passed  # the check cell
     said = []
-    body = ('def mul_backward(out, a, b):\n'
-            '    return [f"d{a} += {b} * d{out}", f"d{b} += {a} * d{out}"]\n')
+    body = (
+        "def mul_backward(out, a, b):\n"
+        '    return [f"d{a} += {b} * d{out}", f"d{b} += {a} * d{out}"]\n'
+    )
     solution("ch11.check_mul_backward(mul_backward)", body, ns, out=said.append)
     assert "did not pass its check" in " ".join(said)
     # the chapter goes on with the solution's lines: the compiler built on them is right

@@ -33,7 +33,8 @@ def catalogued(check):
 
 RIGHT_MY_GRAD = catalogue(12)[0].answer.replace(
     "            grads[id(child)] = part",
-    "            grads[id(child)] = grads[id(child)] + part if id(child) in grads else part")
+    "            grads[id(child)] = grads[id(child)] + part if id(child) in grads else part",
+)
 
 RIGHT_HVP = """def hvp(f, xs, v):
     leaves = [Value(x) for x in xs]
@@ -56,11 +57,14 @@ def test_the_right_second_derivative_passes():
     assert ch12.check_second_derivative_prediction(9.0).passed
 
 
-@pytest.mark.parametrize("answer, words", [
-    (4.75, "that is the first derivative"),
-    (7.0, "does not bend"),
-    (12.0, "differentiate twice by hand"),
-])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (4.75, "that is the first derivative"),
+        (7.0, "does not bend"),
+        (12.0, "differentiate twice by hand"),
+    ],
+)
 def test_a_wrong_prediction_gets_a_hint_not_the_answer(answer, words):
     report = ch12.check_second_derivative_prediction(answer)
     message = failed(report)[0].message
@@ -75,7 +79,7 @@ def test_a_second_wrong_prediction_gets_the_answer():
 
 def test_the_prediction_agrees_with_grad_of_grad():
     x = Value(1.5)
-    first = grad(x ** 3 - 2 * x, x, create_graph=True)
+    first = grad(x**3 - 2 * x, x, create_graph=True)
     assert grad(first, x).data == pytest.approx(ch12.SECOND.expected, abs=1e-12)
 
 
@@ -89,7 +93,8 @@ def test_a_right_hvp_passes():
 
 def test_an_hvp_that_returns_values_fails_the_exercise_asks_for_numbers():
     source = RIGHT_HVP.replace("[d.data for d in grad(", "list(grad(").replace(
-        "leaves)]", "leaves))")
+        "leaves)]", "leaves))"
+    )
     report = ch12.check_hvp(define(source, "hvp"))
     assert not report.passed
     assert "returned Values" in report.failures[0].message
@@ -110,20 +115,28 @@ def test_each_catalogued_mistake_in_hvp_fails_and_is_named(mistake):
         assert words in message, message
 
 
-@pytest.mark.parametrize("g_dot_v, second_grad", [
-    ("sum(gi.data * vi for gi, vi in zip(g, v))", "grad(g_dot_v, leaves)"),
-    ("Value(sum(gi.data * vi for gi, vi in zip(g, v)))", "grad(g_dot_v, leaves)"),
-    ("sum(Value(gi.data) * vi for gi, vi in zip(g, v))", "grad(g_dot_v, leaves)"),
-    ("sum(Value(gi.data) * vi for gi, vi in zip(g, v))",
-     "grad(g_dot_v, leaves, allow_unused=True)"),
-])
+@pytest.mark.parametrize(
+    "g_dot_v, second_grad",
+    [
+        ("sum(gi.data * vi for gi, vi in zip(g, v))", "grad(g_dot_v, leaves)"),
+        ("Value(sum(gi.data * vi for gi, vi in zip(g, v)))", "grad(g_dot_v, leaves)"),
+        ("sum(Value(gi.data) * vi for gi, vi in zip(g, v))", "grad(g_dot_v, leaves)"),
+        (
+            "sum(Value(gi.data) * vi for gi, vi in zip(g, v))",
+            "grad(g_dot_v, leaves, allow_unused=True)",
+        ),
+    ],
+)
 def test_an_hvp_whose_sum_left_the_graph_is_not_told_to_use_create_graph(g_dot_v, second_grad):
     # Once a trap: create_graph=True was there already, yet the check asked for it, and quoted
     # grad's advice to pass allow_unused=True, which would only give zeros
-    hvp = define("def hvp(f, xs, v):\n    leaves = [Value(x) for x in xs]\n"
-                 "    g = grad(f(leaves), leaves, create_graph=True)\n"
-                 f"    g_dot_v = {g_dot_v}\n"
-                 f"    return [d.data for d in {second_grad}]\n", "hvp")
+    hvp = define(
+        "def hvp(f, xs, v):\n    leaves = [Value(x) for x in xs]\n"
+        "    g = grad(f(leaves), leaves, create_graph=True)\n"
+        f"    g_dot_v = {g_dot_v}\n"
+        f"    return [d.data for d in {second_grad}]\n",
+        "hvp",
+    )
     message = failed(ch12.check_hvp(hvp))[0].message
     assert "you pass `create_graph=True`" in message and "a float left the graph" in message
     assert "Compute them with" not in message and "Pass allow_unused=True" not in message
@@ -132,10 +145,13 @@ def test_an_hvp_whose_sum_left_the_graph_is_not_told_to_use_create_graph(g_dot_v
 
 
 def test_an_hvp_without_create_graph_is_still_told_to_use_it():
-    hvp = define("def hvp(f, xs, v):\n    leaves = [Value(x) for x in xs]\n"
-                 "    g = grad(f(leaves), leaves)\n"
-                 "    return [d.data for d in grad(sum(gi * vi for gi, vi in zip(g, v)), "
-                 "leaves)]\n", "hvp")
+    hvp = define(
+        "def hvp(f, xs, v):\n    leaves = [Value(x) for x in xs]\n"
+        "    g = grad(f(leaves), leaves)\n"
+        "    return [d.data for d in grad(sum(gi * vi for gi, vi in zip(g, v)), "
+        "leaves)]\n",
+        "hvp",
+    )
     message = failed(ch12.check_hvp(hvp))[0].message
     assert "Compute them with `grad(..., create_graph=True)`" in message
     assert "Pass allow_unused=True" not in message
@@ -143,11 +159,14 @@ def test_an_hvp_without_create_graph_is_still_told_to_use_it():
 
 def test_an_hvp_whose_grad_calls_cannot_be_watched_is_told_both_causes():
     # grad reached through a module, not a name the check can watch: no guess, both causes
-    hvp = define("import autograd\n"
-                 "def hvp(f, xs, v):\n    leaves = [Value(x) for x in xs]\n"
-                 "    g = autograd.grad(f(leaves), leaves, create_graph=True)\n"
-                 "    g_dot_v = Value(sum(gi.data * vi for gi, vi in zip(g, v)))\n"
-                 "    return [d.data for d in autograd.grad(g_dot_v, leaves)]\n", "hvp")
+    hvp = define(
+        "import autograd\n"
+        "def hvp(f, xs, v):\n    leaves = [Value(x) for x in xs]\n"
+        "    g = autograd.grad(f(leaves), leaves, create_graph=True)\n"
+        "    g_dot_v = Value(sum(gi.data * vi for gi, vi in zip(g, v)))\n"
+        "    return [d.data for d in autograd.grad(g_dot_v, leaves)]\n",
+        "hvp",
+    )
     message = failed(ch12.check_hvp(hvp))[0].message
     assert "without `create_graph=True`, or a float left the graph" in message
     assert "Pass allow_unused=True" not in message
@@ -161,8 +180,9 @@ def test_watching_an_hvps_grad_calls_leaves_its_namespace_as_it_was():
 
 def test_the_numerical_hvp_agrees_with_the_exact_one():
     for _, f, xs, v in ch12._HVP_CASES:
-        assert ch12.numerical_hvp(f, xs, v) == pytest.approx(ch12._exact_hvp(f, xs, v),
-                                                             rel=1e-7, abs=1e-7)
+        assert ch12.numerical_hvp(f, xs, v) == pytest.approx(
+            ch12._exact_hvp(f, xs, v), rel=1e-7, abs=1e-7
+        )
 
 
 # --------------------------------------------------------------------- my_grad
@@ -182,8 +202,11 @@ def test_a_right_my_grad_passes_as_the_learners_code():
 
 
 def test_the_unchanged_my_grad_stub_is_not_answered_yet():
-    stub = define("def my_grad(output, inputs):\n    grads = {}\n    ...  # the rules\n"
-                  "    return [Value(0.0) for x in inputs]\n", "my_grad")
+    stub = define(
+        "def my_grad(output, inputs):\n    grads = {}\n    ...  # the rules\n"
+        "    return [Value(0.0) for x in inputs]\n",
+        "my_grad",
+    )
     report = ch12.check_my_grad(stub)
     assert not report.passed and len(report.results) == 1
     assert "not answered yet" in str(report)
@@ -201,16 +224,19 @@ def test_each_catalogued_mistake_in_my_grad_fails_and_is_named(mistake):
     assert not spec.passed
 
 
-@pytest.mark.parametrize("mistake, words", [
-    ({"assign": True}, "keeps only its last contribution"),
-    ({"upstream": False}, "passes the local slope alone"),
-    ({"floats": True}, "not differentiable again"),
-    ({"assign": True, "upstream": False}, "two mistakes at once"),
-    ({"alone": ("*",)}, "the rule of `*` passes its local slope alone"),
-    ({"alone": ("tanh",)}, "the rule of `tanh` passes its local slope alone"),
-    ({"from_data": ("tanh",)}, "the slope of `tanh` is computed from `.data`"),
-    ({"swapped": True}, "the rule of `*` gives each factor its own value as its slope"),
-])
+@pytest.mark.parametrize(
+    "mistake, words",
+    [
+        ({"assign": True}, "keeps only its last contribution"),
+        ({"upstream": False}, "passes the local slope alone"),
+        ({"floats": True}, "not differentiable again"),
+        ({"assign": True, "upstream": False}, "two mistakes at once"),
+        ({"alone": ("*",)}, "the rule of `*` passes its local slope alone"),
+        ({"alone": ("tanh",)}, "the rule of `tanh` passes its local slope alone"),
+        ({"from_data": ("tanh",)}, "the slope of `tanh` is computed from `.data`"),
+        ({"swapped": True}, "the rule of `*` gives each factor its own value as its slope"),
+    ],
+)
 def test_each_planted_mistake_of_the_reference_is_named(mistake, words):
     report = ch12.checkpoint(lambda output, inputs: ch12.reference_grad(output, inputs, **mistake))
     assert not report.passed
@@ -219,7 +245,8 @@ def test_each_planted_mistake_of_the_reference_is_named(mistake, words):
 
 def test_slopes_from_data_pass_the_first_derivatives_and_fail_the_second():
     report = ch12.checkpoint(
-        lambda output, inputs: ch12.reference_grad(output, inputs, floats=True))
+        lambda output, inputs: ch12.reference_grad(output, inputs, floats=True)
+    )
     passed = {r.name: r.passed for r in report.results}
     assert passed[ch12.reused_value.check_name]
     assert not passed[ch12.second_derivatives.check_name]

@@ -15,7 +15,7 @@ from autograd.stages import add_to_class
 from autograd.graph import topological_order
 from mistakes import catalogue
 
-CLASS = '''
+CLASS = """
 class Tensor:
     def __init__(self, data, _children=(), _op="", label=""):
         self.data = np.array(data, dtype=float)
@@ -59,29 +59,39 @@ def __add__(self, other):
 
     out._backward = _backward
     return out
-'''
+"""
 
-UNBROADCAST = '''
+UNBROADCAST = """
 def unbroadcast(grad, shape):
     extra = grad.ndim - len(shape)
     grad = grad.sum(axis=tuple(range(extra)))
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
     return grad.sum(axis=stretched, keepdims=True)
-'''
+"""
 
 
 def _method(name, op, first, second):
-    return (f"@add_to_class(Tensor)\ndef {name}(self, other):\n"
-            "    other = other if isinstance(other, Tensor) else Tensor(other)\n"
-            f"    out = Tensor(self.data {op} other.data, (self, other), \"{op}\")\n\n"
-            f"    def _backward():\n        {first}\n        {second}\n\n"
-            "    out._backward = _backward\n    return out\n")
+    return (
+        f"@add_to_class(Tensor)\ndef {name}(self, other):\n"
+        "    other = other if isinstance(other, Tensor) else Tensor(other)\n"
+        f'    out = Tensor(self.data {op} other.data, (self, other), "{op}")\n\n'
+        f"    def _backward():\n        {first}\n        {second}\n\n"
+        "    out._backward = _backward\n    return out\n"
+    )
 
 
-MUL = _method("__mul__", "*", "self.grad += unbroadcast(other.data * out.grad, self.shape)",
-              "other.grad += unbroadcast(self.data * out.grad, other.shape)")
-MATMUL = _method("__matmul__", "@", "self.grad += out.grad @ other.data.T",
-                 "other.grad += self.data.T @ out.grad")
+MUL = _method(
+    "__mul__",
+    "*",
+    "self.grad += unbroadcast(other.data * out.grad, self.shape)",
+    "other.grad += unbroadcast(self.data * out.grad, other.shape)",
+)
+MATMUL = _method(
+    "__matmul__",
+    "@",
+    "self.grad += out.grad @ other.data.T",
+    "other.grad += self.data.T @ out.grad",
+)
 
 
 def run(source, namespace):
@@ -117,13 +127,15 @@ def test_the_right_answers_pass_every_check_and_the_checkpoint():
 
 
 def test_unbroadcast_written_another_way_passes():
-    other = ("def unbroadcast(grad, shape):\n"
-             "    while grad.ndim > len(shape):\n"
-             "        grad = grad.sum(axis=0)\n"
-             "    for i, n in enumerate(shape):\n"
-             "        if n == 1:\n"
-             "            grad = grad.sum(axis=i, keepdims=True)\n"
-             "    return grad\n")
+    other = (
+        "def unbroadcast(grad, shape):\n"
+        "    while grad.ndim > len(shape):\n"
+        "        grad = grad.sum(axis=0)\n"
+        "    for i, n in enumerate(shape):\n"
+        "        if n == 1:\n"
+        "            grad = grad.sum(axis=i, keepdims=True)\n"
+        "    return grad\n"
+    )
     assert ch13.check_unbroadcast(run(other, {})["unbroadcast"]).passed
 
 
@@ -153,37 +165,65 @@ def test_each_catalogued_mistake_fails_and_is_named_first(mistake):
         assert words in first, first
 
 
-@pytest.mark.parametrize("body, words", [
-    ("    return grad\n", "gave the gradient back unchanged"),
-    ("    return grad.sum(axis=1) if grad.ndim > len(shape) else grad\n",
-     "summed over the wrong axis"),
-    ("    grad.sum()\n", "gave None"),
-])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ("    return grad\n", "gave the gradient back unchanged"),
+        (
+            "    return grad.sum(axis=1) if grad.ndim > len(shape) else grad\n",
+            "summed over the wrong axis",
+        ),
+        ("    grad.sum()\n", "gave None"),
+    ],
+)
 def test_other_wrong_unbroadcasts_are_told_what_they_did(body, words):
-    report = ch13.check_unbroadcast(run("def unbroadcast(grad, shape):\n" + body, {})["unbroadcast"])
+    report = ch13.check_unbroadcast(
+        run("def unbroadcast(grad, shape):\n" + body, {})["unbroadcast"]
+    )
     assert words in "\n".join(r.message for r in failed(report))
 
 
-@pytest.mark.parametrize("first, second, words", [
-    ("self.grad += unbroadcast(self.data * out.grad, self.shape)",
-     "other.grad += unbroadcast(other.data * out.grad, other.shape)", "*other* factor"),
-    ("self.grad += unbroadcast(other.data * out.grad, self.shape)",
-     "other.grad = other.grad + self.data * out.grad", "Forgetting to unbroadcast"),
-])
+@pytest.mark.parametrize(
+    "first, second, words",
+    [
+        (
+            "self.grad += unbroadcast(self.data * out.grad, self.shape)",
+            "other.grad += unbroadcast(other.data * out.grad, other.shape)",
+            "*other* factor",
+        ),
+        (
+            "self.grad += unbroadcast(other.data * out.grad, self.shape)",
+            "other.grad = other.grad + self.data * out.grad",
+            "Forgetting to unbroadcast",
+        ),
+    ],
+)
 def test_other_wrong_products_are_told_what_they_did(first, second, words):
     report = ch13.check_mul(notebook(_method("__mul__", "*", first, second))["Tensor"])
     assert words in "\n".join(r.message for r in failed(report))
 
 
-@pytest.mark.parametrize("first, second, words", [
-    ("self.grad += other.data.T @ out.grad", "other.grad += self.data.T @ out.grad",
-     "`B.T @ dC` where it should be `dC @ B.T`"),
-    ("self.grad += out.grad @ other.data.T", "other.grad += out.grad @ self.data",
-     "`dC @ A` where it should be `A.T @ dC`"),
-    ("self.grad += out.grad @ other.data.T", "other.grad += self.data @ out.grad",
-     "fits only square matrices"),
-    ("self.grad += out.grad", "other.grad += out.grad", "passed `out.grad` on unchanged"),
-])
+@pytest.mark.parametrize(
+    "first, second, words",
+    [
+        (
+            "self.grad += other.data.T @ out.grad",
+            "other.grad += self.data.T @ out.grad",
+            "`B.T @ dC` where it should be `dC @ B.T`",
+        ),
+        (
+            "self.grad += out.grad @ other.data.T",
+            "other.grad += out.grad @ self.data",
+            "`dC @ A` where it should be `A.T @ dC`",
+        ),
+        (
+            "self.grad += out.grad @ other.data.T",
+            "other.grad += self.data @ out.grad",
+            "fits only square matrices",
+        ),
+        ("self.grad += out.grad", "other.grad += out.grad", "passed `out.grad` on unchanged"),
+    ],
+)
 def test_other_wrong_matrix_products_are_told_what_they_did(first, second, words):
     report = ch13.check_matmul(notebook(_method("__matmul__", "@", first, second))["Tensor"])
     assert words in "\n".join(r.message for r in failed(report))
@@ -195,11 +235,21 @@ def test_other_wrong_matrix_products_are_told_what_they_did(first, second, words
 def test_the_checkpoint_fails_a_class_whose_product_is_wrong_even_without_the_exercises():
     # a class whose `@` passes back the wrong gradient fails the checkpoint's own checks, which
     # compare with the scalar engine, whatever the exercises' outcomes
-    ns = notebook(MUL, _method("__matmul__", "@", "self.grad += out.grad @ other.data.T",
-                               "other.grad += (self.data.T @ out.grad) * 2"))
+    ns = notebook(
+        MUL,
+        _method(
+            "__matmul__",
+            "@",
+            "self.grad += out.grad @ other.data.T",
+            "other.grad += (self.data.T @ out.grad) * 2",
+        ),
+    )
     report = checkpoint(13, ns["Tensor"])
-    own = [r for r in failed(report) if "scalar engine" in r.message or "package's" in r.message
-           or "should be" in r.message]
+    own = [
+        r
+        for r in failed(report)
+        if "scalar engine" in r.message or "package's" in r.message or "should be" in r.message
+    ]
     assert own, str(report)
 
 

@@ -9,7 +9,17 @@ import pytest
 
 from autograd import syllabus
 from autograd.checks import (
-    CheckFailed, Report, ch02, ch07, ch10, ch11, check, checkpoint, expect_close, fail, run_checks,
+    CheckFailed,
+    Report,
+    ch02,
+    ch07,
+    ch10,
+    ch11,
+    check,
+    checkpoint,
+    expect_close,
+    fail,
+    run_checks,
 )
 from autograd.stages import stage
 
@@ -101,15 +111,19 @@ def test_raise_if_failed_shows_no_install_path_in_a_plain_python_traceback(tmp_p
         "def one(x):\n"
         "    fail('x is wrong in a way the report explains at length')\n"
         "report = run_checks('Chapter 9 checkpoint', [one], 1)\n"
-        "report.raise_if_failed()\n")
+        "report.raise_if_failed()\n"
+    )
     package = os.path.dirname(os.path.dirname(os.path.abspath(autograd.__file__)))
     env = dict(os.environ, PYTHONPATH=package)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          env=env, timeout=60)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=60
+    )
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
-    assert lines[-1] == ("autograd.checks.ChecksFailed: Chapter 9 checkpoint: 1 of 1 check "
-                         "failed: see the report above")
+    assert lines[-1] == (
+        "autograd.checks.ChecksFailed: Chapter 9 checkpoint: 1 of 1 check "
+        "failed: see the report above"
+    )
     assert package not in done.stderr and "explains at length" not in done.stderr
     assert len(lines) <= 6, done.stderr  # the learner's line, the raising line, the error
 
@@ -124,16 +138,21 @@ def test_expect_close_says_what_was_expected_and_what_happened():
 
 @pytest.mark.parametrize("chapter", [0, 9])
 def test_checkpoint_refuses_a_chapter_without_one_and_names_those_with_one(chapter):
-    with pytest.raises(ValueError, match=f"^chapter {chapter} has no checkpoint: "
-                                         "chapters 1 to 8 and 10 to 13 have one$"):
+    with pytest.raises(
+        ValueError,
+        match=f"^chapter {chapter} has no checkpoint: chapters 1 to 8 and 10 to 13 have one$",
+    ):
         checkpoint(chapter, stage(5))
 
 
 @pytest.mark.parametrize("chapter", [-1, 14])
 def test_checkpoint_refuses_a_number_that_is_no_chapter(chapter):
-    with pytest.raises(ValueError, match=f"^there is no chapter {chapter}: the course has "
-                                         "chapters 0 to 13, and chapters 1 to 8 and 10 to 13 "
-                                         "have one$"):
+    with pytest.raises(
+        ValueError,
+        match=f"^there is no chapter {chapter}: the course has "
+        "chapters 0 to 13, and chapters 1 to 8 and 10 to 13 "
+        "have one$",
+    ):
         checkpoint(chapter, stage(5))
 
 
@@ -153,7 +172,8 @@ def test_checkpoint_ten_runs_chapter_tens_specification():
     direct = ch10.checkpoint(stage(5))
     assert report.title.startswith("Chapter 10") and not report.passed
     assert [(r.name, r.passed) for r in report.results] == [
-        (r.name, r.passed) for r in direct.results]
+        (r.name, r.passed) for r in direct.results
+    ]
 
 
 def test_checkpoint_eleven_runs_chapter_elevens_specification():
@@ -166,7 +186,8 @@ def test_checkpoint_eleven_runs_chapter_elevens_specification():
     direct = ch11.checkpoint(not_a_compiler)
     assert report.title.startswith("Chapter 11") and not report.passed
     assert [(r.name, r.passed) for r in report.results] == [
-        (r.name, r.passed) for r in direct.results]
+        (r.name, r.passed) for r in direct.results
+    ]
     assert "should return the compiled function" in report.results[0].message
 
 
@@ -177,8 +198,9 @@ def test_checkpoint_dispatches_to_the_chapter_module():
     assert [r.name for r in report.results] == [f.check_name for f in ch02.CHECKPOINT]
 
 
-SPEC_AND_STAGE = [(chapter, later) for chapter in range(2, 7)
-                  for later in range(chapter, LAST_CHAPTER + 1)]
+SPEC_AND_STAGE = [
+    (chapter, later) for chapter in range(2, 7) for later in range(chapter, LAST_CHAPTER + 1)
+]
 
 
 @pytest.mark.parametrize("chapter, stage_chapter", SPEC_AND_STAGE)
@@ -192,11 +214,16 @@ def test_the_stage_before_a_chapter_fails_its_checkpoint(chapter):
     assert not checkpoint(chapter, stage(chapter - 1)).passed
 
 
-@pytest.mark.parametrize("notebook, given", [
-    ("07_neural_network_library", ("GIVEN_MODULE", "GIVEN_NEURON", "GIVEN_LAYER", "GIVEN_MLP",
-                                   "SOLVED_LAYER_PARAMETERS")),
-    ("10_making_it_fast", ("GIVEN_FLAT_VALUE",)),
-])
+@pytest.mark.parametrize(
+    "notebook, given",
+    [
+        (
+            "07_neural_network_library",
+            ("GIVEN_MODULE", "GIVEN_NEURON", "GIVEN_LAYER", "GIVEN_MLP", "SOLVED_LAYER_PARAMETERS"),
+        ),
+        ("10_making_it_fast", ("GIVEN_FLAT_VALUE",)),
+    ],
+)
 def test_the_given_code_the_checks_keep_is_the_notebooks_word_for_word(notebook, given):
     # A solution that fails its check runs again on these copies, to tell an edited given cell
     # from a fault in the course: a copy that drifted from its cell would tell wrong
@@ -205,8 +232,11 @@ def test_the_given_code_the_checks_keep_is_the_notebooks_word_for_word(notebook,
 
     module = {"07_neural_network_library": ch07, "10_making_it_fast": ch10}[notebook]
     path = Path(__file__).resolve().parent.parent / "notebooks" / f"{notebook}.ipynb"
-    cells = ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
-             if c["cell_type"] == "code"]
+    cells = [
+        "".join(c["source"])
+        for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
+        if c["cell_type"] == "code"
+    ]
     for name in given:
         source = getattr(module, name)
         assert any(cell == source or cell.endswith("\n" + source) for cell in cells), name
@@ -230,20 +260,28 @@ def test_each_chapter_module_builds_on_the_toolbox_and_on_no_other_chapter():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.level == 1:
                 assert node.module == "toolbox" or (node.module or "").startswith(own), (
-                    f"{path.name} imports from .{node.module or ''}")
+                    f"{path.name} imports from .{node.module or ''}"
+                )
             elif isinstance(node, ast.ImportFrom) and node.level == 2:
                 assert not (node.module or "").startswith("checks"), path.name
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                names = [node.module] if isinstance(node, ast.ImportFrom) else [
-                    a.name for a in node.names]
+                names = (
+                    [node.module]
+                    if isinstance(node, ast.ImportFrom)
+                    else [a.name for a in node.names]
+                )
                 assert not any(n and n.startswith("autograd.checks") for n in names), path.name
 
 
 def test_diagnose_names_the_mistake_an_answer_reproduces_but_never_a_right_one():
     from autograd.checks.toolbox import diagnose
 
-    mistakes = [(6.0, "doubled"), (3.0, "the right answer, also given by a mistake"),
-                (lambda: 1 / 0, "cannot be worked out here"), (lambda: -3.0, "sign")]
+    mistakes = [
+        (6.0, "doubled"),
+        (3.0, "the right answer, also given by a mistake"),
+        (lambda: 1 / 0, "cannot be worked out here"),
+        (lambda: -3.0, "sign"),
+    ]
     assert diagnose(6.0, mistakes, right=3.0) == "doubled"
     assert diagnose(-3.0, mistakes, right=3.0) == "sign"
     assert diagnose(3.0, mistakes, right=3.0) is None
@@ -266,6 +304,9 @@ def test_call_words_what_the_learners_code_did_and_lets_other_errors_through():
     with pytest.raises(CheckFailed, match="no return"):
         call(lambda: None, none="no return")
     with pytest.raises(CheckFailed, match="a str, not a number"):
-        call(lambda: "1", kind=lambda x: isinstance(x, float),
-             wrong=lambda x: f"a {type(x).__name__}, not a number")
+        call(
+            lambda: "1",
+            kind=lambda x: isinstance(x, float),
+            wrong=lambda x: f"a {type(x).__name__}, not a number",
+        )
     assert call(lambda x: x + 1, 1.0, none="no return") == 2.0

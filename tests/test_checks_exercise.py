@@ -43,7 +43,9 @@ def run_solution(ns, check="ch03.check_sub(Value)", body=SUB_SOLUTION):
 
 
 def test_a_correct_answer_is_kept_and_the_solution_does_not_run():
-    ns = namespace_with("@add_to_class(Value)\ndef __sub__(self, other):\n    return -other + self\n")
+    ns = namespace_with(
+        "@add_to_class(Value)\ndef __sub__(self, other):\n    return -other + self\n"
+    )
     learners = vars(ns["Value"])["__sub__"]
     said = run_solution(ns)
     assert "passed its check, so this solution did not run" in said
@@ -64,8 +66,9 @@ def test_a_wrong_answer_is_replaced_but_the_checkpoint_fails_and_names_the_bug()
     assert not report.passed  # but the learner's own answer was wrong
     assert "b was added, not subtracted" in str(report)
     assert "`__sub__` came from the solution because yours failed" in report.summary()
-    with pytest.raises(AssertionError, match="1 of your answers failed its check: see the "
-                                             "report above"):
+    with pytest.raises(
+        AssertionError, match="1 of your answers failed its check: see the report above"
+    ):
         report.raise_if_failed()
 
 
@@ -119,8 +122,12 @@ def test_a_prediction_gets_a_hint_first_and_the_answer_after_a_second_wrong_try(
 def test_a_solution_cells_own_check_does_not_count_as_a_wrong_try():
     ns = {"ch03": ch03, "my_prediction": 6}
     ch03.check_diamond_prediction(6)  # the learner's one wrong try
-    solution("ch03.check_diamond_prediction(my_prediction)", "my_prediction = 14.0", ns,
-             out=lambda text: None)
+    solution(
+        "ch03.check_diamond_prediction(my_prediction)",
+        "my_prediction = 14.0",
+        ns,
+        out=lambda text: None,
+    )
     report = checkpoint(3, stage(3))
     assert "path through b alone" in str(report) and "The answer is" not in str(report)
 
@@ -160,8 +167,9 @@ def test_solution_magic_works_in_an_ipython_shell():
         assert shell.user_ns["slope"] is kept  # the learner's correct answer was kept
         print("magic works")
     """)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Not answered yet, so this solution ran" in done.stdout
     assert "passed its check, so this solution did not run" in done.stdout
@@ -202,13 +210,19 @@ def test_an_edited_given_cell_in_chapter_10_is_blamed_not_the_course():
     from autograd.graph import topological_order
 
     forget_answers()
-    ns = {"math": math, "add_to_class": add_to_class, "ch10": ch10,
-          "topological_order": topological_order}
+    ns = {
+        "math": math,
+        "add_to_class": add_to_class,
+        "ch10": ch10,
+        "topological_order": topological_order,
+    }
     edited = ch10.GIVEN_FLAT_VALUE.replace("node._a.grad += node._da", "node._a.grad = node._da")
     assert edited != ch10.GIVEN_FLAT_VALUE
     answer(edited, ns)
-    exp = ('@add_to_class(FlatValue)\ndef exp(self):\n    e = math.exp(self.data)\n'
-           '    return FlatValue(e, "exp", self, e)\n')
+    exp = (
+        "@add_to_class(FlatValue)\ndef exp(self):\n    e = math.exp(self.data)\n"
+        '    return FlatValue(e, "exp", self, e)\n'
+    )
     answer(exp, ns)  # the learner's exp is right
     report = ch10.check_flat_exp(ns["FlatValue"])
     assert "the given `FlatValue`" in str(report) and "was that cell edited?" in str(report)
@@ -229,8 +243,12 @@ def test_an_edited_neuron_in_chapter_7_is_named_by_the_check_and_the_solution():
     forget_answers()
     ns = {"random": random, "add_to_class": add_to_class, "ch07": ch07, "Value": stage(5)}
     answer(ch07.GIVEN_MODULE, ns)
-    answer(ch07.GIVEN_NEURON.replace("return self.w + [self.b]",
-                                     "return self.w + [self.w[0], self.b]"), ns)
+    answer(
+        ch07.GIVEN_NEURON.replace(
+            "return self.w + [self.b]", "return self.w + [self.w[0], self.b]"
+        ),
+        ns,
+    )
     answer(ch07.GIVEN_LAYER, ns)
     answer(ch07.SOLVED_LAYER_PARAMETERS, ns)  # the learner's Layer.parameters is right
     with pytest.raises(AssertionError) as raised:
@@ -263,11 +281,12 @@ def test_a_solution_that_fails_on_the_untouched_chapter_asks_for_a_report():
     from autograd.checks import ch10
 
     forget_answers()  # a fresh kernel, the chapter as it is given
-    ns = {"math": math, "add_to_class": add_to_class, "ch10": ch10,
-          **ch10.given_flat_value()}
-    answer('@add_to_class(FlatValue)\ndef exp(self):\n    ...\n', ns)  # the stub
-    broken = ('@add_to_class(FlatValue)\ndef exp(self):\n    e = math.exp(self.data)\n'
-              '    return FlatValue(e, "exp", self, 1.0)\n')
+    ns = {"math": math, "add_to_class": add_to_class, "ch10": ch10, **ch10.given_flat_value()}
+    answer("@add_to_class(FlatValue)\ndef exp(self):\n    ...\n", ns)  # the stub
+    broken = (
+        "@add_to_class(FlatValue)\ndef exp(self):\n    e = math.exp(self.data)\n"
+        '    return FlatValue(e, "exp", self, 1.0)\n'
+    )
     with pytest.raises(AssertionError) as raised:
         run_solution(ns, "ch10.check_flat_exp(FlatValue)", broken)
     said = str(raised.value)
@@ -291,5 +310,6 @@ def test_without_the_chapters_given_code_the_message_says_both_possibilities():
     said = str(raised.value)
     assert "probably in a given cell above that was edited" in said
     assert "40 is not twice 21" in said
-    assert said.endswith("If you edited no cell above, the fault is in the course: please "
-                         "report it.")
+    assert said.endswith(
+        "If you edited no cell above, the fault is in the course: please report it."
+    )

@@ -22,7 +22,13 @@ from pathlib import Path
 import pytest
 
 from autograd.checks import (
-    ChecksInterrupted, check, checkpoint, exercise, fail, run_checks, time_limit,
+    ChecksInterrupted,
+    check,
+    checkpoint,
+    exercise,
+    fail,
+    run_checks,
+    time_limit,
 )
 from autograd.checks import ch04, ch05
 from autograd.stages import add_to_class, stage
@@ -105,6 +111,7 @@ def test_a_check_whose_code_swallows_the_interrupt_once_still_fails_in_time():
 
 # ------------------------------------------------------------------ chapter 5: a sort that loops
 
+
 def _endless_sort(root):
     order, visited = [], set()
     stack = [root]
@@ -149,8 +156,9 @@ def test_chapter_five_checkpoint_on_a_sort_that_never_ends_fails_with_the_hint_i
         assert "(it was still in `backward`)" in result.message, result.message
     assert not_run, "chapter 5 has more than three checks"
     for result in not_run:  # after two time-outs the learner does not wait for the rest
-        assert not result.passed and result.message.startswith("not run: 2 checks already ran "
-                                                               "out of time"), result
+        assert not result.passed and result.message.startswith(
+            "not run: 2 checks already ran out of time"
+        ), result
     assert elapsed < 2 * LIMIT * 3 + 5, f"{elapsed:.1f} s"
 
 
@@ -191,7 +199,6 @@ def sigmoid(self):
 """
 
 
-
 def test_a_solution_cell_times_the_learners_answer_and_then_the_solution_takes_over():
     exercise.forget_answers()
     V = stage(4)
@@ -201,8 +208,9 @@ def test_a_solution_cell_times_the_learners_answer_and_then_the_solution_takes_o
     said = []
     try:
         with time_limit(LIMIT):
-            checked = exercise.solution("ch04.check_sigmoid(Value)", SIGMOID_SOLUTION,
-                                        namespace, out=said.append)
+            checked = exercise.solution(
+                "ch04.check_sigmoid(Value)", SIGMOID_SOLUTION, namespace, out=said.append
+            )
         assert checked.passed
         assert "did not pass its check" in said[0] and "this solution ran instead" in said[0]
         outcome = ch04.SIGMOID.outcome()
@@ -214,6 +222,7 @@ def test_a_solution_cell_times_the_learners_answer_and_then_the_solution_takes_o
 
 
 # ------------------------------------------------------------------ Ctrl-C
+
 
 def test_ctrl_c_in_the_learners_code_stops_the_checkpoint_and_shows_what_ran(capsys):
     V = stage(4)
@@ -256,8 +265,13 @@ def _run_in_ipython(cells):
                 break
         print(json.dumps(out))
     """)
-    done = subprocess.run([sys.executable, "-c", script, str(TESTS), json.dumps(cells)],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(TESTS), json.dumps(cells)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.splitlines()[-1])
 
@@ -278,13 +292,15 @@ def test_in_ipython_a_loop_fails_one_check_and_ctrl_c_shows_the_report_and_stops
         def backward(self):
             raise KeyboardInterrupt
     """)
-    cells = _run_in_ipython([
-        setup,
-        "with time_limit(0.3):\n    report = checkpoint(5, Looping)\nreport",
-        "report.passed",
-        "report = checkpoint(5, Interrupted)\nreport",
-        "print('Run All went on')",
-    ])
+    cells = _run_in_ipython(
+        [
+            setup,
+            "with time_limit(0.3):\n    report = checkpoint(5, Looping)\nreport",
+            "report.passed",
+            "report = checkpoint(5, Interrupted)\nreport",
+            "print('Run All went on')",
+        ]
+    )
     assert len(cells) == 4, cells  # Run All stopped at the interrupted checkpoint
     timed_out, after, interrupted = cells[1], cells[2], cells[3]
     assert timed_out[1] is None and timed_out[0].count("did not return within 0.3 s") == 2
@@ -296,6 +312,7 @@ def test_in_ipython_a_loop_fails_one_check_and_ctrl_c_shows_the_report_and_stops
 
 
 # ------------------------------------------------------------------ a broken __repr__
+
 
 def _raises(self):
     raise ValueError("the learner's repr is broken")
@@ -315,8 +332,9 @@ def test_a_broken_repr_fails_only_the_check_about_repr(broken):
     V = stage(2)
     V.__repr__ = broken
     report = checkpoint(2, V)
-    assert [r.name for r in report.failures] == ["repr is the article's "
-                                                 "`Value(data=2.0000, grad=0.0000)`"]
+    assert [r.name for r in report.failures] == [
+        "repr is the article's `Value(data=2.0000, grad=0.0000)`"
+    ]
 
 
 def test_an_error_whose_message_cannot_be_written_fails_only_its_check():
@@ -329,11 +347,13 @@ def test_an_error_whose_message_cannot_be_written_fails_only_its_check():
 
     report = run_checks("t", [raises_odd, passing], 1)
     assert [r.passed for r in report.results] == [False, True]
-    assert report.results[0].message.startswith("raised TypeError: (a message that could not "
-                                                "be written")
+    assert report.results[0].message.startswith(
+        "raised TypeError: (a message that could not be written"
+    )
 
 
 # ------------------------------------------------------------------ no interrupt leaks
+
 
 def test_no_interrupt_leaks_when_a_check_ends_just_before_or_after_its_deadline():
     limit = 0.004
@@ -375,8 +395,9 @@ def test_run_checks_off_the_main_thread_runs_without_a_time_limit_and_changes_no
         time.sleep(0.3)
 
     before = signal.getsignal(signal.SIGINT)
-    thread = threading.Thread(target=lambda: reports.append(
-        run_checks("t", [moment, failing], 1, seconds=0.1)))
+    thread = threading.Thread(
+        target=lambda: reports.append(run_checks("t", [moment, failing], 1, seconds=0.1))
+    )
     thread.start()
     thread.join()
     assert [r.passed for r in reports[0].results] == [True, False]

@@ -21,8 +21,19 @@ from pathlib import Path
 
 import class_pipeline
 import pytest
-from class_pipeline import (ADDED_CELL, BUILD, CHEATED, CHEATS, CLASS_CHAPTERS, LOOPS,
-                            SYNTAX_ERROR, build, course_notebook, name, the_class)
+from class_pipeline import (
+    ADDED_CELL,
+    BUILD,
+    CHEATED,
+    CHEATS,
+    CLASS_CHAPTERS,
+    LOOPS,
+    SYNTAX_ERROR,
+    build,
+    course_notebook,
+    name,
+    the_class,
+)
 from conftest import IN_CI, run_early, start_early
 from mistakes.ch04 import _SIGMOID
 from test_run_all import shows
@@ -31,6 +42,7 @@ from autograd import syllabus
 from autograd.checks import ChecksFailed, ch04, checkpoint
 from autograd.checks.exercise import NoPoints, forget_answers, graded
 from autograd.stages import add_to_class, stage
+
 
 def text(cell):
     return "".join(cell["source"])
@@ -48,8 +60,9 @@ def nbgrader(cell):
 def course(tmp_path_factory):
     """The course directory, as `python3 classroom/build.py OUT` writes it."""
     out = tmp_path_factory.mktemp("class") / "course"
-    done = subprocess.run([sys.executable, str(BUILD), str(out)], capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(BUILD), str(out)], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     return out
 
@@ -81,21 +94,27 @@ def test_build_writes_an_assignment_for_each_chapter_with_exercises_and_the_conf
     config_file = course / "nbgrader_config.py"
     text = config_file.read_text()
     assert f"sys.path.insert(0, {str(BUILD.parent)!r})" in text
-    exec(text.replace("import grader  # noqa: E402", "grader = Grader()"),
-         {"get_config": lambda: config, "__file__": str(config_file), "Grader": Grader})
+    exec(
+        text.replace("import grader  # noqa: E402", "grader = Grader()"),
+        {"get_config": lambda: config, "__file__": str(config_file), "Grader": Grader},
+    )
     assert config.ClearSolutions.code_stub == {"python": ""}  # the course's stub stays
     assert loaded == [(course.resolve(), "nobody")]  # graded as classroom/grader.py says
 
 
-def test_the_course_folder_is_its_owners_alone_and_never_inside_the_repository(course,
-                                                                               tmp_path):
+def test_the_course_folder_is_its_owners_alone_and_never_inside_the_repository(course, tmp_path):
     assert course.stat().st_mode & 0o777 == 0o700
     for inside in (BUILD.parent.parent / "course", BUILD.parent / "x"):
         with pytest.raises(build.BuildError, match="inside the repository"):
             build.build(inside)
         assert not inside.exists()
-    done = subprocess.run([sys.executable, str(BUILD), "course"], capture_output=True,
-                          text=True, timeout=120, cwd=BUILD.parent.parent)
+    done = subprocess.run(
+        [sys.executable, str(BUILD), "course"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=BUILD.parent.parent,
+    )
     assert done.returncode != 0 and "inside the repository" in done.stderr
 
 
@@ -141,12 +160,14 @@ def test_each_cell_is_an_answer_a_graded_check_or_locked(course, chapter):
 
     graded_cells = [c for c in cells if nbgrader(c)["grade"]]
     assert all(nbgrader(c)["locked"] and not nbgrader(c)["solution"] for c in graded_cells)
-    checks = [text(s).partition("\n")[0].removeprefix("%%solution ").strip()
-              for s in solution_cells(original)]
+    checks = [
+        text(s).partition("\n")[0].removeprefix("%%solution ").strip()
+        for s in solution_cells(original)
+    ]
     for check, cell in zip(checks, graded_cells):
         assert text(cell).splitlines()[-1] == f"graded({check})"
         assert nbgrader(cell)["points"] == each[check.partition("(")[0]]
-    tail = graded_cells[len(checks):]
+    tail = graded_cells[len(checks) :]
     if chapter.checkpoint:
         (last,) = tail
         assert re.search(r"checkpoint\(", text(last)) and text(last).endswith("graded(report)")
@@ -158,12 +179,20 @@ def test_each_cell_is_an_answer_a_graded_check_or_locked(course, chapter):
     others = [c for c in cells if not nbgrader(c)["grade"] and not nbgrader(c)["solution"]]
     assert all(nbgrader(c)["locked"] for c in others)
     stems = {p.name for p in (course / "source").iterdir()}
-    given = [build.class_text(text(c), stems) if c["cell_type"] == "markdown" else text(c)
-             for c in original["cells"]
-             if not set(c["metadata"].get("tags", [])) & {"exercise", "solution"}]
+    given = [
+        build.class_text(text(c), stems) if c["cell_type"] == "markdown" else text(c)
+        for c in original["cells"]
+        if not set(c["metadata"].get("tags", [])) & {"exercise", "solution"}
+    ]
     kept = [text(c) for c in others]
-    missing = [t for t in given if t not in kept and "raise_if_failed" not in t
-               and not re.search(r"checkpoint\(", t) and t.strip().splitlines()[-1] not in checks]
+    missing = [
+        t
+        for t in given
+        if t not in kept
+        and "raise_if_failed" not in t
+        and not re.search(r"checkpoint\(", t)
+        and t.strip().splitlines()[-1] not in checks
+    ]
     assert not missing, f"given cells lost on the way: {missing[:2]}"
 
 
@@ -186,17 +215,32 @@ def cleared(cell_text):
 def secret_lines(chapter):
     """The lines of the chapter's solutions that no other cell of the chapter shows."""
     original = course_notebook(chapter)
-    shown = {line.strip() for c in original["cells"] if c not in solution_cells(original)
-             for line in text(c).splitlines()}
-    return {line.strip() for c in solution_cells(original) for line in text(c).splitlines()[1:]
-            if len(line.strip()) > 3 and line.strip() not in shown
-            and not line.startswith("# Solution:")}  # the note that speaks of the cell itself
+    shown = {
+        line.strip()
+        for c in original["cells"]
+        if c not in solution_cells(original)
+        for line in text(c).splitlines()
+    }
+    return {
+        line.strip()
+        for c in solution_cells(original)
+        for line in text(c).splitlines()[1:]
+        if len(line.strip()) > 3
+        and line.strip() not in shown
+        and not line.startswith("# Solution:")
+    }  # the note that speaks of the cell itself
 
 
 def leaks(student_cells, chapter):
     secrets = secret_lines(chapter)
-    return sorted({line.strip() for cell in student_cells for line in cell.splitlines()
-                   if line.strip() in secrets})
+    return sorted(
+        {
+            line.strip()
+            for cell in student_cells
+            for line in cell.splitlines()
+            if line.strip() in secrets
+        }
+    )
 
 
 @pytest.mark.parametrize("chapter", chapters_with_exercises(), ids=lambda c: c.notebook[:2])
@@ -205,16 +249,21 @@ def test_no_solution_is_left_once_nbgrader_clears_its_regions(course, chapter):
     assert secret_lines(chapter), "every chapter's solutions hold lines of their own"
     assert leaks(cells, chapter) == []
     # and the check can fail: the source version, not cleared, holds them all
-    assert leaks([text(c) for c in source_notebook(course, chapter)["cells"]],
-                 chapter) == sorted(secret_lines(chapter))
+    assert leaks([text(c) for c in source_notebook(course, chapter)["cells"]], chapter) == sorted(
+        secret_lines(chapter)
+    )
 
 
 def test_a_chapter_without_points_for_an_exercise_is_a_clear_error(monkeypatch, tmp_path):
     total, each = syllabus.POINTS[4]
-    monkeypatch.setitem(syllabus.POINTS, 4,
-                        (total, {k: v for k, v in each.items() if k != "ch04.check_sigmoid"}))
-    with pytest.raises(build.BuildError, match=r"04 · .*no points for exercise "
-                                               r"ch04\.check_sigmoid in autograd\.syllabus"):
+    monkeypatch.setitem(
+        syllabus.POINTS, 4, (total, {k: v for k, v in each.items() if k != "ch04.check_sigmoid"})
+    )
+    with pytest.raises(
+        build.BuildError,
+        match=r"04 · .*no points for exercise "
+        r"ch04\.check_sigmoid in autograd\.syllabus",
+    ):
         build.build(tmp_path / "course")
     monkeypatch.delitem(syllabus.POINTS, 4)
     with pytest.raises(build.BuildError, match=r"04 · .* no entry in autograd\.syllabus\.POINTS"):
@@ -248,8 +297,9 @@ def test_graded_passes_a_right_answer_and_fails_a_wrong_one_with_the_checks_word
     run(SIGMOID)
     assert graded(ch04.check_sigmoid(ns["Value"])) is None
     run(WRONG_SIGMOID)
-    with pytest.raises(NoPoints, match="Exercise: sigmoid: 1 of 2 checks failed, so this cell "
-                                       "gives no points") as raised:
+    with pytest.raises(
+        NoPoints, match="Exercise: sigmoid: 1 of 2 checks failed, so this cell gives no points"
+    ) as raised:
         graded(ch04.check_sigmoid(ns["Value"]))
     # a notebook shows the one line, not the cell's code around it (the grader's copy of the
     # cell holds the solution)
@@ -266,8 +316,10 @@ def test_a_wrong_answer_costs_its_cell_and_the_solution_stands_in_for_the_rest(c
     with pytest.raises(ChecksFailed):
         graded(ch04.check_sigmoid(ns["Value"]))
     said = capsys.readouterr().out
-    assert "Your sigmoid did not pass its check, so the rest of this notebook ran with the " \
-           "course's solution in its place" in said
+    assert (
+        "Your sigmoid did not pass its check, so the rest of this notebook ran with the "
+        "course's solution in its place" in said
+    )
     assert vars(ns["Value"])["sigmoid"] is not wrong
     assert ch04.check_sigmoid(ns["Value"]).passed
 
@@ -284,8 +336,9 @@ def test_the_checkpoint_gives_its_points_only_when_every_exercise_is_answered_ri
         graded(ch04.check_sigmoid(value))  # ... and the solution stands in
     ch04.check_tanh_slope_prediction(1.0, 0.0099)
     # the solution that stood in for the wrong sigmoid earns the checkpoint nothing
-    with pytest.raises(ChecksFailed, match="not every exercise has a right answer of yours: "
-                                           "sigmoid"):
+    with pytest.raises(
+        ChecksFailed, match="not every exercise has a right answer of yours: sigmoid"
+    ):
         graded(checkpoint(4, value))
     run(SIGMOID)
     ch04.check_sigmoid(value)  # now right, and the student's
@@ -310,13 +363,16 @@ ASKED_FOR = IN_CI or os.environ.get("COURSE_CLASSROOM") == "1"
 _asked = pytest.mark.skipif(
     not ASKED_FOR,
     reason="runs nbgrader on a class of about 20 submissions, which takes minutes: set "
-    "COURSE_CLASSROOM=1 to run it (CI always does)")
+    "COURSE_CLASSROOM=1 to run it (CI always does)",
+)
 
 
 def slow(test):
     """A test of the real pipeline: marked `slow` (`-m "not slow"` leaves it out), and run in
     CI or when asked."""
     return pytest.mark.slow(_asked(test))
+
+
 PIPELINE = "class pipeline"
 PIPELINE_TIMEOUT = 3600  # seconds from its start: the class environment, if made, then nbgrader
 
@@ -336,23 +392,34 @@ def graded_class():
     try:
         done = run_early(PIPELINE, class_pipeline.start, timeout=PIPELINE_TIMEOUT)
     except subprocess.TimeoutExpired as timeout:
-        pytest.fail(f"tests/class_pipeline.py took more than {PIPELINE_TIMEOUT} s:\n"
-                    f"{(timeout.stdout or '')[-4000:]}\n{(timeout.stderr or '')[-4000:]}",
-                    pytrace=False)
-    assert done.returncode == 0, (f"tests/class_pipeline.py failed (exit {done.returncode}):\n"
-                                  f"{done.stdout[-4000:]}\n{done.stderr[-6000:]}")
+        pytest.fail(
+            f"tests/class_pipeline.py took more than {PIPELINE_TIMEOUT} s:\n"
+            f"{(timeout.stdout or '')[-4000:]}\n{(timeout.stderr or '')[-4000:]}",
+            pytrace=False,
+        )
+    assert done.returncode == 0, (
+        f"tests/class_pipeline.py failed (exit {done.returncode}):\n"
+        f"{done.stdout[-4000:]}\n{done.stderr[-6000:]}"
+    )
     results = json.loads((done.folder / class_pipeline.RESULTS).read_text(encoding="utf-8"))
     print(f"\nclass pipeline: {done.seconds:.0f} s from its start")
     students, mistakes = the_class()
-    return {"course": Path(results["course"]), "grades": results["grades"], "students": students,
-            "mistakes": mistakes, "seconds": results["seconds"], "flagged": results["flagged"],
-            "warnings": results["warnings"]}
+    return {
+        "course": Path(results["course"]),
+        "grades": results["grades"],
+        "students": students,
+        "mistakes": mistakes,
+        "seconds": results["seconds"],
+        "flagged": results["flagged"],
+        "warnings": results["warnings"],
+    }
 
 
 def feedback(course, student, chapter):
     """The text of a student's feedback page, as a reader sees it (tags dropped)."""
-    page = (course / "feedback" / student / name(chapter) /
-            chapter.notebook.replace(".ipynb", ".html")).read_text(encoding="utf-8")
+    page = (
+        course / "feedback" / student / name(chapter) / chapter.notebook.replace(".ipynb", ".html")
+    ).read_text(encoding="utf-8")
     page = re.sub(r"<(style|script)\b.*?</\1>", "", page, flags=re.S)
     return html.unescape(re.sub(r"<[^>]+>", "", page))
 
@@ -372,8 +439,11 @@ def test_no_solution_is_left_in_any_released_chapter_or_in_the_feedback(graded_c
         for number, answers in chapters.items():
             chapter = syllabus.chapter(number)
             typed = {line.strip() for answer in answers.values() for line in answer.splitlines()}
-            leaked = [line for line in leaks([feedback(course, student, chapter)], chapter)
-                      if line not in typed]  # a student who typed a solution sees it again
+            leaked = [
+                line
+                for line in leaks([feedback(course, student, chapter)], chapter)
+                if line not in typed
+            ]  # a student who typed a solution sees it again
             assert leaked == [], f"{student}'s feedback on {chapter.notebook} shows {leaked}"
             page = feedback(course, student, chapter)
             assert "stand_in" not in page and "HIDDEN TESTS" not in page, student
@@ -388,8 +458,11 @@ def test_every_answer_right_gets_full_marks_and_nothing_answered_gets_zero(grade
     for number in CLASS_CHAPTERS:
         chapter = syllabus.chapter(number)
         total, _ = points(chapter)
-        assert grades["right"][name(chapter)]["score"] == grades["right"][name(chapter)][
-            "max"] == total
+        assert (
+            grades["right"][name(chapter)]["score"]
+            == grades["right"][name(chapter)]["max"]
+            == total
+        )
         assert grades["nothing"][name(chapter)]["score"] == 0
         assert "not answered yet" in feedback(graded_class["course"], "nothing", chapter)
 
@@ -403,14 +476,20 @@ def lost_cells(grades, student, chapter):
 
 def check_cell_id(chapter, check):
     found = build.exercises(course_notebook(chapter), chapter.notebook)
-    (cell,) = [course_notebook(chapter)["cells"][e[2]]["id"] for e in found
-               if build.exercise_key(e[0]) == check]
+    (cell,) = [
+        course_notebook(chapter)["cells"][e[2]]["id"]
+        for e in found
+        if build.exercise_key(e[0]) == check
+    ]
     return cell
 
 
 def checkpoint_cell_id(chapter):
-    (cell,) = [c["id"] for c in course_notebook(chapter)["cells"]
-               if c["cell_type"] == "code" and re.search(r"checkpoint\(", text(c))][-1:]
+    (cell,) = [
+        c["id"]
+        for c in course_notebook(chapter)["cells"]
+        if c["cell_type"] == "code" and re.search(r"checkpoint\(", text(c))
+    ][-1:]
     return cell
 
 
@@ -430,8 +509,9 @@ def worth(chapter, check):
 
 @slow
 @pytest.mark.parametrize("number", CLASS_CHAPTERS)
-def test_a_mistake_loses_its_exercises_points_and_the_checkpoints_and_says_why(graded_class,
-                                                                               number):
+def test_a_mistake_loses_its_exercises_points_and_the_checkpoints_and_says_why(
+    graded_class, number
+):
     chapter = syllabus.chapter(number)
     total, each = points(chapter)
     grades, course = graded_class["grades"], graded_class["course"]
@@ -444,8 +524,11 @@ def test_a_mistake_loses_its_exercises_points_and_the_checkpoints_and_says_why(g
         if lost_cells(grades, student, chapter) != lost_for(chapter, mistake.check):
             wrong.append(f"{student} ({mistake.bug}) lost {lost_cells(grades, student, chapter)}")
         said = feedback(course, student, chapter)
-        wrong += [f"{student} ({mistake.bug}): the feedback does not say {words!r}"
-                  for words in mistake.says if not shows(said, words)]
+        wrong += [
+            f"{student} ({mistake.bug}): the feedback does not say {words!r}"
+            for words in mistake.says
+            if not shows(said, words)
+        ]
     assert {graded_class["mistakes"][s].check for s in students} == set(each)
     assert not wrong, "\n".join(wrong)
 
@@ -471,7 +554,7 @@ def test_a_cheat_earns_nothing_for_what_it_touches_and_is_flagged(graded_class, 
     assert lost_cells(grades, student, chapter) == lost_for(chapter, CHEATED)
     assert grades[student][name(chapter)]["score"] == total - worth(chapter, CHEATED)
     found = flags(graded_class, student)
-    assert (check_cell_id(chapter, CHEATED), ) in {(cell,) for cell, _ in found}, found
+    assert (check_cell_id(chapter, CHEATED),) in {(cell,) for cell, _ in found}, found
     said = feedback(graded_class["course"], student, chapter)
     assert "the class edition does not accept this answer" in said
     # and the check can fail: the student with every answer right is not flagged
@@ -479,13 +562,13 @@ def test_a_cheat_earns_nothing_for_what_it_touches_and_is_flagged(graded_class, 
 
 
 @slow
-def test_a_cell_of_the_students_that_replaces_graded_earns_nothing_and_is_flagged(
-        graded_class):
+def test_a_cell_of_the_students_that_replaces_graded_earns_nothing_and_is_flagged(graded_class):
     chapter = syllabus.chapter(4)
     assert graded_class["grades"][ADDED_CELL][name(chapter)]["score"] == 0
     found = flags(graded_class, ADDED_CELL)
-    graded_cells = {cell for cell, score in
-                    graded_class["grades"]["right"][name(chapter)]["cells"].items()}
+    graded_cells = {
+        cell for cell, score in graded_class["grades"]["right"][name(chapter)]["cells"].items()
+    }
     assert {cell for cell, _ in found} == graded_cells  # each passed in the student's kernel
     assert all("passed in the student's kernel" in flag for _, flag in found)
 
@@ -496,10 +579,14 @@ def test_a_submission_can_neither_write_the_course_folder_nor_read_the_gradebook
         pytest.skip("only root can run students' code as another account (CI runs as root)")
     course = graded_class["course"]
     assert not (course / "intruder.txt").exists()
-    notebook = json.loads((course / "autograded" / "intruder" / name(syllabus.chapter(4)) /
-                           "04_activations.ipynb").read_text())
-    printed = "".join("".join(o.get("text", "")) for c in notebook["cells"]
-                      for o in c.get("outputs", []))
+    notebook = json.loads(
+        (
+            course / "autograded" / "intruder" / name(syllabus.chapter(4)) / "04_activations.ipynb"
+        ).read_text()
+    )
+    printed = "".join(
+        "".join(o.get("text", "")) for c in notebook["cells"] for o in c.get("outputs", [])
+    )
     assert "INTRUDER write: refused (PermissionError)" in printed
     assert "INTRUDER read: refused (PermissionError)" in printed
 
@@ -507,19 +594,19 @@ def test_a_submission_can_neither_write_the_course_folder_nor_read_the_gradebook
 @slow
 def test_a_loop_at_the_top_of_an_answer_cell_is_stopped_and_costs_its_points(graded_class):
     chapter = syllabus.chapter(4)
-    assert lost_cells(graded_class["grades"], "loops-at-top", chapter) == lost_for(chapter,
-                                                                                    CHEATED)
+    assert lost_cells(graded_class["grades"], "loops-at-top", chapter) == lost_for(chapter, CHEATED)
     said = feedback(graded_class["course"], "loops-at-top", chapter)
     assert "your answer's cell did not finish within 10 s, so it was stopped" in said
-    print(f"\nautograde of the looping student alone: "
-          f"{graded_class['seconds']['the looping student alone']:.0f} s")
+    print(
+        f"\nautograde of the looping student alone: "
+        f"{graded_class['seconds']['the looping student alone']:.0f} s"
+    )
 
 
 @slow
 def test_a_syntax_error_is_said_as_such(graded_class):
     chapter = syllabus.chapter(4)
-    assert lost_cells(graded_class["grades"], SYNTAX_ERROR, chapter) == lost_for(chapter,
-                                                                                 CHEATED)
+    assert lost_cells(graded_class["grades"], SYNTAX_ERROR, chapter) == lost_for(chapter, CHEATED)
     said = feedback(graded_class["course"], SYNTAX_ERROR, chapter)
     assert "your answer has a syntax error, so it could not run" in said
     assert "not answered yet" not in said
@@ -552,29 +639,40 @@ def test_the_gradebook(graded_class):
     nbgrader took."""
     grades, mistakes = graded_class["grades"], graded_class["mistakes"]
     chapters = [syllabus.chapter(n) for n in CLASS_CHAPTERS]
-    rows = [f"{'student':<16} " + " ".join(f"{name(c)[:20]:>20}" for c in chapters)
-            + "  what they did; flagged"]
-    said = {"right": "every answer right", "nothing": "nothing answered",
-            "loops": "ch05's iterative sort never ends", "all-wrong": "every answer wrong",
-            "package-class": "tanh: Value = stage(4)",
-            "replaced-graded": "tanh cell replaces `graded`",
-            "replaced-checks": "tanh cell replaces ch04.check_tanh",
-            "intruder": "tanh cell writes the course folder, reads gradebook.db",
-            "loops-at-top": "while True: pass atop tanh", SYNTAX_ERROR: "tanh: a syntax error",
-            ADDED_CELL: "a cell of their own replaces `graded`; no answer"}
+    rows = [
+        f"{'student':<16} "
+        + " ".join(f"{name(c)[:20]:>20}" for c in chapters)
+        + "  what they did; flagged"
+    ]
+    said = {
+        "right": "every answer right",
+        "nothing": "nothing answered",
+        "loops": "ch05's iterative sort never ends",
+        "all-wrong": "every answer wrong",
+        "package-class": "tanh: Value = stage(4)",
+        "replaced-graded": "tanh cell replaces `graded`",
+        "replaced-checks": "tanh cell replaces ch04.check_tanh",
+        "intruder": "tanh cell writes the course folder, reads gradebook.db",
+        "loops-at-top": "while True: pass atop tanh",
+        SYNTAX_ERROR: "tanh: a syntax error",
+        ADDED_CELL: "a cell of their own replaces `graded`; no answer",
+    }
     for student in sorted(grades, key=lambda s: (s.startswith("m"), s)):
         cells = []
         for chapter in chapters:
             got = grades[student].get(name(chapter))
-            cells.append(f"{'':>20}" if got is None else
-                         f"{got['score']:>13g} of {got['max']:g}")
+            cells.append(f"{'':>20}" if got is None else f"{got['score']:>13g} of {got['max']:g}")
         what = said.get(student)
         if what is None:
             mistake = mistakes[student]
             what = f"{mistake.check.split('.')[-1]}: {mistake.bug}"
         found = "; ".join(f"{cell}: {flag}" for cell, flag in flags(graded_class, student))
-        rows.append(f"{student:<16} " + " ".join(cells) + f"  {what}" +
-                    (f"; FLAGGED {found}" if found else ""))
+        rows.append(
+            f"{student:<16} "
+            + " ".join(cells)
+            + f"  {what}"
+            + (f"; FLAGGED {found}" if found else "")
+        )
     timing = ", ".join(f"{step} {s:.0f} s" for step, s in graded_class["seconds"].items())
     print("\n" + "\n".join(rows) + f"\nnbgrader: {timing}")
     assert len(rows) == 1 + len(graded_class["students"])

@@ -103,8 +103,11 @@ def quantity(text):
 def commands_in_comments():
     """The shell commands the file's comments show (indented in the comment), continuation
     lines joined."""
-    lines = [re.sub(r"^\s*#", "", line) for line in VALUES.read_text(encoding="utf-8").splitlines()
-             if line.lstrip().startswith("#")]
+    lines = [
+        re.sub(r"^\s*#", "", line)
+        for line in VALUES.read_text(encoding="utf-8").splitlines()
+        if line.lstrip().startswith("#")
+    ]
     commands, current = [], ""
     for line in lines:
         if not current and not line.startswith("   "):
@@ -124,19 +127,24 @@ def guaranteed_bytes():
 def test_every_key_is_one_the_chart_takes_with_a_type_it_takes():
     for path, value in walk(values()):
         key, kind = pinned(path)
-        assert key is not None, f"{path}: not a key of chart {CHART_VERSION}'s values (or not pinned here)"
+        assert key is not None, (
+            f"{path}: not a key of chart {CHART_VERSION}'s values (or not pinned here)"
+        )
         if key == "hub.config.*":
             assert re.match(r"[A-Z]", path.split(".")[-1]), f"{path}: hub.config takes class names"
             assert isinstance(value, dict), f"{path}: a class's configuration is a mapping"
         elif kind is not OPEN:
             assert isinstance(value, kind) and not (kind is NUMBER and isinstance(value, bool)), (
-                f"{path}: {value!r} is not of a type the chart takes ({kind})")
+                f"{path}: {value!r} is not of a type the chart takes ({kind})"
+            )
 
 
 def test_each_file_given_to_the_servers_has_one_kind_of_content():
     for name, spec in values()["singleuser"].get("extraFiles", {}).items():
         given = [kind for kind in ("data", "stringData", "binaryData") if kind in spec]
-        assert len(given) == 1, f"extraFiles.{name} needs exactly one of data, stringData, binaryData"
+        assert len(given) == 1, (
+            f"extraFiles.{name} needs exactly one of data, stringData, binaryData"
+        )
 
 
 def test_the_install_command_names_the_chart_version_the_keys_were_checked_against():
@@ -153,12 +161,20 @@ def test_the_image_is_built_from_binder_with_nbgitpuller_and_the_class_nbgrader(
     builds = [c for c in commands_in_comments() if c.startswith("jupyter-repo2docker ")]
     assert len(builds) == 1, "the file shows the repo2docker command that builds the image"
     command = builds[0]
-    assert command.rstrip().endswith(" ."), "repo2docker builds the repository's top folder (binder/ in it)"
-    assert "nbgitpuller==" in command, "the servers' postStart runs gitpuller, which nbgitpuller installs"
-    nbgrader = re.search(r"^nbgrader==\S+", (ROOT / "classroom" / "requirements.txt").read_text(), re.M)
+    assert command.rstrip().endswith(" ."), (
+        "repo2docker builds the repository's top folder (binder/ in it)"
+    )
+    assert "nbgitpuller==" in command, (
+        "the servers' postStart runs gitpuller, which nbgitpuller installs"
+    )
+    nbgrader = re.search(
+        r"^nbgrader==\S+", (ROOT / "classroom" / "requirements.txt").read_text(), re.M
+    )
     assert nbgrader.group(0) in command, "the image's nbgrader is the class environment's"
     image = values()["singleuser"]["image"]
-    assert f"--image-name {image['name']}:{image['tag']}" in command, "the values use the image built"
+    assert f"--image-name {image['name']}:{image['tag']}" in command, (
+        "the values use the image built"
+    )
 
 
 def test_nbgitpuller_pulls_this_course_and_jupyterlab_opens_its_chapter_00():
@@ -168,15 +184,20 @@ def test_nbgitpuller_pulls_this_course_and_jupyterlab_opens_its_chapter_00():
     _, repository, branch, folder = command
     assert repository == REPOSITORY and branch
     opened = singleuser["defaultUrl"]
-    assert opened.startswith(f"/lab/tree/{folder}/"), f"{opened} is not in {folder}, where gitpuller pulls"
+    assert opened.startswith(f"/lab/tree/{folder}/"), (
+        f"{opened} is not in {folder}, where gitpuller pulls"
+    )
     in_repository = opened.removeprefix(f"/lab/tree/{folder}/")
     assert in_repository == "notebooks/00_start_here.ipynb" and (ROOT / in_repository).is_file()
 
 
 def test_nbgrader_exchange_is_the_folder_the_shared_volume_is_mounted_on():
     singleuser = values()["singleuser"]
-    config = next(spec["stringData"] for spec in singleuser["extraFiles"].values()
-                  if spec["mountPath"].endswith("/nbgrader_config.py"))
+    config = next(
+        spec["stringData"]
+        for spec in singleuser["extraFiles"].values()
+        if spec["mountPath"].endswith("/nbgrader_config.py")
+    )
     root = re.search(r"c\.Exchange\.root = \"([^\"]+)\"", config).group(1)
     mounts = [mount["mountPath"] for mount in singleuser["storage"]["extraVolumeMounts"]]
     assert root in mounts, f"nbgrader's exchange {root} is not a mounted volume ({mounts})"
@@ -187,8 +208,11 @@ def sizing_rows():
     text = CLASS_README.read_text(encoding="utf-8")
     assert "\n## Sizing\n" in text, "classroom/README.md has a section ## Sizing"
     section = text.split("\n## Sizing\n", 1)[1].split("\n## ", 1)[0]
-    rows = [[cell.strip() for cell in line.strip("|").split("|")]
-            for line in section.splitlines() if re.match(r"\|\s*\d", line)]
+    rows = [
+        [cell.strip() for cell in line.strip("|").split("|")]
+        for line in section.splitlines()
+        if re.match(r"\|\s*\d", line)
+    ]
     assert rows, "the Sizing section has a table of node sizes"
     return section, rows
 

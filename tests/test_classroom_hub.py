@@ -53,7 +53,9 @@ from test_classroom_helm import guaranteed_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 CLASSROOM = ROOT / "classroom"
-CHAPTER_00 = "00_start_here"  # fetched into each student's home, as 00_start_here/00_start_here.ipynb
+CHAPTER_00 = (
+    "00_start_here"  # fetched into each student's home, as 00_start_here/00_start_here.ipynb
+)
 STUDENTS = [f"student{n:02d}" for n in range(1, 11)]
 INSTRUCTOR = "teacher"
 PASSWORD = "a-test-password"  # the one password the test's authenticator accepts
@@ -63,11 +65,14 @@ ALL_RUNNING_WITHIN = 240  # seconds for ten servers to start on a loaded 2-core 
 CELL_TIMEOUT = 120  # seconds for one cell of chapter 00 while ten kernels share the machine
 COMMANDS_TIMEOUT = 600  # seconds for the instructor's nbgrader commands (autograde runs chapter 04)
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(
-    not ASKED_FOR,
-    reason="starts a JupyterHub with ten JupyterLab servers, which takes a minute or two: "
-    "set COURSE_CLASS_HUB=1 to run it (CI always does)",
-)]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not ASKED_FOR,
+        reason="starts a JupyterHub with ten JupyterLab servers, which takes a minute or two: "
+        "set COURSE_CLASS_HUB=1 to run it (CI always does)",
+    ),
+]
 
 
 def before_the_tests():
@@ -86,7 +91,7 @@ def children_by_parent():
         if entry.name.isdigit():
             with contextlib.suppress(OSError):
                 stat = (entry / "stat").read_text()
-                parent = int(stat[stat.rindex(")") + 2:].split()[1])
+                parent = int(stat[stat.rindex(")") + 2 :].split()[1])
                 children.setdefault(parent, []).append(int(entry.name))
     return children
 
@@ -106,7 +111,7 @@ def start_time(pid):
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    return int(stat[stat.rindex(")") + 2:].split()[19])
+    return int(stat[stat.rindex(")") + 2 :].split()[19])
 
 
 def memory_mib(pid, field):
@@ -148,15 +153,18 @@ class Hub:
 
     def api(self, method, path, token=None, **kwargs):
         headers = {"Authorization": f"token {token or self.admin_token}"}
-        return requests.request(method, f"{self.url}/hub/api{path}", headers=headers,
-                                timeout=60, **kwargs)
+        return requests.request(
+            method, f"{self.url}/hub/api{path}", headers=headers, timeout=60, **kwargs
+        )
 
     def write_configuration(self):
         (self.folder / "students.txt").write_text(
-            "# the test's class\n" + "\n".join(STUDENTS) + "\n\n", encoding="utf-8")
+            "# the test's class\n" + "\n".join(STUDENTS) + "\n\n", encoding="utf-8"
+        )
         config = self.folder / "jupyterhub_config.py"
         allow_root = ["--allow-root"] if os.geteuid() == 0 else []  # CI runs as root
-        config.write_text(f"""\
+        config.write_text(
+            f"""\
 c = get_config()
 load_subconfig({str(CLASSROOM / "jupyterhub_config.py")!r})
 # For the test only: any listed user with the one password, no system accounts.
@@ -169,29 +177,39 @@ c.JupyterHub.hub_port = {free_port()}
 c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{free_port()}"
 c.JupyterHub.services = [{{"name": "course-test", "api_token": {self.admin_token!r}}}]
 c.JupyterHub.load_roles = [{{"name": "admin", "services": ["course-test"]}}]
-""", encoding="utf-8")
+""",
+            encoding="utf-8",
+        )
         return config
 
     def start(self, python):
         config = self.write_configuration()
-        env = {**os.environ,
-               "COURSE_STUDENTS": str(self.folder / "students.txt"),
-               "COURSE_INSTRUCTOR": INSTRUCTOR,
-               "COURSE_HUB_DATA": str(self.data),
-               "COURSE_HUB_BIND_URL": self.url,
-               "COURSE_HUB_AUTHENTICATOR": "dummy"}
+        env = {
+            **os.environ,
+            "COURSE_STUDENTS": str(self.folder / "students.txt"),
+            "COURSE_INSTRUCTOR": INSTRUCTOR,
+            "COURSE_HUB_DATA": str(self.data),
+            "COURSE_HUB_BIND_URL": self.url,
+            "COURSE_HUB_AUTHENTICATOR": "dummy",
+        }
         env.pop("JUPYTER_CONFIG_PATH", None)
         with open(self.log, "w") as log:
             self.process = subprocess.Popen(
-                [str(python.parent / "jupyterhub"), "-f", str(config)], cwd=self.folder,
-                env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True)
+                [str(python.parent / "jupyterhub"), "-f", str(config)],
+                cwd=self.folder,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             self.remember_processes()
             if self.process.poll() is not None:
-                raise AssertionError(f"the hub stopped (exit {self.process.returncode}):\n"
-                                     f"{self.log_tail()}")
+                raise AssertionError(
+                    f"the hub stopped (exit {self.process.returncode}):\n{self.log_tail()}"
+                )
             with contextlib.suppress(requests.ConnectionError):
                 if self.api("GET", "/").status_code == 200:
                     return
@@ -208,8 +226,11 @@ c.JupyterHub.load_roles = [{{"name": "admin", "services": ["course-test"]}}]
                 self.started.setdefault(pid, start_time(pid))
 
     def still_running(self):
-        return [pid for pid, started in self.started.items()
-                if started is not None and start_time(pid) == started]
+        return [
+            pid
+            for pid, started in self.started.items()
+            if started is not None and start_time(pid) == started
+        ]
 
     def stop(self):
         """Stop the hub as an instructor does (it stops every server and the proxy), then end
@@ -240,8 +261,13 @@ def hub(tmp_path_factory):
     if shutil.which("npm") is None:
         skip_or_fail("no `npm` on PATH, which installs the proxy (Debian: apt-get install npm)")
     python = class_environment.python()
-    installed = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=CLASSROOM,
-                               capture_output=True, text=True, timeout=300)
+    installed = subprocess.run(
+        ["npm", "ci", "--no-audit", "--no-fund"],
+        cwd=CLASSROOM,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert installed.returncode == 0, f"npm ci in classroom/ failed:\n{installed.stderr[-3000:]}"
     running = Hub(tmp_path_factory.mktemp("hub"))
     try:
@@ -250,8 +276,10 @@ def hub(tmp_path_factory):
     finally:
         killed = running.stop()
         shutil.rmtree(running.data, ignore_errors=True)
-        assert not killed, (f"processes the hub started were still running after it stopped "
-                            f"and had to be killed: {killed}\n{running.log_tail()}")
+        assert not killed, (
+            f"processes the hub started were still running after it stopped "
+            f"and had to be killed: {killed}\n{running.log_tail()}"
+        )
 
 
 # ------------------------------------------------------------------ a student's server
@@ -265,15 +293,21 @@ class Server:
         self.base = f"{hub.url}/user/{name}"
 
     def api(self, method, path, **kwargs):
-        return requests.request(method, f"{self.base}{path}", timeout=60,
-                                headers={"Authorization": f"token {self.token}"}, **kwargs)
+        return requests.request(
+            method,
+            f"{self.base}{path}",
+            timeout=60,
+            headers={"Authorization": f"token {self.token}"},
+            **kwargs,
+        )
 
     def connect(self, kernel, timeout=CELL_TIMEOUT):
         """A websocket to the kernel's channels, as JupyterLab opens one; `timeout` seconds
         without a message from the kernel fail the test."""
         url = self.base.replace("http://", "ws://") + f"/api/kernels/{kernel}/channels"
-        return websocket.create_connection(url, header=[f"Authorization: token {self.token}"],
-                                           timeout=timeout)
+        return websocket.create_connection(
+            url, header=[f"Authorization: token {self.token}"], timeout=timeout
+        )
 
     def run_notebook(self, path):
         """Run every code cell of the notebook at `path` (in the server's folder) in a new
@@ -282,9 +316,16 @@ class Server:
         saved = self.api("GET", f"/api/contents/{path}")
         assert saved.status_code == 200, f"{self.name} has no {path}: {saved.status_code}"
         notebook = nbformat.from_dict(saved.json()["content"])
-        session = self.api("POST", "/api/sessions", json={
-            "path": path, "type": "notebook", "name": Path(path).name,
-            "kernel": {"name": "python3"}})
+        session = self.api(
+            "POST",
+            "/api/sessions",
+            json={
+                "path": path,
+                "type": "notebook",
+                "name": Path(path).name,
+                "kernel": {"name": "python3"},
+            },
+        )
         assert session.status_code == 201, session.text
         errors = []
         connection = self.connect(session.json()["kernel"]["id"])
@@ -325,21 +366,41 @@ def _message(frame):
     if isinstance(frame, str):
         return json.loads(frame)
     parts = int.from_bytes(frame[:4], "big")
-    offsets = [int.from_bytes(frame[4 + 4 * i: 8 + 4 * i], "big") for i in range(parts)]
+    offsets = [int.from_bytes(frame[4 + 4 * i : 8 + 4 * i], "big") for i in range(parts)]
     end = offsets[1] if parts > 1 else len(frame)
-    return json.loads(bytes(frame[offsets[0]:end]).decode("utf-8"))
+    return json.loads(bytes(frame[offsets[0] : end]).decode("utf-8"))
 
 
 def execute(connection, code):
     """Run `code` in the kernel behind the websocket `connection`, wait until the kernel is
     idle again, and return its error ("Name: message") or None, and the text it printed."""
     msg_id = uuid.uuid4().hex
-    connection.send(json.dumps({
-        "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "",
-                   "session": uuid.uuid4().hex, "version": "5.3", "date": ""},
-        "parent_header": {}, "metadata": {}, "buffers": [], "channel": "shell",
-        "content": {"code": code, "silent": False, "store_history": True,
-                    "user_expressions": {}, "allow_stdin": False, "stop_on_error": True}}))
+    connection.send(
+        json.dumps(
+            {
+                "header": {
+                    "msg_id": msg_id,
+                    "msg_type": "execute_request",
+                    "username": "",
+                    "session": uuid.uuid4().hex,
+                    "version": "5.3",
+                    "date": "",
+                },
+                "parent_header": {},
+                "metadata": {},
+                "buffers": [],
+                "channel": "shell",
+                "content": {
+                    "code": code,
+                    "silent": False,
+                    "store_history": True,
+                    "user_expressions": {},
+                    "allow_stdin": False,
+                    "stop_on_error": True,
+                },
+            }
+        )
+    )
     error, printed, replied, idle = None, [], False, False
     while not (replied and idle):
         message = _message(connection.recv())
@@ -361,9 +422,11 @@ def execute(connection, code):
 
 def log_in(hub, name, password=PASSWORD):
     """Log `name` in through the hub's REST API with a password; the token it gives back."""
-    answer = requests.post(f"{hub.url}/hub/api/users/{name}/tokens", timeout=60,
-                           json={"auth": {"username": name, "password": password},
-                                 "note": "the class test"})
+    answer = requests.post(
+        f"{hub.url}/hub/api/users/{name}/tokens",
+        timeout=60,
+        json={"auth": {"username": name, "password": password}, "note": "the class test"},
+    )
     return answer.status_code, (answer.json().get("token") if answer.ok else None)
 
 
@@ -376,7 +439,9 @@ def running_servers(hub, names):
 
     def start(name):
         token = hub.tokens[name]
-        if not (hub.api("GET", f"/users/{name}", token=token).json()["servers"].get("") or {}).get("ready"):
+        if not (hub.api("GET", f"/users/{name}", token=token).json()["servers"].get("") or {}).get(
+            "ready"
+        ):
             answer = hub.api("POST", f"/users/{name}/server", token=token)
             assert answer.status_code in (201, 202), f"{name}: {answer.status_code} {answer.text}"
             wait_until_running(hub, name, token, time.monotonic() + ALL_RUNNING_WITHIN)
@@ -394,8 +459,14 @@ def wait_until_running(hub, name, token, deadline):
     status = f"{hub.url}/user/{name}/api/status"
     while time.monotonic() < deadline:
         server = hub.api("GET", f"/users/{name}", token=token).json()["servers"].get("")
-        if server and server["ready"] and requests.get(
-                status, headers={"Authorization": f"token {token}"}, timeout=60).status_code == 200:
+        if (
+            server
+            and server["ready"]
+            and requests.get(
+                status, headers={"Authorization": f"token {token}"}, timeout=60
+            ).status_code
+            == 200
+        ):
             return
         time.sleep(0.5)
     raise AssertionError(f"{name}'s server did not start in time:\n{hub.log_tail()}")
@@ -418,8 +489,9 @@ def test_ten_students_start_their_servers_at_once_and_each_runs_chapter_00(hub, 
     # All ten ask at once (the hub answers a request when the server is up, or after 10 s).
     started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(len(STUDENTS)) as pool:
-        answers = pool.map(lambda name: hub.api("POST", f"/users/{name}/server",
-                                                token=tokens[name]), STUDENTS)
+        answers = pool.map(
+            lambda name: hub.api("POST", f"/users/{name}/server", token=tokens[name]), STUDENTS
+        )
         for name, answer in zip(STUDENTS, answers):
             assert answer.status_code in (201, 202), f"{name}: {answer.status_code} {answer.text}"
     deadline = started + ALL_RUNNING_WITHIN
@@ -451,17 +523,23 @@ def test_ten_students_start_their_servers_at_once_and_each_runs_chapter_00(hub, 
         rows.append((name, server_mib, kernel_mib, server_mib + kernel_mib, peak_mib, shared_mib))
     for server in servers:
         server.end(runs[server.name][1])
-    print(f"\n{len(STUDENTS)} students logged in; all servers running after "
-          f"{seconds_to_all_running:.1f} s; chapter 00 run in each after {seconds_to_all_run:.1f} s")
-    print("Resident memory (RSS) in MiB. peak: each process's own peak, added up; "
-          "pss: both, with the pages the servers share counted as each one's share")
+    print(
+        f"\n{len(STUDENTS)} students logged in; all servers running after "
+        f"{seconds_to_all_running:.1f} s; chapter 00 run in each after {seconds_to_all_run:.1f} s"
+    )
+    print(
+        "Resident memory (RSS) in MiB. peak: each process's own peak, added up; "
+        "pss: both, with the pages the servers share counted as each one's share"
+    )
     columns = ("student", "server", "kernel", "both", "peak", "pss")
     print("".join(f"{title:>10}" for title in columns))
     for row in rows:
         print(f"{row[0]:>10}" + "".join(f"{mb:>10.0f}" for mb in row[1:]))
     for label, combine in (("mean", lambda xs: sum(xs) / len(xs)), ("largest", max)):
-        print(f"{label:>10}" + "".join(f"{combine([row[i] for row in rows]):>10.0f}"
-                                        for i in range(1, 6)))
+        print(
+            f"{label:>10}"
+            + "".join(f"{combine([row[i] for row in rows]):>10.0f}" for i in range(1, 6))
+        )
     # What Kubernetes guarantees each student (classroom/zero-to-jupyterhub.yaml) covers this.
     guarantee = guaranteed_bytes() / 2**20
     over = [row[0] for row in rows if row[3] > guarantee]
@@ -511,9 +589,13 @@ def released(hub):
     if not (CLASSROOM / "build.py").is_file():
         skip_or_fail("classroom/build.py, which writes the course directory, is missing")
     (teacher,) = running_servers(hub, [INSTRUCTOR])
-    return teacher.run_code(INSTRUCTOR_RUNS + "".join(
-        RELEASE.format(build=str(CLASSROOM / "build.py"), assignment=a)
-        for a in (CHAPTER_00, ASSIGNMENT)))
+    return teacher.run_code(
+        INSTRUCTOR_RUNS
+        + "".join(
+            RELEASE.format(build=str(CLASSROOM / "build.py"), assignment=a)
+            for a in (CHAPTER_00, ASSIGNMENT)
+        )
+    )
 
 
 def test_no_student_finds_a_solution_in_their_home(hub, released):
@@ -527,8 +609,11 @@ def test_no_student_finds_a_solution_in_their_home(hub, released):
         assert notebooks, f"{student.name} has fetched nothing"
         found = [str(p) for p in notebooks if solution_cells(p)]
         assert found == [], f"{student.name} has solutions in {found}"
-        assert not [p for p in home.rglob("*") if p.is_file() and "BEGIN SOLUTION" in
-                    p.read_text(errors="replace")]
+        assert not [
+            p
+            for p in home.rglob("*")
+            if p.is_file() and "BEGIN SOLUTION" in p.read_text(errors="replace")
+        ]
     # and the check can fail: the repository's chapter holds them
     assert solution_cells(ROOT / "notebooks" / f"{CHAPTER_00}.ipynb")
 
@@ -536,13 +621,19 @@ def test_no_student_finds_a_solution_in_their_home(hub, released):
 def solution_cells(path):
     """The code cells of the notebook at `path` that are a `%%solution` cell."""
     notebook = json.loads(path.read_text(encoding="utf-8"))
-    return [c for c in notebook["cells"] if c["cell_type"] == "code"
-            and "".join(c["source"]).lstrip().startswith("%%solution")]
+    return [
+        c
+        for c in notebook["cells"]
+        if c["cell_type"] == "code" and "".join(c["source"]).lstrip().startswith("%%solution")
+    ]
 
 
 def without_solution_markers(text):
-    return "\n".join(line for line in text.splitlines()
-                     if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION"))
+    return "\n".join(
+        line
+        for line in text.splitlines()
+        if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION")
+    )
 
 
 def assignment_action(server, action, assignment=ASSIGNMENT):
@@ -558,8 +649,7 @@ def assignment_action(server, action, assignment=ASSIGNMENT):
     return {(item["assignment_id"], item["status"]) for item in listing["value"]}
 
 
-def test_the_instructor_releases_chapter_04_three_students_submit_and_it_is_graded(hub,
-                                                                                   released):
+def test_the_instructor_releases_chapter_04_three_students_submit_and_it_is_graded(hub, released):
     teacher, *students = running_servers(hub, [INSTRUCTOR, *STUDENTS[:3]])
     # Only the instructor has the formgrader; students have the assignment list.
     assert teacher.api("GET", "/formgrader").status_code == 200
@@ -567,14 +657,19 @@ def test_the_instructor_releases_chapter_04_three_students_submit_and_it_is_grad
     printed = released
     source = teacher.api("GET", f"/api/contents/course/source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb")
     assert source.status_code == 200, f"the build wrote no {ASSIGNMENT}:\n{printed}"
-    solutions = {cell["metadata"]["nbgrader"]["grade_id"]: cell["source"]
-                 for cell in source.json()["content"]["cells"]
-                 if cell["metadata"].get("nbgrader", {}).get("solution")}
+    solutions = {
+        cell["metadata"]["nbgrader"]["grade_id"]: cell["source"]
+        for cell in source.json()["content"]["cells"]
+        if cell["metadata"].get("nbgrader", {}).get("solution")
+    }
     assert solutions, f"{ASSIGNMENT} has no answer cells"
 
     # student01 answers every exercise, student02 none, student03 all but the first.
-    answered = {students[0].name: list(solutions), students[1].name: [],
-                students[2].name: list(solutions)[1:]}
+    answered = {
+        students[0].name: list(solutions),
+        students[1].name: [],
+        students[2].name: list(solutions)[1:],
+    }
     for student in students:
         assert (ASSIGNMENT, "released") in assignment_action(student, "list")
         assert (ASSIGNMENT, "fetched") in assignment_action(student, "fetch")
@@ -587,8 +682,11 @@ def test_the_instructor_releases_chapter_04_three_students_submit_and_it_is_grad
             grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
             if grade_id in answered[student.name]:
                 cell["source"] = without_solution_markers(solutions[grade_id])
-        saved = student.api("PUT", f"/api/contents/{path}",
-                            json={"type": "notebook", "format": "json", "content": notebook})
+        saved = student.api(
+            "PUT",
+            f"/api/contents/{path}",
+            json={"type": "notebook", "format": "json", "content": notebook},
+        )
         assert saved.status_code == 200, saved.text
         assert (ASSIGNMENT, "submitted") in assignment_action(student, "submit")
 
@@ -597,8 +695,10 @@ def test_the_instructor_releases_chapter_04_three_students_submit_and_it_is_grad
     scores, total = gradebook["scores"], gradebook["max"]
     print(f"\n{ASSIGNMENT} released by {INSTRUCTOR}, submitted by three students, autograded:")
     for name in answered:
-        print(f"{name:>10}  {len(answered[name])} of {len(solutions)} answers  "
-              f"{scores.get(name)} of {total} points")
+        print(
+            f"{name:>10}  {len(answered[name])} of {len(solutions)} answers  "
+            f"{scores.get(name)} of {total} points"
+        )
     assert sorted(scores) == sorted(answered), f"the gradebook has {sorted(scores)}"
     assert scores[students[0].name] == total > 0, "every answer right is full marks"
     assert scores[students[1].name] < scores[students[2].name] < total
@@ -629,8 +729,11 @@ def two_accounts(hub):
     homes = {}
     try:
         for name in PAIR:
-            subprocess.run(["useradd", "--system", "--no-create-home", "--shell",
-                            "/usr/sbin/nologin", name], check=True, capture_output=True)
+            subprocess.run(
+                ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+                check=True,
+                capture_output=True,
+            )
             home = hub.data / "homes" / name
             home.mkdir(parents=True)
             entry = pwd.getpwnam(name)
@@ -646,11 +749,26 @@ def as_student(name, home, *command):
     """Run `command` as the account `name`, in its home folder, with the class environment's
     tools first on PATH; what it printed."""
     entry = pwd.getpwnam(name)
-    env = {"PATH": f"{class_environment.VENV / 'bin'}:{os.environ['PATH']}", "HOME": str(home),
-           "LANG": "C.UTF-8"}
-    done = subprocess.run(["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}",
-                           "--clear-groups", "--", *map(str, command)], cwd=home, env=env,
-                          capture_output=True, text=True, timeout=COMMANDS_TIMEOUT)
+    env = {
+        "PATH": f"{class_environment.VENV / 'bin'}:{os.environ['PATH']}",
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+    }
+    done = subprocess.run(
+        [
+            "setpriv",
+            f"--reuid={entry.pw_uid}",
+            f"--regid={entry.pw_gid}",
+            "--clear-groups",
+            "--",
+            *map(str, command),
+        ],
+        cwd=home,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=COMMANDS_TIMEOUT,
+    )
     return done.returncode, done.stdout + done.stderr
 
 
@@ -660,31 +778,53 @@ def test_no_student_can_take_the_exchange_or_submit_as_another(hub, released, tw
     ada, alan = PAIR
     exchange_options = [f"--Exchange.root={exchange}", f"--course={COURSE_ID}"]
     # ada tries to rename the instructor's course folder, to put her own in its place
-    code, said = as_student(ada, two_accounts[ada], class_environment.VENV / "bin" / "python",
-                            "-c", TAKE_THE_COURSE, exchange, COURSE_ID)
+    code, said = as_student(
+        ada,
+        two_accounts[ada],
+        class_environment.VENV / "bin" / "python",
+        "-c",
+        TAKE_THE_COURSE,
+        exchange,
+        COURSE_ID,
+    )
     assert "REFUSED PermissionError" in said, said
     assert (exchange / COURSE_ID).is_dir()
     # alan submits his own; then ada submits hers under alan's name
     for name, filed_as in ((alan, alan), (ada, alan)):
         for step in (["fetch_assignment", ASSIGNMENT], ["submit", ASSIGNMENT]):
-            code, said = as_student(name, two_accounts[name], "nbgrader", *step,
-                                    *exchange_options,
-                                    f"--CourseDirectory.student_id={filed_as}")
+            code, said = as_student(
+                name,
+                two_accounts[name],
+                "nbgrader",
+                *step,
+                *exchange_options,
+                f"--CourseDirectory.student_id={filed_as}",
+            )
             assert code == 0, f"{name}: nbgrader {step[0]}:\n{said}"
-    inbound = sorted(p.name for p in (exchange / COURSE_ID / "inbound").iterdir()
-                     if p.name.startswith(f"{alan}+{ASSIGNMENT}"))
+    inbound = sorted(
+        p.name
+        for p in (exchange / COURSE_ID / "inbound").iterdir()
+        if p.name.startswith(f"{alan}+{ASSIGNMENT}")
+    )
     assert len(inbound) == 2, inbound  # both filed under alan's name
     # the instructor collects: alan's own submission is collected, ada's refused and listed
     course = hub.folder / "home" / INSTRUCTOR / "course"
-    done = subprocess.run(["nbgrader", "collect", ASSIGNMENT, *exchange_options],
-                          cwd=course, capture_output=True, text=True, timeout=COMMANDS_TIMEOUT,
-                          env={**os.environ, "PATH": f"{class_environment.VENV / 'bin'}:"
-                                                    f"{os.environ['PATH']}"})
+    done = subprocess.run(
+        ["nbgrader", "collect", ASSIGNMENT, *exchange_options],
+        cwd=course,
+        capture_output=True,
+        text=True,
+        timeout=COMMANDS_TIMEOUT,
+        env={**os.environ, "PATH": f"{class_environment.VENV / 'bin'}:{os.environ['PATH']}"},
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"belongs to {ada}, so it was not collected" in done.stdout + done.stderr
     refused = (course / "refused.csv").read_text()
     assert f"{ASSIGNMENT},{alan},{ada}," in refused
-    (his,) = [name for name in inbound if pwd.getpwuid(
-        (exchange / COURSE_ID / "inbound" / name).stat().st_uid).pw_name == alan]
+    (his,) = [
+        name
+        for name in inbound
+        if pwd.getpwuid((exchange / COURSE_ID / "inbound" / name).stat().st_uid).pw_name == alan
+    ]
     collected = course / "submitted" / alan / ASSIGNMENT
     assert (collected / "timestamp.txt").read_text().strip() in his, "alan's own was collected"

@@ -36,8 +36,7 @@ referee = load_referee()
 
 
 def chapters_with_exercises():
-    return [c for c in syllabus.CHAPTERS
-            if build.exercises(course_notebook(c), c.notebook)]
+    return [c for c in syllabus.CHAPTERS if build.exercises(course_notebook(c), c.notebook)]
 
 
 @pytest.mark.parametrize("chapter", chapters_with_exercises(), ids=lambda c: c.notebook[:2])
@@ -49,9 +48,11 @@ def test_no_solution_of_the_course_is_refused(chapter):
 @pytest.mark.parametrize("student", sorted(CHEATS) + ["intruder"])
 def test_each_cheat_is_refused_from_its_code(student):
     answer = CHEATS.get(student, INTRUDER)
-    (solution,) = [e[4] for e in build.exercises(course_notebook(syllabus.chapter(4)),
-                                                  "04_activations.ipynb")
-                   if build.exercise_key(e[0]) == CHEATED]
+    (solution,) = [
+        e[4]
+        for e in build.exercises(course_notebook(syllabus.chapter(4)), "04_activations.ipynb")
+        if build.exercise_key(e[0]) == CHEATED
+    ]
     found = referee.refusals(answer, solution, "ch04.check_tanh(Value)")
     assert found, student
     # and a right answer typed below the cheat does not make it pass
@@ -60,13 +61,14 @@ def test_each_cheat_is_refused_from_its_code(student):
 
 def test_refusals_name_what_they_found():
     found = referee.refusals("Value = stage(4)\n", "def tanh(self): ...", "check(Value)")
-    assert found == ["uses `stage`",
-                     "replaces `Value`, which the check is given, instead of completing it"]
+    assert found == [
+        "uses `stage`",
+        "replaces `Value`, which the check is given, instead of completing it",
+    ]
     assert referee.refusals("import os\n", "", "check(x)") == ["imports `os`", "uses `os`"]
     assert referee.refusals("y = x.__class__\n", "", "check(z)") == ["reaches `.__class__`"]
     frames = "def g():\n    yield\nh = g()\nnext(h)\ncaller = h.gi_frame.f_back\n"
-    assert referee.refusals(frames, "", "check(z)") == ["reaches `.f_back`",
-                                                         "reaches `.gi_frame`"]
+    assert referee.refusals(frames, "", "check(z)") == ["reaches `.f_back`", "reaches `.gi_frame`"]
     with pytest.raises(SyntaxError):
         referee.refusals("def f(:\n", "", "check(f)")
 
@@ -94,16 +96,24 @@ def verdicts(source, answers):
             solution = code.partition("### BEGIN SOLUTION\n")[2].partition("\n### END")[0]
             cell["source"] = answers.get(keys[grade_id], solution)
     job = {"steps": referee.steps_of(source, submitted), "package": str(ROOT)}
-    done = subprocess.run([sys.executable, "-I", str(REFEREE)], input=json.dumps(job),
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-I", str(REFEREE)],
+        input=json.dumps(job),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     return {v["cell"]: v for v in map(json.loads, done.stdout.splitlines())}
 
 
 def points(source, found):
     """The points the verdicts give, cell by cell."""
-    worth = {c["metadata"]["nbgrader"]["grade_id"]: c["metadata"]["nbgrader"].get("points", 0)
-             for c in source["cells"] if c["metadata"].get("nbgrader", {}).get("grade")}
+    worth = {
+        c["metadata"]["nbgrader"]["grade_id"]: c["metadata"]["nbgrader"].get("points", 0)
+        for c in source["cells"]
+        if c["metadata"].get("nbgrader", {}).get("grade")
+    }
     return {cell: (worth[cell] if v["passed"] else 0) for cell, v in found.items()}
 
 
@@ -113,19 +123,31 @@ def test_right_answers_earn_every_point_and_the_package_class_none(chapter_04):
     assert sum(points(chapter_04, right).values()) == total
     cheat = verdicts(chapter_04, {CHEATED: CHEATS["package-class"]})
     lost = sorted(cell for cell, v in cheat.items() if not v["passed"])
-    tanh_cell = next(s["check_cell"] for s in referee.steps_of(chapter_04, chapter_04)
-                     if s.get("exercise") == CHEATED)
-    checkpoint_cell = next(s["cell"] for s in referee.steps_of(chapter_04, chapter_04)
-                           if s["kind"] == "checkpoint")
+    tanh_cell = next(
+        s["check_cell"]
+        for s in referee.steps_of(chapter_04, chapter_04)
+        if s.get("exercise") == CHEATED
+    )
+    checkpoint_cell = next(
+        s["cell"] for s in referee.steps_of(chapter_04, chapter_04) if s["kind"] == "checkpoint"
+    )
     assert lost == sorted([tanh_cell, checkpoint_cell])
     assert "uses `stage`" in " ".join(cheat[tanh_cell]["flags"])
 
 
 def test_a_replaced_check_and_a_syntax_error_earn_nothing_and_say_why(chapter_04):
-    found = verdicts(chapter_04, {CHEATED: CHEATS["replaced-checks"],
-                                  "ch04.check_sigmoid": "@add_to_class(Value)\ndef sigmoid(self)\n"})
-    by_exercise = {s["exercise"]: s["check_cell"]
-                   for s in referee.steps_of(chapter_04, chapter_04) if s["kind"] == "answer"}
+    found = verdicts(
+        chapter_04,
+        {
+            CHEATED: CHEATS["replaced-checks"],
+            "ch04.check_sigmoid": "@add_to_class(Value)\ndef sigmoid(self)\n",
+        },
+    )
+    by_exercise = {
+        s["exercise"]: s["check_cell"]
+        for s in referee.steps_of(chapter_04, chapter_04)
+        if s["kind"] == "answer"
+    }
     tanh, sigmoid = found[by_exercise[CHEATED]], found[by_exercise["ch04.check_sigmoid"]]
     assert not tanh["passed"] and "uses `ch04`" in " ".join(tanh["flags"])
     assert not sigmoid["passed"] and "syntax error" in sigmoid["said"]

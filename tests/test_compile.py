@@ -16,8 +16,14 @@ from hypothesis import strategies as st
 
 from autograd import nn
 from autograd.article import NEURON, neuron
-from autograd.compile import (CompiledLoss, Instruction, NoCompilerWarning, TraceMismatch,
-                              compile_loss, compile_step)
+from autograd.compile import (
+    CompiledLoss,
+    Instruction,
+    NoCompilerWarning,
+    TraceMismatch,
+    compile_loss,
+    compile_step,
+)
 from autograd.data import make_moons
 from autograd.engine import Value
 from programs import OPS, programs, run
@@ -96,16 +102,19 @@ def test_every_operation_of_the_programs_compiles():
 # --------------------------------------------------------------------- the engine's edge rules
 
 
-@pytest.mark.parametrize("fn, params", [
-    (lambda p, x: p[0].relu() * math.inf, [-1.0]),         # relu below 0: nothing, even inf
-    (lambda p, x: (p[0] ** 0) * math.inf, [2.0]),          # x ** 0: nothing either
-    (lambda p, x: (p[0] ** p[1] + p[2]) ** 0.5, [0.0, 0.0, -1.0]),  # b = 0 under an inf grad
-    (lambda p, x: p[0] ** 0.5, [0.0]),                     # an infinite slope
-    (lambda p, x: (p[0] * -1.0) * 0.0, [3.0]),             # zeros with a sign
-    (lambda p, x: p[0] / p[1] + p[1] / 7, [1e-300, 1e300]),
-    (lambda p, x: (p[0] * p[0]).tanh() + (p[0] - 20).sigmoid(), [0.999]),
-    (lambda p, x: 2 ** p[0] + p[0] ** -2 - 3 / p[0], [-1.5]),
-])
+@pytest.mark.parametrize(
+    "fn, params",
+    [
+        (lambda p, x: p[0].relu() * math.inf, [-1.0]),  # relu below 0: nothing, even inf
+        (lambda p, x: (p[0] ** 0) * math.inf, [2.0]),  # x ** 0: nothing either
+        (lambda p, x: (p[0] ** p[1] + p[2]) ** 0.5, [0.0, 0.0, -1.0]),  # b = 0 under an inf grad
+        (lambda p, x: p[0] ** 0.5, [0.0]),  # an infinite slope
+        (lambda p, x: (p[0] * -1.0) * 0.0, [3.0]),  # zeros with a sign
+        (lambda p, x: p[0] / p[1] + p[1] / 7, [1e-300, 1e300]),
+        (lambda p, x: (p[0] * p[0]).tanh() + (p[0] - 20).sigmoid(), [0.999]),
+        (lambda p, x: 2 ** p[0] + p[0] ** -2 - 3 / p[0], [-1.5]),
+    ],
+)
 def test_edge_rules_match_the_engine(fn, params):
     assert_identical(compile_loss(fn, params)(params, []), engine(fn, params, []))
 
@@ -196,33 +205,50 @@ def test_a_node_made_by_hand_is_refused_as_grad_refuses_it():
 
 def test_inputs_that_are_not_numbers_say_what_they_were():
     step = compile_loss(lambda p, x: p[0] * x[0], [2.0], [1.5])
-    for wrong, shown in ((None, "None of type NoneType"), ("abc", "'abc' of type str"),
-                         ({1.5}, "{1.5} of type set")):
-        with pytest.raises(TypeError, match=r"inputs must be a list or tuple shaped 1 number, as at "
-                                            r"the trace, but were given " + re.escape(shown)):
+    for wrong, shown in (
+        (None, "None of type NoneType"),
+        ("abc", "'abc' of type str"),
+        ({1.5}, "{1.5} of type set"),
+    ):
+        with pytest.raises(
+            TypeError,
+            match=r"inputs must be a list or tuple shaped 1 number, as at "
+            r"the trace, but were given " + re.escape(shown),
+        ):
             step([2.0], wrong)
-    with pytest.raises(TypeError, match="input 0 must be a real number, but was given None of "
-                                        "type NoneType"):
+    with pytest.raises(
+        TypeError, match="input 0 must be a real number, but was given None of type NoneType"
+    ):
         step([2.0], [None])
-    with pytest.raises(TypeError, match="parameter 0 must be a real number, but was given '2' "
-                                        "of type str"):
+    with pytest.raises(
+        TypeError, match="parameter 0 must be a real number, but was given '2' of type str"
+    ):
         step(["2"], [1.5])
     for wrong, shown in ((None, "None of type NoneType"), ("abc", "'abc' of type str")):
-        with pytest.raises(TypeError, match="input 0 must be a real number or a leaf Value .* but "
-                                            "was given " + re.escape(shown)):
+        with pytest.raises(
+            TypeError,
+            match="input 0 must be a real number or a leaf Value .* but "
+            "was given " + re.escape(shown),
+        ):
             compile_loss(lambda p, x: p[0], [2.0], wrong)
 
 
 def test_numpy_inputs_say_what_they_were():
     np = require_module("numpy")
     step = compile_loss(lambda p, x: p[0] * x[0], [2.0], [1.5])
-    with pytest.raises(TypeError, match=r"but were given array\(\[1.5\]\) of type "
-                                        r"numpy.ndarray: pass a list, e\.g\. array\.tolist\(\)"):
+    with pytest.raises(
+        TypeError,
+        match=r"but were given array\(\[1.5\]\) of type "
+        r"numpy.ndarray: pass a list, e\.g\. array\.tolist\(\)",
+    ):
         step([2.0], np.array([1.5]))
     assert step(np.array([2.0]), [np.float64(1.5)]) == (3.0, [1.5])
-    with pytest.raises(TypeError, match=r"input 0 must be a real number or a leaf Value .* but "
-                                        r"was given array\(\[1.5\]\) of type numpy.ndarray: "
-                                        r"pass a list"):
+    with pytest.raises(
+        TypeError,
+        match=r"input 0 must be a real number or a leaf Value .* but "
+        r"was given array\(\[1.5\]\) of type numpy.ndarray: "
+        r"pass a list",
+    ):
         compile_loss(lambda p, x: p[0] * x, [2.0], np.array([1.5]))
 
 
@@ -241,6 +267,7 @@ def test_tracing_changes_nothing_global_and_threads_trace_apart():
                 unpatched.append(Value.__init__ is init)
                 t = op(t, x[0])
             return t
+
         return fn
 
     steps = {}
@@ -248,8 +275,10 @@ def test_tracing_changes_nothing_global_and_threads_trace_apart():
     def trace(name, op):
         steps[name] = compile_loss(fn_of(op), [2.0], [3.0])
 
-    threads = [threading.Thread(target=trace, args=("times", lambda a, b: a * b)),
-               threading.Thread(target=trace, args=("plus", lambda a, b: a + b))]
+    threads = [
+        threading.Thread(target=trace, args=("times", lambda a, b: a * b)),
+        threading.Thread(target=trace, args=("plus", lambda a, b: a + b)),
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -257,7 +286,7 @@ def test_tracing_changes_nothing_global_and_threads_trace_apart():
     assert Value.__init__ is init and all(unpatched) and len(unpatched) == 10
     assert [ins.op for ins in steps["times"].tape] == ["*"] * 5
     assert [ins.op for ins in steps["plus"].tape] == ["+"] * 5
-    assert steps["times"]([2.0], [3.0]) == (2.0 * 3.0 ** 5, [3.0 ** 5])
+    assert steps["times"]([2.0], [3.0]) == (2.0 * 3.0**5, [3.0**5])
     assert steps["plus"]([2.0], [3.0]) == (17.0, [1.0])
 
 
@@ -268,8 +297,11 @@ def test_a_call_of_another_shape_raises_a_clear_error():
     step = compile_loss(lambda p, x: p[0] * x[0][0] + p[1] * x[1][1], [1.0, 2.0], [[1, 2], [3, 4]])
     with pytest.raises(ValueError, match="compiled for 2 parameters, but was given 3"):
         step([1.0, 2.0, 3.0], [[1, 2], [3, 4]])
-    with pytest.raises(ValueError, match=r"inputs shaped 2 × \(2 numbers\), but was given "
-                                         r"3 × \(2 numbers\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"inputs shaped 2 × \(2 numbers\), but was given "
+        r"3 × \(2 numbers\)",
+    ):
         step([1.0, 2.0], [[1, 2], [3, 4], [5, 6]])
     with pytest.raises(TypeError, match="parameter 1 must be a real number"):
         step([1.0, "2"], [[1, 2], [3, 4]])
@@ -302,16 +334,18 @@ def test_a_mismatch_says_where_the_trace_and_the_engine_part_ways_and_why():
         checked([2.0], [-0.5])
     message = str(caught.value)
     assert "at parameters [2.0] and inputs [-0.5]" in message
-    assert ("operation 2: the compiled code runs t1 = tanh(t0) where the engine ran 'exp'"
-            in message)
+    assert "operation 2: the compiled code runs t1 = tanh(t0) where the engine ran 'exp'" in message
     assert "branches on .data" in message
 
     w = Value(3.0)  # a constant of the compiled code, frozen at 3.0
     checked = compile_loss(lambda ps, xs: ps[0] * xs[0] * w, [2.0], [0.5], check=True)
     w.data = 4.0
-    with pytest.raises(TraceMismatch, match=r"operation 2, t1 = t0 \* 3.0, which gives 3.0 in "
-                                            r"the compiled code but 4.0 in the engine. Its "
-                                            r"constant 3.0 is a number frozen at the trace"):
+    with pytest.raises(
+        TraceMismatch,
+        match=r"operation 2, t1 = t0 \* 3.0, which gives 3.0 in "
+        r"the compiled code but 4.0 in the engine. Its "
+        r"constant 3.0 is a number frozen at the trace",
+    ):
         checked([2.0], [0.5])
 
 
@@ -326,10 +360,13 @@ def test_a_mismatch_of_the_c_code_alone_blames_the_c_build_not_the_trace():
         return loss, [math.nextafter(grads[0], math.inf)]
 
     step._c, step.backend = c_code_one_bit_off, "c"
-    with pytest.raises(TraceMismatch, match=r"the gradient of parameter 0 is .* from the "
-                                            r"compiled code but .* from the engine \(1 ulp apart\)"
-                                            r".*the same tape run as Python agrees with the "
-                                            r"engine.*C compiler"):
+    with pytest.raises(
+        TraceMismatch,
+        match=r"the gradient of parameter 0 is .* from the "
+        r"compiled code but .* from the engine \(1 ulp apart\)"
+        r".*the same tape run as Python agrees with the "
+        r"engine.*C compiler",
+    ):
         step([2.0], [3.0])
 
 
@@ -353,20 +390,23 @@ def test_leaves_that_are_not_parameters_or_inputs_are_constants():
 # --------------------------------------------------------------------- errors
 
 
-@pytest.mark.parametrize("fn, traced, called", [
-    (lambda p, x: (p[0] * x[0]).log(), 1.0, -2.0),
-    (lambda p, x: (p[0] * x[0]).log(), 1.0, 0.0),
-    (lambda p, x: p[0] / x[0], 1.0, 0.0),
-    (lambda p, x: p[0] * x[0], 1.0, 1.5e308),
-    (lambda p, x: p[0] * x[0] * x[0], 1.0, 1e200),
-    (lambda p, x: p[0] + x[0] + 1e308, 1.0, 1e308),
-    (lambda p, x: (p[0] * x[0]).exp(), 1.0, 1000.0),
-    (lambda p, x: (p[0] * x[0]) ** 0.5, 1.0, -4.0),
-    (lambda p, x: (p[0] * x[0]) ** -2.0, 1.0, 0.0),  # the message prints -2.0 ...
-    (lambda p, x: (p[0] * x[0]) ** -2, 1.0, 0.0),  # ... and -2, as the engine
-    (lambda p, x: x[0] ** p[0], 1.0, 1e300),
-    (lambda p, x: p[0] / (x[0] * 1e-300), 1.0, 1e-300),
-])
+@pytest.mark.parametrize(
+    "fn, traced, called",
+    [
+        (lambda p, x: (p[0] * x[0]).log(), 1.0, -2.0),
+        (lambda p, x: (p[0] * x[0]).log(), 1.0, 0.0),
+        (lambda p, x: p[0] / x[0], 1.0, 0.0),
+        (lambda p, x: p[0] * x[0], 1.0, 1.5e308),
+        (lambda p, x: p[0] * x[0] * x[0], 1.0, 1e200),
+        (lambda p, x: p[0] + x[0] + 1e308, 1.0, 1e308),
+        (lambda p, x: (p[0] * x[0]).exp(), 1.0, 1000.0),
+        (lambda p, x: (p[0] * x[0]) ** 0.5, 1.0, -4.0),
+        (lambda p, x: (p[0] * x[0]) ** -2.0, 1.0, 0.0),  # the message prints -2.0 ...
+        (lambda p, x: (p[0] * x[0]) ** -2, 1.0, 0.0),  # ... and -2, as the engine
+        (lambda p, x: x[0] ** p[0], 1.0, 1e300),
+        (lambda p, x: p[0] / (x[0] * 1e-300), 1.0, 1e-300),
+    ],
+)
 def test_errors_are_the_engines(fn, traced, called):
     step = compile_loss(fn, [1.5], [traced])
     want = engine(fn, [1.5], [called])
@@ -376,9 +416,11 @@ def test_errors_are_the_engines(fn, traced, called):
 
 def test_the_tape_and_the_source_can_be_read():
     step = compile_loss(lambda p, x: (p[0] * x[0] + 1).relu(), [2.0], [3.0])
-    assert step.tape == [Instruction("t0", "*", ("p0", "x0")),
-                         Instruction("t1", "+", ("t0", 1.0)),
-                         Instruction("t2", "relu", ("t1",))]
+    assert step.tape == [
+        Instruction("t0", "*", ("p0", "x0")),
+        Instruction("t1", "+", ("t0", 1.0)),
+        Instruction("t2", "relu", ("t1",)),
+    ]
     assert "t2 = t1 - t1 if t1 < 0 else t1" in step.source  # -inf gives NaN: see the docstring
     assert "dt1 = dt2 if t2 > 0 else 0.0" in step.source
     assert isinstance(step, CompiledLoss) and "3 instructions" in repr(step)
@@ -405,8 +447,8 @@ def test_the_passes_find_what_the_backward_pass_reads_and_what_folds():
     def trace_of(fn, params, inputs):
         leaves = [Value(v) for v in params + inputs]
         with tracing.creations() as made:
-            root = fn(leaves[:len(params)], leaves[len(params):])
-        return tape.record(root, [], False, leaves[:len(params)], leaves[len(params):], made)
+            root = fn(leaves[: len(params)], leaves[len(params) :])
+        return tape.record(root, [], False, leaves[: len(params)], leaves[len(params) :], made)
 
     # t0 = p0 * x0; t1 = t0 + p1; t2 = tanh(t1): tanh's slope reads t2, the product's x0;
     # t0 is used once, by the sum, and read by nothing else, so the C code folds it.
@@ -438,8 +480,13 @@ def test_the_first_error_is_the_one_the_engine_meets_first():
 def test_values_that_are_not_finite_take_the_careful_path_and_still_match():
     # Each of these swallows an infinity on the way to the loss, where the fast code cannot
     # see it: relu(-inf) is 0, tanh(inf) is 1, exp(-inf) is 0, 1 / inf is 0.
-    fn = (lambda p, x: (p[0] * x[0]).relu() + (p[0] * x[0]).tanh() + (p[0] * x[0]).exp()
-          + 1 / (p[0] * x[0]) + (p[0] * x[0]).sigmoid())
+    fn = lambda p, x: (
+        (p[0] * x[0]).relu()
+        + (p[0] * x[0]).tanh()
+        + (p[0] * x[0]).exp()
+        + 1 / (p[0] * x[0])
+        + (p[0] * x[0]).sigmoid()
+    )
     step = compile_loss(fn, [1.0], [2.0])
     for x in (math.inf, -math.inf, math.nan, 1e300, -1e300):
         assert_identical(compiled(step, [1.0], [x]), engine(fn, [1.0], [x]))
@@ -469,6 +516,7 @@ def edge_cases(count, inputs="moderate"):
     traced at their own numbers, replayed at those of the next program with as many inputs,
     which are often at the edges of floating point (zeros, subnormals, overflow)."""
     from edge_programs import program
+
     progs = [program(i, inputs) for i in range(count)]
     edges = [program(i, "edges") for i in range(count)]
     cases = []
@@ -478,7 +526,7 @@ def edge_cases(count, inputs="moderate"):
         if isinstance(engine(fn, params, [])[0], type):
             continue  # the trace itself would raise
         others = [list(e.inputs) for e in edges if len(e.inputs) == len(params)]
-        cases.append((fn, params, others[: 3]))
+        cases.append((fn, params, others[:3]))
     return cases
 
 
@@ -498,6 +546,7 @@ def c_cache(tmp_path, monkeypatch):
     from conftest import skip_or_fail
 
     from autograd.compile import c_compiler
+
     if c_compiler() is None:
         skip_or_fail("no C compiler (cc, gcc or clang) on the PATH: the C backend cannot be tested")
     monkeypatch.setenv("AUTOGRAD_CACHE", str(tmp_path))
@@ -512,7 +561,9 @@ def test_c_edge_programs_give_the_engines_numbers_and_errors(c_cache):
             assert_identical(compiled(step, numbers, []), engine(fn, numbers, []))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(programs(), st.integers(1, 4), st.data())
 def test_c_random_programs_give_the_engines_numbers(c_cache, program, k, data):
     params, inputs, fn = split_program(program, k)
@@ -534,11 +585,12 @@ def test_c_every_operation_and_the_edge_rules(c_cache):
         (lambda p, x: (p[0] * -1.0) * 0.0, [3.0]),
         (lambda p, x: 2 ** p[0] + p[0] ** -2 - 3 / p[0], [-1.5]),
     ]
+
     # one library for all of them: a sum of the cases, each on parameters of its own
     def fn(ps, xs):
         total, i = None, 0
         for case, params in cases:
-            term = case(ps[i:i + len(params)], xs)
+            term = case(ps[i : i + len(params)], xs)
             total = term if total is None else total + term
             i += len(params)
         return total
@@ -581,8 +633,9 @@ def test_c_libraries_are_cached_by_their_code(c_cache):
     other = compile_loss(lambda p, x: (p[0] * x[0]).exp() * p[1], [0.5, 2.0], [1.5], backend="c")
     assert len(list(c_cache.rglob("loss-*"))) == 2
     assert first([0.5, 2.0], [1.5]) == again([0.5, 2.0], [1.5])
-    assert other([0.5, 2.0], [1.5]) == engine(lambda p, x: (p[0] * x[0]).exp() * p[1],
-                                               [0.5, 2.0], [1.5])
+    assert other([0.5, 2.0], [1.5]) == engine(
+        lambda p, x: (p[0] * x[0]).exp() * p[1], [0.5, 2.0], [1.5]
+    )
 
 
 def test_without_a_compiler_a_warning_says_so_and_python_runs(tmp_path, monkeypatch):
@@ -590,8 +643,10 @@ def test_without_a_compiler_a_warning_says_so_and_python_runs(tmp_path, monkeypa
     monkeypatch.delenv("CC", raising=False)
     monkeypatch.setenv("AUTOGRAD_CACHE", str(tmp_path))
     fn = lambda p, x: (p[0] * x[0]).tanh()
-    with pytest.warns(NoCompilerWarning, match="needs a C compiler .* none was found; running "
-                                               "the compiled Python code instead"):
+    with pytest.warns(
+        NoCompilerWarning,
+        match="needs a C compiler .* none was found; running the compiled Python code instead",
+    ):
         step = compile_loss(fn, [0.5], [2.0], backend="c")
     assert step.backend == "python" and step.source.startswith("def loss_and_grads")
     assert_identical(step([0.5], [2.0]), engine(fn, [0.5], [2.0]))
@@ -623,8 +678,9 @@ def test_bad_backend_and_opt_level_are_refused():
 def moons_runs(steps=12, batch=20, **engines):
     """Losses of `steps` mini-batch steps on the moons by each named way of stepping."""
     from autograd.fast import Value as FastValue
+
     X, y = make_moons(n=60, noise=0.1, seed=3)
-    batches = [(X[i:i + batch], y[i:i + batch]) for i in range(0, len(X), batch)]
+    batches = [(X[i : i + batch], y[i : i + batch]) for i in range(0, len(X), batch)]
     runs = {}
     for name, way in engines.items():
         model = nn.MLP(2, [8, 8, 1], seed=4, value_class=FastValue if way == "fast" else Value)
@@ -662,7 +718,9 @@ def test_a_compiled_step_with_an_optimizer_leaves_the_gradients_in_the_parameter
     step = compile_step(model, X, y, loss="mse", alpha=0.0)
     schedule = lambda k: 0.1 / (1 + k)
     got = step(X, y, optimizer=nn.SGD(model.parameters(), schedule))
-    want = nn.train_step(twin, X, y, loss="mse", alpha=0.0, optimizer=nn.SGD(twin.parameters(), schedule))
+    want = nn.train_step(
+        twin, X, y, loss="mse", alpha=0.0, optimizer=nn.SGD(twin.parameters(), schedule)
+    )
     assert got == want
     assert [p.grad for p in model.parameters()] == [p.grad for p in twin.parameters()]
     assert [p.data for p in model.parameters()] == [p.data for p in twin.parameters()]
@@ -670,6 +728,7 @@ def test_a_compiled_step_with_an_optimizer_leaves_the_gradients_in_the_parameter
 
 def test_what_a_compiled_step_refuses():
     from autograd.fast import Value as FastValue
+
     X, y = make_moons(n=6, noise=0.1, seed=0)
     model = nn.MLP(2, [3, 1], seed=0)
     with pytest.raises(ValueError, match="cannot compile loss='bce'.*freeze"):

@@ -33,6 +33,7 @@ pytestmark = pytest.mark.usefixtures("c_cache")  # every test here builds C
 def c_cache(tmp_path_factory):
     """A C compiler (or a skip with the reason; a failure in CI) and an empty cache."""
     from conftest import skip_or_fail
+
     if c_compiler() is None:
         skip_or_fail("no C compiler (cc, gcc or clang) on the PATH: the C backend cannot be tested")
     saved = os.environ.get("AUTOGRAD_CACHE")
@@ -60,15 +61,17 @@ def outcome(call):
 def together(functions, sizes):
     """One function of all the `functions`, the k-th on the next `sizes[k]` parameters: it
     returns (the sum of their results, their results)."""
+
     def fn(ps, xs):
         results, i = [], 0
         for f, n in zip(functions, sizes):
-            results.append(f(ps[i:i + n]))
+            results.append(f(ps[i : i + n]))
             i += n
         total = results[0]
         for r in results[1:]:
             total = total + r
         return total, results
+
     return fn
 
 
@@ -78,6 +81,7 @@ def engine(fn, params):
         root, values = fn(ps, [])
         root.backward()
         return root.data, [p.grad for p in ps], [v.data for v in values]
+
     return outcome(call)
 
 
@@ -139,7 +143,7 @@ def test_pow_is_the_c_librarys_at_every_point_even_where_a_shortcut_differs():
         return ps[0] ** -1 + ps[0] ** 2
 
     fn = together([term] * width, [1] * width)
-    calls = [points[i:i + width] for i in range(0, len(points), width)]
+    calls = [points[i : i + width] for i in range(0, len(points), width)]
     assert_bit_for_bit(fn, calls[0], calls)
 
 
@@ -179,6 +183,7 @@ def test_edge_programs_in_c_give_the_engines_numbers_and_errors():
     at a time at the edges of floating point (zeros, subnormals, overflow), the others at
     their own numbers."""
     from edge_programs import program
+
     chosen, i = [], 0
     while len(chosen) < 40:
         prog, i = program(i, "moderate"), i + 1
@@ -194,6 +199,6 @@ def test_edge_programs_in_c_give_the_engines_numbers_and_errors():
     for p in chosen:
         n = len(p.inputs)
         for other in [e for e in edges if len(e) == n][:3]:
-            points.append(traced[:start] + list(other) + traced[start + n:])
+            points.append(traced[:start] + list(other) + traced[start + n :])
         start += n
     assert_bit_for_bit(fn, traced, points)

@@ -56,6 +56,7 @@ def engine():
 @pytest.fixture(scope="module")
 def compiler():
     from conftest import skip_or_fail
+
     path = c_compiler()
     if path is None:
         skip_or_fail("no C compiler (cc, gcc or clang) on the PATH: the C backend cannot be tested")
@@ -78,11 +79,15 @@ def forty_two(compiler, tmp_path_factory):
     work = tmp_path_factory.mktemp("forty-two")
     (work / "evil.c").write_text(
         "int loss_and_grads(const double *p, const double *x, double *out) {\n"
-        "    out[0] = 42.0; out[1] = 0.0; out[2] = 0.0; return 0;\n}\n")
+        "    out[0] = 42.0; out[1] = 0.0; out[2] = 0.0; return 0;\n}\n"
+    )
     (work / "other.c").write_text("int another_function(void) { return 0; }\n")
     for name in ("evil", "other"):
-        subprocess.run([compiler, "-shared", "-fPIC", "-o", str(work / f"{name}.so"),
-                        str(work / f"{name}.c")], check=True, timeout=120)
+        subprocess.run(
+            [compiler, "-shared", "-fPIC", "-o", str(work / f"{name}.so"), str(work / f"{name}.c")],
+            check=True,
+            timeout=120,
+        )
     return (work / "evil.so").read_bytes(), (work / "other.so").read_bytes()
 
 
@@ -126,14 +131,18 @@ def reachable_by_all(path, bits=0o005):
     """Whether every user may read and run `path` (`bits` of its mode for others: 0o004 to
     read) and search every folder above it."""
     path = Path(path).resolve()
-    return (path.stat().st_mode & bits == bits
-            and all(p.stat().st_mode & 0o001 for p in path.parents))
+    return path.stat().st_mode & bits == bits and all(
+        p.stat().st_mode & 0o001 for p in path.parents
+    )
 
 
 def interpreter_for_all():
     """A Python that another user may run: this one, or python3 on the PATH, or None."""
-    on_path = [shutil.which("python3", path=folder)
-               for folder in os.environ.get("PATH", "").split(os.pathsep) if folder]
+    on_path = [
+        shutil.which("python3", path=folder)
+        for folder in os.environ.get("PATH", "").split(os.pathsep)
+        if folder
+    ]
     for candidate in (sys.executable, *on_path):
         if candidate and reachable_by_all(candidate):
             return candidate
@@ -150,11 +159,20 @@ def run_child(root, *, user=None, script=CHILD, timeout=300):
         def preexec():
             os.setgid(user)
             os.setuid(user)
-    done = subprocess.run([python, "-c", script], env=env, cwd=str(root.parent),
-                          capture_output=True, text=True, timeout=timeout, preexec_fn=preexec)
+
+    done = subprocess.run(
+        [python, "-c", script],
+        env=env,
+        cwd=str(root.parent),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=preexec,
+    )
     assert done.returncode >= 0, (
         f"the child process was killed by signal {-done.returncode} loading the cache: "
-        f"{done.stderr[-2000:]}")
+        f"{done.stderr[-2000:]}"
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -186,8 +204,8 @@ def zeroed(data, _):
 
 def corrupted(data, _):
     middle = len(data) // 2
-    flipped = bytes(b ^ 0xFF for b in data[middle:middle + 4096])
-    return data[:middle] + flipped + data[middle + 4096:]
+    flipped = bytes(b ^ 0xFF for b in data[middle : middle + 4096])
+    return data[:middle] + flipped + data[middle + 4096 :]
 
 
 def foreign(_, libraries):
@@ -200,7 +218,8 @@ def no_entry_point(_, libraries):
 
 @pytest.mark.parametrize("damage", [truncated, zeroed, corrupted, foreign, no_entry_point])
 def test_a_damaged_library_is_rebuilt_with_one_warning_and_never_kills_python(
-        pristine, forty_two, tmp_path, damage):
+    pristine, forty_two, tmp_path, damage
+):
     library = copy_cache(pristine, tmp_path / "cache")
     library.write_bytes(damage(library.read_bytes(), forty_two))
     seen = run_child(tmp_path / "cache")
@@ -242,8 +261,12 @@ def test_the_copies_a_killed_process_loaded_are_removed_by_the_next(compiler, tm
     """Each process loads copies of the libraries from a folder of its own in the cache,
     which it removes at exit; one that could not (killed) leaves it to the next process."""
     quit_at_once = CHILD.replace("print(json.dumps(", "import os; os._exit(0); print((")
-    subprocess.run([sys.executable, "-c", quit_at_once], check=True, timeout=300,
-                   env=dict(os.environ, AUTOGRAD_CACHE=str(tmp_path), PYTHONPATH=str(ROOT)))
+    subprocess.run(
+        [sys.executable, "-c", quit_at_once],
+        check=True,
+        timeout=300,
+        env=dict(os.environ, AUTOGRAD_CACHE=str(tmp_path), PYTHONPATH=str(ROOT)),
+    )
     left = {p.name for p in (tmp_path / "c").iterdir()}
     assert any(name.startswith("run-") for name in left), left
     step, caught = compile_here(tmp_path)
@@ -256,12 +279,12 @@ def test_the_copies_a_killed_process_loaded_are_removed_by_the_next(compiler, tm
 
 
 def modes(top):
-    return {str(p.relative_to(top)): stat.S_IMODE(p.stat().st_mode)
-            for p in [top, *top.rglob("*")]}
+    return {str(p.relative_to(top)): stat.S_IMODE(p.stat().st_mode) for p in [top, *top.rglob("*")]}
 
 
 def test_under_umask_002_the_cache_folders_are_0700_and_its_files_0600(
-        compiler, tmp_path, monkeypatch):
+    compiler, tmp_path, monkeypatch
+):
     monkeypatch.delenv("AUTOGRAD_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     old = os.umask(0o002)
@@ -287,13 +310,18 @@ def other_owner(path):
 def make_writable_by(bits):
     def change(path):
         path.chmod(0o700 | bits)
+
     return change
 
 
-@pytest.mark.parametrize("wrong", [other_owner, make_writable_by(0o020), make_writable_by(0o002)],
-                         ids=["another-owner", "group-writable", "world-writable"])
+@pytest.mark.parametrize(
+    "wrong",
+    [other_owner, make_writable_by(0o020), make_writable_by(0o002)],
+    ids=["another-owner", "group-writable", "world-writable"],
+)
 def test_a_library_planted_in_a_folder_we_cannot_trust_is_not_loaded(
-        pristine, forty_two, tmp_path, wrong):
+    pristine, forty_two, tmp_path, wrong
+):
     library = copy_cache(pristine, tmp_path / "cache")
     plant(library, forty_two[0])
     before = modes(library.parent)
@@ -359,8 +387,10 @@ def test_another_compiler_under_the_same_name_builds_its_own_library(compiler, t
     wrapper = tmp_path / "mycc"
 
     def version(text):
-        wrapper.write_text(f'#!/bin/sh\nif [ "$1" = "--version" ]; then echo "{text}"; '
-                           f'exit 0; fi\nexec "{compiler}" "$@"\n')
+        wrapper.write_text(
+            f'#!/bin/sh\nif [ "$1" = "--version" ]; then echo "{text}"; '
+            f'exit 0; fi\nexec "{compiler}" "$@"\n'
+        )
         wrapper.chmod(0o755)
 
     saved = os.environ.get("CC")
@@ -379,12 +409,18 @@ def test_another_compiler_under_the_same_name_builds_its_own_library(compiler, t
     assert len(list((tmp_path / "cache").rglob("loss-*"))) == 2
 
 
-def test_two_processes_building_into_one_cache_at_once_both_get_the_library(
-        compiler, tmp_path):
+def test_two_processes_building_into_one_cache_at_once_both_get_the_library(compiler, tmp_path):
     env = dict(os.environ, AUTOGRAD_CACHE=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
-    children = [subprocess.Popen([sys.executable, "-c", CHILD], env=env, text=True,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                for _ in range(2)]
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", CHILD],
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(2)
+    ]
     for child in children:
         out, err = child.communicate(timeout=300)
         assert child.returncode == 0, err[-2000:]
@@ -398,8 +434,10 @@ def test_an_interrupted_build_leaves_no_library_under_the_final_name(compiler, t
     """A compiler that dies half-way through writing its output (as on Ctrl-C, or a full
     disk) leaves nothing the next process could load."""
     broken = tmp_path / "halfcc"
-    broken.write_text('#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ "$1" = "-o" ]; then '
-                      'head -c 5000 /dev/urandom > "$2"; fi; shift; done\nexit 1\n')
+    broken.write_text(
+        '#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ "$1" = "-o" ]; then '
+        'head -c 5000 /dev/urandom > "$2"; fi; shift; done\nexit 1\n'
+    )
     broken.chmod(0o755)
     saved = os.environ.get("CC")
     os.environ["CC"] = str(broken)

@@ -55,8 +55,9 @@ def test_python_is_fused_from_a_tape_of_fuse_python_from_instructions_on():
     assert at.source.count("\n") < below.source.count("\n") / 10  # far shorter
     for step, points in ((below, batch(n - 1)), (at, batch(n))):
         assert step(PARAMS, points) == engine(PARAMS, points)
-        assert step(PARAMS, points) == compile_loss(points_loss, PARAMS, points,
-                                                    fuse=not step.fused)(PARAMS, points)
+        assert step(PARAMS, points) == compile_loss(
+            points_loss, PARAMS, points, fuse=not step.fused
+        )(PARAMS, points)
 
 
 def test_asked_for_it_is_written_as_asked_whatever_the_length():

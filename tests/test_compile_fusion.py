@@ -49,6 +49,7 @@ def engine(fn, params, inputs, has_aux=False):
         root, aux = result if has_aux else (result, [])
         root.backward()
         return root.data, [p.grad for p in ps], [a.data for a in aux]
+
     return outcome(call)
 
 
@@ -67,8 +68,9 @@ def batched(steps, width, activation, labels):
     """A loss over points: for each, the weighted sum `b + w1*x1 + ...` of its numbers, its
     activation, then the random program on that and the point's numbers, times the point's
     label (a number of the trace); summed, plus the sum of the parameters' squares."""
+
     def fn(ps, xs):
-        weights, b, rest = ps[:width], ps[width], ps[width + 1:]
+        weights, b, rest = ps[:width], ps[width], ps[width + 1 :]
         total = 0
         for point, label in zip(xs, labels):
             act = b
@@ -77,6 +79,7 @@ def batched(steps, width, activation, labels):
             act = getattr(act, activation)()
             total = total + run(steps, [act, *rest, *point]) * label
         return total + sum(p * p for p in ps)
+
     return fn
 
 
@@ -90,8 +93,7 @@ def batches(draw):
     extra = len(program_inputs)  # the program's other inputs are parameters
     params = draw(st.lists(numbers, min_size=width + 1 + extra, max_size=width + 1 + extra))
     inputs = [draw(st.lists(numbers, min_size=width, max_size=width)) for _ in range(points)]
-    labels = draw(st.lists(st.sampled_from((1.0, -1.0, 0.5, 2)), min_size=points,
-                           max_size=points))
+    labels = draw(st.lists(st.sampled_from((1.0, -1.0, 0.5, 2)), min_size=points, max_size=points))
     # the program reads its leaves by index: the activation, the parameters, then the point
     leaves = 1 + extra + width
     steps = [(name, tuple(i % (leaves + k) for i in args)) for k, (name, args) in enumerate(steps)]
@@ -125,8 +127,11 @@ def test_fused_and_unfused_python_run_the_same_operations():
         fn = batched([("tanh", (0,))], width, "relu", [1.0] * len(inputs))
         fused = compile_loss(fn, params, inputs, fuse=True)
         plain = compile_loss(fn, params, inputs, fuse=False)
-        assert compiled(fused, params, inputs) == compiled(plain, params, inputs) == engine(
-            fn, params, inputs)
+        assert (
+            compiled(fused, params, inputs)
+            == compiled(plain, params, inputs)
+            == engine(fn, params, inputs)
+        )
 
 
 # --------------------------------------------------------------------- edge programs
@@ -134,6 +139,7 @@ def test_fused_and_unfused_python_run_the_same_operations():
 
 def edge_batch(prog, points):
     """`prog` (tests/edge_programs.py) run on each of `points`, its results summed."""
+
     def fn(ps, xs):
         total = 0
         for point in xs:
@@ -142,6 +148,7 @@ def edge_batch(prog, points):
                 nodes.append(edge_programs.apply(step.op, [nodes[j] for j in step.args], step.n))
             total = total + nodes[-1]
         return total
+
     return fn
 
 
@@ -158,8 +165,9 @@ def test_fused_python_follows_the_engine_at_the_edges(i):
     step = compile_loss(fn, params, points, fuse=True)
     assert compiled(step, params, points) == want
     for k in range(3):  # other points: infinities, NaN, errors, as the engine has them
-        other = [[rng.choice(edge_programs.EDGE_VALUES + (1.0, 2.0)) for _ in params]
-                 for _ in points]
+        other = [
+            [rng.choice(edge_programs.EDGE_VALUES + (1.0, 2.0)) for _ in params] for _ in points
+        ]
         assert compiled(step, params, other) == engine(fn, params, other), f"points {other}"
 
 
@@ -182,7 +190,7 @@ def test_fused_c_gives_the_engines_numbers_at_every_level():
     def together(ps, xs):
         results, i, j = [], 0, 0
         for fn, n, m in fns:
-            results.append(fn(ps[i:i + n], xs[j:j + m]))
+            results.append(fn(ps[i : i + n], xs[j : j + m]))
             i, j = i + n, j + m
         total = results[0]
         for r in results[1:]:
@@ -202,6 +210,7 @@ def test_fused_c_gives_the_engines_numbers_at_every_level():
 def _batch(rng):
     """A batched program (see `batches`) from `rng`'s draws."""
     from programs import OPS
+
     width, points = rng.randint(1, 5), rng.randint(3, 6)
     names = sorted(OPS)
     extra = rng.randint(1, 2)
@@ -230,11 +239,13 @@ def benchmark_step():
     finally:
         sys.path.remove(str(root))
     from autograd.data import make_moons
+
     X, y = make_moons(100, noise=0.1, seed=0)
 
     def fn(params, inputs):
-        return contenders.loss_and_scores(contenders._Traced,
-                                          (contenders._layers(params), params), inputs, y)
+        return contenders.loss_and_scores(
+            contenders._Traced, (contenders._layers(params), params), inputs, y
+        )
 
     params = [p for layer in contenders.initial_weights(0) for neuron in layer for p in neuron]
     return fn, params, [list(row) for row in X]
@@ -244,8 +255,13 @@ def benchmark_step():
 def demo():
     fn, params, points = benchmark_step()
     other = [p * 0.9 + 0.01 for p in params]
-    return fn, params, points, other, {
-        tuple(p): engine(fn, p, points, has_aux=True) for p in (params, other)}
+    return (
+        fn,
+        params,
+        points,
+        other,
+        {tuple(p): engine(fn, p, points, has_aux=True) for p in (params, other)},
+    )
 
 
 def test_the_benchmark_step_fused_in_python_is_the_engines(demo):
@@ -293,8 +309,9 @@ def test_a_neurons_weighted_sum_is_one_loop():
     # the loop of five turns, written out in Python: the weights and the inputs unpacked
     assert "    u0_0, u0_1, u0_2, u0_3, u0_4 = v[0:5]" in lines
     assert "    u1_0, u1_1, u1_2, u1_3, u1_4 = v[6:11]" in lines
-    assert ("    s = s + (u0_0 * u1_0) + (u0_1 * u1_1) + (u0_2 * u1_2) + (u0_3 * u1_3)"
-            " + (u0_4 * u1_4)") in lines
+    assert (
+        "    s = s + (u0_0 * u1_0) + (u0_1 * u1_1) + (u0_2 * u1_2) + (u0_3 * u1_3) + (u0_4 * u1_4)"
+    ) in lines
     assert [ins.op for ins in step.tape].count("*") == 5
 
 
@@ -303,6 +320,7 @@ def test_a_sum_of_products_needs_every_partial_result_used_once():
     def fn(p, x):
         first = p[2] + p[0] * x[0]
         return (first + p[1] * x[1]) * first
+
     trace = compile_loss(fn, [1.0, 2.0, 3.0], [0.5, 0.25])._trace
     assert passes.dots(trace, kept=set()) == {}
 
@@ -320,8 +338,10 @@ def test_rolling_keeps_the_order_of_the_statements():
 def _unroll(items, values=()):
     for item in items:
         if isinstance(item, loops.Statement):
-            yield tuple((c + sum(s * k for s, k in zip(steps, reversed(values))), ())
-                        for c, steps in item.places)
+            yield tuple(
+                (c + sum(s * k for s, k in zip(steps, reversed(values))), ())
+                for c, steps in item.places
+            )
         else:
             for k in range(item.count):
                 yield from _unroll(item.body, (*values, k))
@@ -396,10 +416,10 @@ def _code(line):
     pieces, at = [], 0
     for found in _PIECE.finditer(line):
         if found.start() > at:
-            pieces.append(line[at:found.start()])
+            pieces.append(line[at : found.start()])
         array, index, number = found.groups()
         if array:
-            after = line[found.end():]
+            after = line[found.end() :]
             how = next((w for w in ("=", "+=") if not pieces and after.startswith(f" {w} ")), "")
             pieces.append(places.Mark(places.Place("@", array, how), int(index)))
         elif number:
@@ -417,16 +437,21 @@ def _one_by_one(lines):
 def _as_fused(lines):
     """The lines rolled into loops and written as the fused Python writes them."""
     from autograd.compile import python
+
     number = loops.Numbers([], python.literal, "c")
-    return "\n".join(line[4:] for line in python_fused.python_lines(
-        loops.roll(map(_code, lines)), number))
+    return "\n".join(
+        line[4:] for line in python_fused.python_lines(loops.roll(map(_code, lines)), number)
+    )
 
 
 def _turns(block, n):
     """`block`'s statements (each `(text with {0}, {1}, ... for places, [(start, step)])`) for
     turns 0 to n - 1, the places moving by their steps."""
-    return [text.format(*(_mark(c + s * k) for c, s in places))
-            for k in range(n) for text, places in block]
+    return [
+        text.format(*(_mark(c + s * k) for c, s in places))
+        for k in range(n)
+        for text, places in block
+    ]
 
 
 @st.composite
@@ -442,28 +467,46 @@ def marked_blocks(draw):
     for _ in range(draw(st.integers(1, 3))):
         a, b, c = draw(array), draw(array), draw(array)
         operator = draw(st.sampled_from(("=", "+=")))
-        block.append((f"{a}[{{0}}] {operator} {b}[{{1}}] * {c}[{{2}}]",
-                      [draw(place), draw(place), draw(place)]))
+        block.append(
+            (
+                f"{a}[{{0}}] {operator} {b}[{{1}}] * {c}[{{2}}]",
+                [draw(place), draw(place), draw(place)],
+            )
+        )
     if draw(st.booleans()):  # a sum that starts and ends in each turn, as a small neuron's
         block.append((f"s = {draw(array)}[{{0}}]", [draw(place)]))
         for _ in range(draw(st.integers(1, 2))):
-            block.append((f"s = s + ({draw(array)}[{{0}}] * {draw(array)}[{{1}}])",
-                          [draw(place), draw(place)]))
+            block.append(
+                (
+                    f"s = s + ({draw(array)}[{{0}}] * {draw(array)}[{{1}}])",
+                    [draw(place), draw(place)],
+                )
+            )
         block.append((f"{draw(array)}[{{0}}] = s", [draw(place)]))
     lines = _turns(block, draw(st.integers(3, 8)))
     if draw(st.booleans()):  # a running sum over the turns, as fusion writes a weighted sum
         n = draw(st.integers(3, 8))
-        lines += (["s = v[@0@]"] + _turns([("s = s + (v[{0}] * d[{1}])", [draw(place),
-                                                                            draw(place)])], n)
-                  + [f"d[@{draw(st.integers(0, 63))}@] = s"])
-    return lines, draw(st.lists(numbers, min_size=64, max_size=64)), draw(
-        st.lists(numbers, min_size=64, max_size=64))
+        lines += (
+            ["s = v[@0@]"]
+            + _turns([("s = s + (v[{0}] * d[{1}])", [draw(place), draw(place)])], n)
+            + [f"d[@{draw(st.integers(0, 63))}@] = s"]
+        )
+    return (
+        lines,
+        draw(st.lists(numbers, min_size=64, max_size=64)),
+        draw(st.lists(numbers, min_size=64, max_size=64)),
+    )
 
 
 def test_a_loop_whose_places_do_not_meet_is_written_out():
     # each turn: d[10 + k] += v[k] * v[20 - k], then d[30 + 2k] = d[10 + k] * v[5]
-    lines = _turns([("d[{0}] += v[{1}] * v[{2}]", [(10, 1), (0, 1), (20, -1)]),
-                    ("d[{0}] = d[{1}] * v[{2}]", [(30, 2), (10, 1), (5, 0)])], 6)
+    lines = _turns(
+        [
+            ("d[{0}] += v[{1}] * v[{2}]", [(10, 1), (0, 1), (20, -1)]),
+            ("d[{0}] = d[{1}] * v[{2}]", [(30, 2), (10, 1), (5, 0)]),
+        ],
+        6,
+    )
     fused = _as_fused(lines)
     assert "for " not in fused
     assert "d[10:16] = [u2_0 + u0_0 * u1_0," in fused
@@ -513,10 +556,12 @@ def _nested_turns(inner, outer, n, m):
     `outer` (each place `(start, outer step)`), all that for m turns."""
     lines = []
     for j in range(m):
-        lines += [text.format(*(_mark(c + s * k + t * j) for c, s, t in places))
-                  for k in range(n) for text, places in inner]
-        lines += [text.format(*(_mark(c + t * j) for c, t in places))
-                  for text, places in outer]
+        lines += [
+            text.format(*(_mark(c + s * k + t * j) for c, s, t in places))
+            for k in range(n)
+            for text, places in inner
+        ]
+        lines += [text.format(*(_mark(c + t * j) for c, t in places)) for text, places in outer]
     return lines
 
 
@@ -533,14 +578,25 @@ def nested_blocks(draw):
     inner = []
     for _ in range(draw(st.integers(1, 2))):
         operator = draw(st.sampled_from(("=", "+=")))
-        inner.append((f"{draw(st.sampled_from('vd'))}[{{0}}] {operator} "
-                      f"{draw(st.sampled_from('vd'))}[{{1}}] * {draw(st.sampled_from('vd'))}[{{2}}]",
-                      [draw(inner_place) for _ in range(3)]))
-    outer = [(f"{draw(st.sampled_from('vd'))}[{{0}}] = {draw(st.sampled_from('vd'))}[{{1}}] * 2.0",
-              [draw(outer_place), draw(outer_place)])]
+        inner.append(
+            (
+                f"{draw(st.sampled_from('vd'))}[{{0}}] {operator} "
+                f"{draw(st.sampled_from('vd'))}[{{1}}] * {draw(st.sampled_from('vd'))}[{{2}}]",
+                [draw(inner_place) for _ in range(3)],
+            )
+        )
+    outer = [
+        (
+            f"{draw(st.sampled_from('vd'))}[{{0}}] = {draw(st.sampled_from('vd'))}[{{1}}] * 2.0",
+            [draw(outer_place), draw(outer_place)],
+        )
+    ]
     lines = _nested_turns(inner, outer, draw(st.integers(3, 6)), draw(st.integers(3, 4)))
-    return lines, draw(st.lists(numbers, min_size=64, max_size=64)), draw(
-        st.lists(numbers, min_size=64, max_size=64))
+    return (
+        lines,
+        draw(st.lists(numbers, min_size=64, max_size=64)),
+        draw(st.lists(numbers, min_size=64, max_size=64)),
+    )
 
 
 @settings(max_examples=600, deadline=None)
@@ -555,15 +611,23 @@ def _read_then_written():
     """Each outer turn j: d[20 + 4j + k] = d[k] * 2.0 for k < 4 (d[k] the same at every
     turn j), then d[j] = v[40 + j] * 2.0, which writes d[0], d[1], d[2]: what the next
     turn's inner loop reads."""
-    return _nested_turns([("d[{0}] = d[{1}] * 2.0", [(20, 1, 4), (0, 1, 0)])],
-                         [("d[{0}] = v[{1}] * 2.0", [(0, 1), (40, 1)])], 4, 3)
+    return _nested_turns(
+        [("d[{0}] = d[{1}] * 2.0", [(20, 1, 4), (0, 1, 0)])],
+        [("d[{0}] = v[{1}] * 2.0", [(0, 1), (40, 1)])],
+        4,
+        3,
+    )
 
 
 def test_numbers_unpacked_before_a_loop_are_ones_it_does_not_write():
     v, d = [0.5 * k for k in range(64)], [1.0 - 0.25 * k for k in range(64)]
     # the weights of a layer, the same for every point: unpacked once, before the points' loop
-    lines = _nested_turns([("d[{0}] += v[{1}] * v[{2}]", [(20, 1, 4), (0, 1, 0), (40, 0, 1)])],
-                          [("d[{0}] = v[{1}] * 2.0", [(50, 1), (30, 1)])], 4, 3)
+    lines = _nested_turns(
+        [("d[{0}] += v[{1}] * v[{2}]", [(20, 1, 4), (0, 1, 0), (40, 0, 1)])],
+        [("d[{0}] = v[{1}] * 2.0", [(50, 1), (30, 1)])],
+        4,
+        3,
+    )
     fused = _as_fused(lines)
     assert "q0_0, q0_1, q0_2, q0_3 = v[0:4]" in fused.splitlines()
     assert _run_lines(fused, v, d) == _run_lines(_one_by_one(lines), v, d)
@@ -591,10 +655,15 @@ def test_a_sum_written_out_adds_in_the_engines_order(monkeypatch):
     """Each turn's sum `s = v[k]; s = s + v[10 + k] * v[30]; s = s + v[20 + k] * v[30]; d[40
     + k] = s` is one expression, added left to right as the lines add it: (1 + 1e16) - 1e16
     is 0.0. A planted mistake, the terms added first, gives 1.0 and is caught."""
-    lines = _turns([("s = v[{0}]", [(0, 1)]),
-                    ("s = s + (v[{0}] * v[{1}])", [(10, 1), (30, 0)]),
-                    ("s = s + (v[{0}] * v[{1}])", [(20, 1), (30, 0)]),
-                    ("d[{0}] = s", [(40, 1)])], 4)
+    lines = _turns(
+        [
+            ("s = v[{0}]", [(0, 1)]),
+            ("s = s + (v[{0}] * v[{1}])", [(10, 1), (30, 0)]),
+            ("s = s + (v[{0}] * v[{1}])", [(20, 1), (30, 0)]),
+            ("d[{0}] = s", [(40, 1)]),
+        ],
+        4,
+    )
     v = [1.0] * 10 + [1e16] * 10 + [-1e16] * 10 + [1.0] * 34
     d = [0.5] * 64
     fused = _as_fused(lines)
@@ -609,7 +678,7 @@ def test_a_sum_written_out_adds_in_the_engines_order(monkeypatch):
             shape = item.shape
             if " + " in shape:
                 plus = shape.index(" + ")
-                shape = (*shape[:2], "(", *shape[2:plus], ")", " + ", "(", *shape[plus + 1:], ")")
+                shape = (*shape[:2], "(", *shape[2:plus], ")", " + ", "(", *shape[plus + 1 :], ")")
             planted.append(loops.statement_of(shape, item.places))
         return planted
 

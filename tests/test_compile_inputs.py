@@ -22,9 +22,15 @@ def flatten_slowly(obj):
 
 
 leaves = st.one_of(st.floats(allow_nan=False), st.integers(-5, 5), st.booleans())
-nestings = st.recursive(leaves, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.lists(inner, max_size=4).map(tuple),
-    st.tuples(inner, inner).map(lambda pair: Point(*pair))), max_leaves=20)
+nestings = st.recursive(
+    leaves,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.lists(inner, max_size=4).map(tuple),
+        st.tuples(inner, inner).map(lambda pair: Point(*pair)),
+    ),
+    max_leaves=20,
+)
 
 
 @given(nestings)
@@ -33,9 +39,19 @@ def test_every_nesting_flattens_as_item_by_item(obj):
 
 
 def test_the_usual_shapes_and_their_neighbours_flatten_as_item_by_item():
-    cases = [[], [1.0, 2.0], [[1.0, 2.0], [3.0, 4.0]], [(1.0, 2.0), [3.0]], [[], []],
-             [Point(1.0, 2.0), Point(3.0, 4.0)], [[1.0, [2.0]], [3.0]], [[Point(1.0, 2.0)]],
-             ([1.0], (2.0,)), [1.0, [2.0, 3.0]], 4.0]
+    cases = [
+        [],
+        [1.0, 2.0],
+        [[1.0, 2.0], [3.0, 4.0]],
+        [(1.0, 2.0), [3.0]],
+        [[], []],
+        [Point(1.0, 2.0), Point(3.0, 4.0)],
+        [[1.0, [2.0]], [3.0]],
+        [[Point(1.0, 2.0)]],
+        ([1.0], (2.0,)),
+        [1.0, [2.0, 3.0]],
+        4.0,
+    ]
     for obj in cases:
         assert flatten(obj) == flatten_slowly(obj), obj
 

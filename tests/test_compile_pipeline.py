@@ -47,8 +47,9 @@ def counting(monkeypatch, names):
 def test_each_pass_runs_once_per_compile(monkeypatch, request, backend, fuse):
     if backend == "c":
         request.getfixturevalue("c_cache")  # a C compiler (or a skip), an empty cache
-    calls = counting(monkeypatch, ["users", "gradient_flow", "ends", "backward_reads", "dots",
-                                   "slots"])
+    calls = counting(
+        monkeypatch, ["users", "gradient_flow", "ends", "backward_reads", "dots", "slots"]
+    )
     step = compile_loss(batch_loss, PARAMS, POINTS, backend=backend, fuse=fuse)
     assert step.backend == backend
     assert calls["gradient_flow"] == 1 and calls["users"] == 1, calls
@@ -61,15 +62,17 @@ def test_the_fused_statements_keep_their_places_as_data():
     statement (the same shape at other indices) is one shape."""
     step = compile_loss(batch_loss, PARAMS, POINTS, fuse=True)
     program = passes.Program(step._trace)
-    fused = fusion.fused_statements(program, lambda values, grads: python_fused.FusedPython(
-        step._trace, values, grads))
+    fused = fusion.fused_statements(
+        program, lambda values, grads: python_fused.FusedPython(step._trace, values, grads)
+    )
     statements = fused.forward + fused.backward
     for statement in statements:
         holes = [piece for piece in statement.shape if type(piece) is places.Place]
         assert len(holes) == len(statement.constants)
         texts = [piece for piece in statement.shape if type(piece) is str]
-        assert not any(character.isdigit() and "[" in text for text in texts
-                       for character in text), statement.shape
+        assert not any(
+            character.isdigit() and "[" in text for text in texts for character in text
+        ), statement.shape
     shapes = {statement.shape for statement in statements}
     assert len(shapes) * 2 < len(statements), (len(shapes), len(statements))  # points repeat
 
@@ -101,9 +104,14 @@ def test_the_front_end_knows_no_model_and_the_step_no_private_name():
     assert not any(name.endswith("nn") for name in front), front
     step = (PACKAGE / "step.py").read_text()
     tree = ast.parse(step)
-    private = [node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
-               and isinstance(node.value, ast.Name) and node.value.id == "nn"
-               and node.attr.startswith("_")]
+    private = [
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "nn"
+        and node.attr.startswith("_")
+    ]
     assert private == []
 
 

@@ -45,10 +45,10 @@ def readable(statement, constants):
 def by_hand(trace, lang, fused):
     """The writer's own lines, one instruction at a time: the forward lines of each
     instruction outside a sum of products (`fused.dots`), the guards, and the backward pass."""
-    inside = {ins.out for dot in fused.dots.values()
-              for pair in (dot.head, *dot.terms) for ins in pair}
-    lines = [line for ins in trace.tape if ins.out not in inside
-             for line in forward(ins, lang)]
+    inside = {
+        ins.out for dot in fused.dots.values() for pair in (dot.head, *dot.terms) for ins in pair
+    }
+    lines = [line for ins in trace.tape if ins.out not in inside for line in forward(ins, lang)]
     lines += [lang.guard(lang.v(name)) for name in passes.Program(trace).ends]
     return lines, backward(fused.flow, lang)
 
@@ -93,8 +93,10 @@ def test_a_recipe_that_mixes_up_two_places_is_caught(monkeypatch):
 
     def swapped(self, make, given, extra):
         calls, lines = original(self, make, given, extra)
-        return calls, [(shape, (parts[1], parts[0], *parts[2:]) if len(parts) > 1 else parts,
-                        simple) for shape, parts, simple in lines]
+        return calls, [
+            (shape, (parts[1], parts[0], *parts[2:]) if len(parts) > 1 else parts, simple)
+            for shape, parts, simple in lines
+        ]
 
     monkeypatch.setattr(fusion.Recipes, "_recipe", swapped)
     with pytest.raises(AssertionError, match="diff"):

@@ -23,8 +23,13 @@ def named_paths():
 
 def test_the_section_names_the_files_of_every_kind_of_change():
     section = where_things_go()
-    for change in ("An operation", "An explorer", "A chapter", "A check or an exercise",
-                   "A drawing feature"):
+    for change in (
+        "An operation",
+        "An explorer",
+        "A chapter",
+        "A check or an exercise",
+        "A drawing feature",
+    ):
         assert f"| **{change}**" in section, change
     assert len(named_paths()) > 20
 

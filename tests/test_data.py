@@ -74,8 +74,9 @@ def on_spiral_arm(point, turns):
     """Whether the point lies on r = theta / (2 pi turns), i.e. at angle 2 pi turns r."""
     r = math.hypot(*point)
     theta = 2 * math.pi * turns * r
-    return (point[0] == pytest.approx(r * math.cos(theta), abs=1e-12)
-            and point[1] == pytest.approx(r * math.sin(theta), abs=1e-12))
+    return point[0] == pytest.approx(r * math.cos(theta), abs=1e-12) and point[1] == pytest.approx(
+        r * math.sin(theta), abs=1e-12
+    )
 
 
 @pytest.mark.parametrize("turns", [1.5, 2.0])
@@ -143,7 +144,7 @@ def test_make_dataset_refuses_an_unknown_name_listing_the_names():
     ],
 )
 def test_bad_arguments_are_refused_naming_the_value(make, kwargs, error):
-    (name, bad), = kwargs.items()
+    ((name, bad),) = kwargs.items()
     with pytest.raises(error, match=f"^{name} must .*{re.escape(repr(bad))}"):
         make(**kwargs)
 
@@ -202,7 +203,9 @@ def test_digits_are_1797_images_of_64_ink_counts_with_labels_0_to_9():
     assert all(type(p) is int and 0 <= p <= 16 for image in images for p in image)
     counts = {digit: labels.count(digit) for digit in range(10)}
     # the UCI test set has between 174 and 183 images of each digit
-    assert sorted(counts) == list(range(10)) and all(170 <= c <= 185 for c in counts.values()), counts
+    assert sorted(counts) == list(range(10)) and all(170 <= c <= 185 for c in counts.values()), (
+        counts
+    )
     # every image has ink, and not all images are alike
     assert all(sum(image) > 0 for image in images)
     assert len({tuple(image) for image in images}) > 1700
@@ -212,6 +215,10 @@ def test_digits_ink_sits_where_the_digit_is_drawn():
     # a zero is a ring: ink around the middle of the picture, little in its centre; a one is a stroke
     images, labels = load_digits()
     zeros = [image for image, label in zip(images, labels) if label == 0]
-    centre = statistics.mean(image[8 * 3 + 3] + image[8 * 3 + 4] + image[8 * 4 + 3] + image[8 * 4 + 4] for image in zeros)
-    ring = statistics.mean(image[8 * 3 + 1] + image[8 * 4 + 1] + image[8 * 3 + 6] + image[8 * 4 + 6] for image in zeros)
+    centre = statistics.mean(
+        image[8 * 3 + 3] + image[8 * 3 + 4] + image[8 * 4 + 3] + image[8 * 4 + 4] for image in zeros
+    )
+    ring = statistics.mean(
+        image[8 * 3 + 1] + image[8 * 4 + 1] + image[8 * 3 + 6] + image[8 * 4 + 6] for image in zeros
+    )
     assert ring > 2 * centre, (ring, centre)

@@ -108,8 +108,12 @@ def test_k_over_k_is_exactly_one(Value):
 
 @engines
 def test_every_small_fraction_is_pythons_correctly_rounded_quotient(Value):
-    wrong = [(p, q) for p in range(1, 60) for q in range(1, 60)
-             if (Value(p) / Value(q)).data != p / q or (p / Value(q)).data != p / q]
+    wrong = [
+        (p, q)
+        for p in range(1, 60)
+        for q in range(1, 60)
+        if (Value(p) / Value(q)).data != p / q or (p / Value(q)).data != p / q
+    ]
     assert wrong == []
 
 
@@ -159,9 +163,16 @@ def test_a_number_over_a_value_and_a_value_over_a_number(Value):
 
 
 @engines
-@pytest.mark.parametrize("make", [lambda V: V(1.0) / V(0.0), lambda V: V(0.0) / V(-0.0),
-                                  lambda V: V(1.0) / 0, lambda V: 1 / V(0.0)],
-                         ids=["a/0", "0/-0", "a/number 0", "number/0"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda V: V(1.0) / V(0.0),
+        lambda V: V(0.0) / V(-0.0),
+        lambda V: V(1.0) / 0,
+        lambda V: 1 / V(0.0),
+    ],
+    ids=["a/0", "0/-0", "a/number 0", "number/0"],
+)
 def test_division_by_zero_raises_naming_the_division(Value, make):
     with pytest.raises(ZeroDivisionError, match="division by zero: .* / -?0.0"):
         make(Value)
@@ -346,8 +357,11 @@ def test_an_interrupted_backward_leaves_every_value_printable_and_the_next_one_r
 # ---------------------------------------------------------------- 6. clear refusals
 
 
-@pytest.mark.parametrize("left, right", [(engine.Value, fast.Value), (fast.Value, engine.Value)],
-                         ids=["reference op fast", "fast op reference"])
+@pytest.mark.parametrize(
+    "left, right",
+    [(engine.Value, fast.Value), (fast.Value, engine.Value)],
+    ids=["reference op fast", "fast op reference"],
+)
 @pytest.mark.parametrize("op", ["+", "-", "*", "/", "**"])
 def test_mixing_the_two_engines_is_refused_naming_both(left, right, op):
     a, b = left(2.0), right(3.0)
@@ -367,10 +381,18 @@ def test_a_hand_made_fast_node_refuses_a_reference_input():
 def test_any_real_number_is_accepted_everywhere_a_number_is(Value, number):
     v = Value(number)
     assert v.data == float(number) and type(v.data) is float
-    for out in (Value(2.0) + number, number + Value(2.0), Value(2.0) * number,
-                number * Value(2.0), Value(2.0) - number, number - Value(2.0),
-                Value(2.0) / number, number / Value(2.0), Value(2.0) ** number,
-                number ** Value(2.0)):
+    for out in (
+        Value(2.0) + number,
+        number + Value(2.0),
+        Value(2.0) * number,
+        number * Value(2.0),
+        Value(2.0) - number,
+        number - Value(2.0),
+        Value(2.0) / number,
+        number / Value(2.0),
+        Value(2.0) ** number,
+        number ** Value(2.0),
+    ):
         assert type(out.data) is float
 
 
@@ -380,8 +402,13 @@ def test_numpy_scalars_are_numbers(Value):
     for number in (np.float32(1.5), np.float64(1.5), np.int64(3), np.int8(-2), np.float16(0.5)):
         v = Value(number)
         assert type(v.data) is float and v.data == float(number)
-        for out in (Value(2.0) * number, number * Value(2.0), Value(2.0) ** number,
-                    Value(2.0) / number, number - Value(2.0)):
+        for out in (
+            Value(2.0) * number,
+            number * Value(2.0),
+            Value(2.0) ** number,
+            Value(2.0) / number,
+            number - Value(2.0),
+        ):
             assert isinstance(out, Value) and type(out.data) is float, (number, out)
         w = Value(2.0)
         (w * number).backward()
@@ -400,20 +427,28 @@ def test_a_bool_a_string_none_or_a_complex_is_refused(Value, bad):
 
 
 def test_the_engines_do_not_import_numpy():
-    code = ("import sys, autograd.engine, autograd.fast\n"
-            "print('numpy' in sys.modules)")
+    code = "import sys, autograd.engine, autograd.fast\nprint('numpy' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip() == "False", done.stderr
 
 
 EXTREMES = [1e308, -1e308, 1e200, 1e-200, 1e-310, 5e-324, 10**400]
 OPERATIONS = {
-    "a + b": lambda a, b: a + b, "a - b": lambda a, b: a - b, "a * b": lambda a, b: a * b,
-    "a / b": lambda a, b: a / b, "a ** b": lambda a, b: a**b, "a ** 2": lambda a, b: a**2,
-    "a ** -3": lambda a, b: a**-3, "a ** 0.5": lambda a, b: a**0.5, "exp": lambda a, b: a.exp(),
-    "b.data + a": lambda a, b: b.data + a, "b.data * a": lambda a, b: b.data * a,
-    "b.data / a": lambda a, b: b.data / a, "b.data ** a": lambda a, b: b.data**a,
-    "b.data - a": lambda a, b: b.data - a, "a / b.data": lambda a, b: a / b.data,
+    "a + b": lambda a, b: a + b,
+    "a - b": lambda a, b: a - b,
+    "a * b": lambda a, b: a * b,
+    "a / b": lambda a, b: a / b,
+    "a ** b": lambda a, b: a**b,
+    "a ** 2": lambda a, b: a**2,
+    "a ** -3": lambda a, b: a**-3,
+    "a ** 0.5": lambda a, b: a**0.5,
+    "exp": lambda a, b: a.exp(),
+    "b.data + a": lambda a, b: b.data + a,
+    "b.data * a": lambda a, b: b.data * a,
+    "b.data / a": lambda a, b: b.data / a,
+    "b.data ** a": lambda a, b: b.data**a,
+    "b.data - a": lambda a, b: b.data - a,
+    "a / b.data": lambda a, b: a / b.data,
     "a * b.data": lambda a, b: a * b.data,
 }
 
@@ -439,10 +474,15 @@ def test_results_too_large_for_a_float_raise_a_clear_overflow_error(Value, name)
 
 @engines
 def test_the_same_overflow_is_the_same_error_whichever_way_it_is_written(Value):
-    for make in (lambda: Value(1e200) ** 2, lambda: Value(1e200) * Value(1e200),
-                 lambda: Value(1e200) * 1e200, lambda: 1e200 * Value(1e200),
-                 lambda: Value(1e308) + Value(1e308), lambda: Value(1.0) / Value(1e-310),
-                 lambda: Value(1000.0).exp()):
+    for make in (
+        lambda: Value(1e200) ** 2,
+        lambda: Value(1e200) * Value(1e200),
+        lambda: Value(1e200) * 1e200,
+        lambda: 1e200 * Value(1e200),
+        lambda: Value(1e308) + Value(1e308),
+        lambda: Value(1.0) / Value(1e-310),
+        lambda: Value(1000.0).exp(),
+    ):
         with pytest.raises(OverflowError, match="too large for a float"):
             make()
 

@@ -354,8 +354,11 @@ ERRORS = {
     "bool": (lambda V: V(True), TypeError, ["bool"]),
     "complex": (lambda V: V(1 + 2j), TypeError, ["complex"]),
     "list": (lambda V: V([1.0]), TypeError, ["list"]),
-    "add str": (lambda V: V(1.0) + "a", TypeError,
-                [r"for \+: Value\(data=1\.0\) and 'a' of type str"]),
+    "add str": (
+        lambda V: V(1.0) + "a",
+        TypeError,
+        [r"for \+: Value\(data=1\.0\) and 'a' of type str"],
+    ),
     "sub str": (lambda V: V(1.0) - "a", TypeError, ["str"]),
     "mul str": (lambda V: V(1.0) * "a", TypeError, ["str"]),
     "div str": (lambda V: V(1.0) / "a", TypeError, ["str"]),
@@ -364,8 +367,11 @@ ERRORS = {
     "pow bool": (lambda V: V(2.0) ** True, TypeError, ["exponent"]),
     "None add": (lambda V: None + V(1.0), TypeError, ["NoneType"]),
     "None sub": (lambda V: None - V(1.0), TypeError, ["NoneType"]),
-    "None mul": (lambda V: None * V(1.0), TypeError,
-                 [r"for \*: Value\(data=1\.0\) and None of type NoneType"]),
+    "None mul": (
+        lambda V: None * V(1.0),
+        TypeError,
+        [r"for \*: Value\(data=1\.0\) and None of type NoneType"],
+    ),
     "None div": (lambda V: None / V(1.0), TypeError, ["NoneType"]),
     "None pow": (lambda V: None ** V(1.0), TypeError, ["NoneType"]),
     "log 0": (lambda V: V(0.0).log(), ValueError, [r"log\(0\.0\)"]),
@@ -374,16 +380,28 @@ ERRORS = {
     "divide by a zero Value": (lambda V: V(1.0) / V(0.0), ZeroDivisionError, [DIVISION_BY_ZERO]),
     "number over a zero Value": (lambda V: 1 / V(0.0), ZeroDivisionError, [DIVISION_BY_ZERO]),
     "zero to a negative power": (lambda V: V(0.0) ** -1, ZeroDivisionError, [r"0\.0 \*\* -1"]),
-    "zero to a negative Value power": (lambda V: V(0.0) ** V(-1.0), ZeroDivisionError,
-                                       [r"0\.0 \*\* -1\.0"]),
+    "zero to a negative Value power": (
+        lambda V: V(0.0) ** V(-1.0),
+        ZeroDivisionError,
+        [r"0\.0 \*\* -1\.0"],
+    ),
     "exp overflow": (lambda V: V(1000.0).exp(), OverflowError, [r"exp\(1000\.0\)"]),
     "pow overflow": (lambda V: V(10.0) ** 400, OverflowError, [r"10\.0 \*\* 400"]),
-    "negative base, fractional exponent": (lambda V: V(-8.0) ** 0.5, ValueError,
-                                           [r"-8\.0 \*\* 0\.5"]),
-    "negative base, fractional Value exponent": (lambda V: V(-8.0) ** V(1 / 3), ValueError,
-                                                 ["negative base"]),
-    "negative number to a fractional Value": (lambda V: (-8.0) ** V(0.5), ValueError,
-                                              ["negative base"]),
+    "negative base, fractional exponent": (
+        lambda V: V(-8.0) ** 0.5,
+        ValueError,
+        [r"-8\.0 \*\* 0\.5"],
+    ),
+    "negative base, fractional Value exponent": (
+        lambda V: V(-8.0) ** V(1 / 3),
+        ValueError,
+        ["negative base"],
+    ),
+    "negative number to a fractional Value": (
+        lambda V: (-8.0) ** V(0.5),
+        ValueError,
+        ["negative base"],
+    ),
 }
 
 
@@ -412,8 +430,16 @@ def test_both_engines_raise_the_same_exception_and_message(name):
 
 def test_nan_propagates_through_operations(Value):
     nan = Value(float("nan"))
-    for out in (nan + 1, nan * 2, 2 * nan, nan.tanh(), nan.exp(), nan.log(), nan.relu(),
-                nan.sigmoid()):
+    for out in (
+        nan + 1,
+        nan * 2,
+        2 * nan,
+        nan.tanh(),
+        nan.exp(),
+        nan.log(),
+        nan.relu(),
+        nan.sigmoid(),
+    ):
         assert math.isnan(out.data)
     out = nan * Value(2.0)
     out.backward()

@@ -33,14 +33,27 @@ from test_engine_contract import CASES
 # What a class's __dict__ holds that is no attribute of its values.
 # (`__slotnames__` is a cache that copyreg adds to a class once one of its values is pickled or
 # copied, so whether it is there depends on which tests ran before.)
-BOOKKEEPING = {"__module__", "__qualname__", "__doc__", "__slots__", "__dict__", "__weakref__",
-               "__annotations__", "__firstlineno__", "__static_attributes__", "__slotnames__"}
+BOOKKEEPING = {
+    "__module__",
+    "__qualname__",
+    "__doc__",
+    "__slots__",
+    "__dict__",
+    "__weakref__",
+    "__annotations__",
+    "__firstlineno__",
+    "__static_attributes__",
+    "__slotnames__",
+}
 
 # The documented differences (fast.py's docstring): internals that only one engine has.
 ENGINE_SPECIFIC = {
     "_pow_value",  # reference: a ** b with a Value b, the closure __pow__ hands over to (chapter 3)
     "__reduce_ex__",  # reference: refuses to pickle a computed value, whose _backward is a closure
-    "_a", "_b", "_da", "_db",  # fast: the inputs and their local derivatives, stored forward
+    "_a",
+    "_b",
+    "_da",
+    "_db",  # fast: the inputs and their local derivatives, stored forward
 }
 NOT_OPERATIONS = {"backward"}  # public methods that build no node
 
@@ -69,8 +82,11 @@ def operations(cls):
 
 def methods(cls):
     """The plain functions a class defines (not its slots or properties), inherited too."""
-    return {name for name in interface(cls)
-            if isinstance(inspect.getattr_static(cls, name), types.FunctionType)}
+    return {
+        name
+        for name in interface(cls)
+        if isinstance(inspect.getattr_static(cls, name), types.FunctionType)
+    }
 
 
 def operations_called(function, arity, names, numbers=()):
@@ -95,8 +111,9 @@ def operations_called(function, arity, names, numbers=()):
 
 # The checks test what the chapters teach, on the class a notebook built: an operation no chapter
 # builds (`stages.PACKAGE_ONLY`) has no place there.
-CHECKS = ("the checks (ch03.PRIMITIVES, ch03.REFLECTED, ch04.ACTIVATIONS, ch08._ALIASES, "
-          "ch08._COMPOSED)")
+CHECKS = (
+    "the checks (ch03.PRIMITIVES, ch03.REFLECTED, ch04.ACTIVATIONS, ch08._ALIASES, ch08._COMPOSED)"
+)
 
 
 def operation_tables(names):
@@ -106,8 +123,9 @@ def operation_tables(names):
     checks |= set(ch04.ACTIVATIONS) | set(ch08._ALIASES.values()) | set(ch08._COMPOSED)
 
     def covered(table):
-        return set().union(*(operations_called(fn, arity, names, numbers)
-                             for fn, arity, numbers in table))
+        return set().union(
+            *(operations_called(fn, arity, names, numbers) for fn, arity, numbers in table)
+        )
 
     return {
         CHECKS: checks,
@@ -129,7 +147,8 @@ def has_closure(function):
     code = getattr(function, "__code__", None)
     return code is not None and any(
         isinstance(const, types.CodeType) and const.co_name == "_backward"
-        for const in code.co_consts)
+        for const in code.co_consts
+    )
 
 
 def missing_rows(reference, rows):
@@ -140,17 +159,21 @@ def missing_rows(reference, rows):
     methods_of_rows = {row.method for row in rows}
     for name in sorted(methods(reference)):
         if has_closure(inspect.getattr_static(reference, name)) and name not in methods_of_rows:
-            missing.append(f"autograd.ops has no row for {name}, whose closure the reference "
-                           f"engine defines")
+            missing.append(
+                f"autograd.ops has no row for {name}, whose closure the reference engine defines"
+            )
     for row in rows:
         if not has_closure(inspect.getattr_static(reference, row.method, None)):
-            missing.append(f"the reference engine has no closure for the row {row.name!r} of "
-                           f"autograd.ops (its method {row.method})")
+            missing.append(
+                f"the reference engine has no closure for the row {row.name!r} of "
+                f"autograd.ops (its method {row.method})"
+            )
     return missing
 
 
-def missing_places(reference, other, chapter_methods, package_only, tables,
-                   rows=tuple(ops.OPS.values())):
+def missing_places(
+    reference, other, chapter_methods, package_only, tables, rows=tuple(ops.OPS.values())
+):
     """Everywhere an operation or method is missing, one sentence each; [] when all agree.
 
     `reference` and `other` must give their values the same names (apart from the documented
@@ -174,8 +197,9 @@ def missing_places(reference, other, chapter_methods, package_only, tables,
             missing.append(f"{name} is a method in one engine and not in the other")
     built = [name for names in chapter_methods.values() for name in names] + list(package_only)
     for name in sorted(methods(reference) - set(built)):
-        missing.append(f"no chapter builds {name} (stages.CHAPTER_METHODS), nor is it in "
-                       f"stages.PACKAGE_ONLY")
+        missing.append(
+            f"no chapter builds {name} (stages.CHAPTER_METHODS), nor is it in stages.PACKAGE_ONLY"
+        )
     for name in sorted(set(built) - methods(reference)):
         missing.append(f"the stages name {name}, which the reference engine does not have")
     for table, covered in tables.items():
@@ -192,8 +216,9 @@ ALL_OPERATIONS = operations(engine.Value) | operations(fast.Value)
 
 def test_the_engines_stages_checks_and_tables_agree_on_every_operation():
     tables = operation_tables(ALL_OPERATIONS)
-    missing = missing_places(engine.Value, fast.Value, stages.CHAPTER_METHODS, stages.PACKAGE_ONLY,
-                             tables)
+    missing = missing_places(
+        engine.Value, fast.Value, stages.CHAPTER_METHODS, stages.PACKAGE_ONLY, tables
+    )
     heading = "an operation is missing somewhere (see CONTRIBUTING.md, 'Where things go'):"
     assert not missing, "\n".join([heading, *missing])
 
@@ -202,19 +227,45 @@ def test_the_operations_are_the_operators_and_activations():
     # by hand, so that `operations` cannot quietly find too little or too much
     for cls in (engine.Value, fast.Value):
         assert operations(cls) >= {
-            "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
-            "__rtruediv__", "__pow__", "__rpow__", "__neg__",
-            "tanh", "exp", "log", "relu", "sigmoid",
+            "__add__",
+            "__radd__",
+            "__sub__",
+            "__rsub__",
+            "__mul__",
+            "__rmul__",
+            "__truediv__",
+            "__rtruediv__",
+            "__pow__",
+            "__rpow__",
+            "__neg__",
+            "tanh",
+            "exp",
+            "log",
+            "relu",
+            "sigmoid",
         }
-        assert not operations(cls) & {"__init__", "__repr__", "backward", "_backward", "_prev",
-                                      "_pow_value", "__deepcopy__", "__reduce_ex__", "data"}
+        assert not operations(cls) & {
+            "__init__",
+            "__repr__",
+            "backward",
+            "_backward",
+            "_prev",
+            "_pow_value",
+            "__deepcopy__",
+            "__reduce_ex__",
+            "data",
+        }
 
 
 def test_a_table_is_read_from_the_operations_its_functions_call():
     names = ALL_OPERATIONS
     assert operations_called(lambda a: 1 - a, 1, names) == {"__rsub__"}
     assert operations_called(lambda a, b: (1 + a * a).log() ** b, 2, names) == {
-        "__mul__", "__radd__", "log", "__pow__"}
+        "__mul__",
+        "__radd__",
+        "log",
+        "__pow__",
+    }
     assert operations_called(lambda a, b, c: sum([a, b, c]), 3, names) == {"__radd__", "__add__"}
 
 
@@ -238,8 +289,9 @@ def tables():
 
 def test_an_operation_in_the_reference_engine_alone_is_missing_everywhere_else(tables):
     reference = planted(engine.Value, __floordiv__=floordiv)
-    missing = missing_places(reference, fast.Value, stages.CHAPTER_METHODS, stages.PACKAGE_ONLY,
-                             tables)
+    missing = missing_places(
+        reference, fast.Value, stages.CHAPTER_METHODS, stages.PACKAGE_ONLY, tables
+    )
     assert missing == [
         "autograd.fast.Value has no __floordiv__, which the reference engine has",
         "no chapter builds __floordiv__ (stages.CHAPTER_METHODS), nor is it in stages.PACKAGE_ONLY",
@@ -248,8 +300,9 @@ def test_an_operation_in_the_reference_engine_alone_is_missing_everywhere_else(t
 
 def test_an_operation_in_the_fast_engine_alone_is_missing_everywhere_else(tables):
     other = planted(fast.Value, __floordiv__=floordiv)
-    missing = missing_places(engine.Value, other, stages.CHAPTER_METHODS, stages.PACKAGE_ONLY,
-                             tables)
+    missing = missing_places(
+        engine.Value, other, stages.CHAPTER_METHODS, stages.PACKAGE_ONLY, tables
+    )
     assert missing == [
         "the reference engine has no __floordiv__, which autograd.fast.Value has",
     ] + [f"{table} has no __floordiv__" for table in tables]
@@ -285,8 +338,9 @@ def test_a_new_activation_counts_as_an_operation(tables):
 
 def test_a_method_of_another_kind_in_one_engine_is_reported(tables):
     other = planted(fast.Value, tanh=property(lambda self: self))
-    missing = missing_places(engine.Value, other, stages.CHAPTER_METHODS, stages.PACKAGE_ONLY,
-                             tables)
+    missing = missing_places(
+        engine.Value, other, stages.CHAPTER_METHODS, stages.PACKAGE_ONLY, tables
+    )
     assert missing == ["tanh is a method in one engine and not in the other"]
 
 
@@ -306,10 +360,9 @@ def test_a_method_no_chapter_teaches_belongs_in_package_only(tables):
         return self
 
     reference, other = planted(engine.Value, __copy__=copy), planted(fast.Value, __copy__=copy)
-    assert missing_places(reference, other, stages.CHAPTER_METHODS, stages.PACKAGE_ONLY,
-                          tables) == [
-        "no chapter builds __copy__ (stages.CHAPTER_METHODS), nor is it in stages.PACKAGE_ONLY"
-    ]
+    assert missing_places(
+        reference, other, stages.CHAPTER_METHODS, stages.PACKAGE_ONLY, tables
+    ) == ["no chapter builds __copy__ (stages.CHAPTER_METHODS), nor is it in stages.PACKAGE_ONLY"]
     package_only = (*stages.PACKAGE_ONLY, "__copy__")
     assert missing_places(reference, other, stages.CHAPTER_METHODS, package_only, tables) == []
 
@@ -331,14 +384,24 @@ def test_an_operation_with_a_closure_of_its_own_needs_a_row_of_the_table(tables)
         "autograd.ops has no row for cosh, whose closure the reference engine defines"
     ]
     row = ops.OPS["tanh"]._replace(name="cosh", method="cosh")
-    assert missing_places(reference, other, chapters, stages.PACKAGE_ONLY, complete,
-                          rows=(*ops.OPS.values(), row)) == []
+    assert (
+        missing_places(
+            reference, other, chapters, stages.PACKAGE_ONLY, complete, rows=(*ops.OPS.values(), row)
+        )
+        == []
+    )
 
 
 def test_a_row_of_the_table_needs_the_engines_closure(tables):
     row = ops.OPS["tanh"]._replace(name="cosh", method="cosh")
-    assert missing_places(engine.Value, fast.Value, stages.CHAPTER_METHODS, stages.PACKAGE_ONLY,
-                          tables, rows=(*ops.OPS.values(), row)) == [
+    assert missing_places(
+        engine.Value,
+        fast.Value,
+        stages.CHAPTER_METHODS,
+        stages.PACKAGE_ONLY,
+        tables,
+        rows=(*ops.OPS.values(), row),
+    ) == [
         "the reference engine has no closure for the row 'cosh' of autograd.ops (its method cosh)",
     ]
 

@@ -28,8 +28,11 @@ def pretend_installed(monkeypatch, **versions):
     """Make the report see these versions (None: not installed); others stay as they are."""
     real = environment._installed_version
     versions = {name.replace("_", "-"): v for name, v in versions.items()}
-    monkeypatch.setattr(environment, "_installed_version",
-                        lambda dist: versions[dist] if dist in versions else real(dist))
+    monkeypatch.setattr(
+        environment,
+        "_installed_version",
+        lambda dist: versions[dist] if dist in versions else real(dist),
+    )
 
 
 def hide_layout_programs(monkeypatch, tmp_path):
@@ -53,11 +56,12 @@ def layout_program_on_this_machine():
 
 
 def test_import_needs_only_the_standard_library():
-    code = ("import sys, autograd.environment; "
-            "print(sorted(m for m in ('graphviz', 'ipywidgets', 'matplotlib') "
-            "if m in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    code = (
+        "import sys, autograd.environment; "
+        "print(sorted(m for m in ('graphviz', 'ipywidgets', 'matplotlib') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 
 
@@ -134,8 +138,9 @@ def test_too_old_package_is_a_problem_with_the_upgrade_command(monkeypatch):
 
 def test_versions_compare_by_number_not_as_text(monkeypatch):
     # As text "0.2.10" < "0.2.2"; as numbers 10 > 2, so graphviz-pure 0.2.10 is new enough.
-    pretend_installed(monkeypatch, graphviz_pure="0.2.10", graphviz="0.20.3",
-                      matplotlib="3.10.0rc1")
+    pretend_installed(
+        monkeypatch, graphviz_pure="0.2.10", graphviz="0.20.3", matplotlib="3.10.0rc1"
+    )
     report = check_environment(cwd=ROOT / "notebooks")
     for name in ("graphviz-pure", "graphviz", "matplotlib"):
         assert report.finding(name).status == "ok", report.finding(name)
@@ -310,7 +315,8 @@ def test_without_ipywidgets_the_widget_says_how_to_install_it(monkeypatch):
 
 
 def test_chapters_that_measure_say_what_the_browser_cannot_do_there_and_nothing_elsewhere(
-        monkeypatch):
+    monkeypatch,
+):
     assert environment.browser_note() is None  # a notebook cell shows nothing
     monkeypatch.setattr(environment, "IN_BROWSER", True)
     note = environment.browser_note()

@@ -160,6 +160,7 @@ def train(value_class, steps):
     Returns the memory held (tracemalloc) after each step, and the nodes in one step's graph.
     """
     rng = random.Random(0)
+
     def neuron(nin):
         return [value_class(rng.uniform(-1, 1)) for _ in range(nin)], value_class(0.0)
 

@@ -34,14 +34,19 @@ pytestmark = pytest.mark.skipif(
 def without_opening_jupyterlab(command):
     """The set-up command up to, not including, the part that starts JupyterLab."""
     parts = [part.strip() for part in command.split("&&")]
-    assert parts[-1].startswith(".venv/bin/jupyter lab"), f"the command should end by opening JupyterLab: {command}"
+    assert parts[-1].startswith(".venv/bin/jupyter lab"), (
+        f"the command should end by opening JupyterLab: {command}"
+    )
     return " && ".join(parts[:-1])
 
 
 def clean_environment():
     """This process's environment without anything that points Python at another environment."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "CONDA_PREFIX")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "CONDA_PREFIX")
+    }
     venv = os.environ.get("VIRTUAL_ENV")
     if venv:  # an activated environment's scripts would be found before the new one's
         bin_dir = os.path.join(venv, "bin")
@@ -75,24 +80,47 @@ def test_readme_set_up_command_gives_an_environment_that_runs_a_notebook(tmp_pat
 
     jupyter = repo / ".venv" / "bin" / "jupyter"
     # The notebook must run in the new environment's own kernel, not one installed elsewhere.
-    specs = subprocess.run([str(jupyter), "kernelspec", "list", "--json"], cwd=repo, env=env,
-                           capture_output=True, text=True, timeout=120)
+    specs = subprocess.run(
+        [str(jupyter), "kernelspec", "list", "--json"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert specs.returncode == 0, specs.stderr
     kernel_dir = json.loads(specs.stdout)["kernelspecs"]["python3"]["resource_dir"]
     assert os.path.realpath(kernel_dir).startswith(os.path.realpath(repo / ".venv")), kernel_dir
 
     out = tmp_path / "executed"
     run = subprocess.run(
-        [str(jupyter), "nbconvert", "--to", "notebook", "--execute", "--output-dir", str(out),
-         "--ExecutePreprocessor.timeout=600", NOTEBOOK],
-        cwd=repo, env=env, capture_output=True, text=True, timeout=900,
+        [
+            str(jupyter),
+            "nbconvert",
+            "--to",
+            "notebook",
+            "--execute",
+            "--output-dir",
+            str(out),
+            "--ExecutePreprocessor.timeout=600",
+            NOTEBOOK,
+        ],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert run.returncode == 0, f"{NOTEBOOK} failed in the new environment:\n{run.stderr[-5000:]}"
 
     executed = nbformat.read(out / os.path.basename(NOTEBOOK), as_version=4)
     code_cells = [cell for cell in executed.cells if cell.cell_type == "code"]
-    unexpected = [o.ename for cell in code_cells for o in cell.outputs if o.output_type == "error"
-                  and "raises-exception" not in cell.metadata.get("tags", [])]
+    unexpected = [
+        o.ename
+        for cell in code_cells
+        for o in cell.outputs
+        if o.output_type == "error" and "raises-exception" not in cell.metadata.get("tags", [])
+    ]
     assert not unexpected, f"cells not meant to fail raised {unexpected}"
     outputs = [o for cell in code_cells for o in cell.outputs]
     drawings = [o for o in outputs if "image/svg+xml" in o.get("data", {})]

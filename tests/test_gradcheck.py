@@ -64,7 +64,7 @@ def test_gradcheck_passes_the_articles_neuron_with_the_articles_gradients():
 
 def test_gradcheck_passes_a_function_using_every_operation():
     def f(a, b, c):
-        return a * b + (a / c).exp() - c.log() * b + a.sigmoid() + (b**2).relu() - 2 ** c + a**c
+        return a * b + (a / c).exp() - c.log() * b + a.sigmoid() + (b**2).relu() - 2**c + a**c
 
     report = gradcheck(f, [0.7, -1.3, 1.9])
     assert report.passed, str(report)
@@ -136,15 +136,16 @@ class SlightlyOffMul(Value):
     [
         # d/da (a b) = b = 2, reported as 2.0002: abs error 2e-4, rel error about 1e-4
         (1e-6, 1e-5, False),  # 1e-6 + 2e-5 < 2e-4
-        (0.0, 1e-3, True),    # 2e-3 >= 2e-4
+        (0.0, 1e-3, True),  # 2e-3 >= 2e-4
         (3e-4, 0.0, True),
         (1e-4, 0.0, False),
         (1e-4, 0.6e-4, True),  # 1e-4 + 1.2e-4 >= 2e-4: the two tolerances add up
     ],
 )
 def test_tolerance_rule_is_atol_plus_rtol_times_numerical(atol, rtol, passes):
-    report = gradcheck(lambda a, b: a * b, [3.0, 2.0], atol=atol, rtol=rtol,
-                       value_class=SlightlyOffMul)
+    report = gradcheck(
+        lambda a, b: a * b, [3.0, 2.0], atol=atol, rtol=rtol, value_class=SlightlyOffMul
+    )
     a = report.rows[0]
     assert a.abs_error == pytest.approx(2e-4, rel=1e-3)
     assert a.rel_error == pytest.approx(2e-4 / 2.0002, rel=1e-3)
@@ -184,8 +185,9 @@ def test_report_table_columns_line_up():
 
 def test_report_html_is_a_table_with_failing_rows_marked():
     good = gradcheck(article.neuron_output, article.NEURON)._repr_html_()
-    bad = gradcheck(lambda x, y: x.tanh() * y, {"x": 0.5, "y": 2.0},
-                    value_class=WrongTanh)._repr_html_()
+    bad = gradcheck(
+        lambda x, y: x.tanh() * y, {"x": 0.5, "y": 2.0}, value_class=WrongTanh
+    )._repr_html_()
     assert good.startswith("<table") and good.count("<tr") == 1 + len(article.NEURON)
     assert "gradcheck-fail" not in good and "PASSED" in good
     assert bad.count("gradcheck-fail") == 1 and "FAILED" in bad
@@ -232,14 +234,23 @@ def test_inputs_must_be_numbers_and_tolerances_non_negative():
 
 def test_a_step_that_leaves_the_functions_domain_says_so():
     # log is defined at x = 1e-7 but not at x - h: the error must blame the step, not f
-    with pytest.raises(ValueError, match=r"the step h=1e-06 took x0 from 1e-07 to -9e-07 "
-                                         r"\(x - h\), where f raised ValueError: log\(-9e-07\)"
-                                         r".*smaller h"):
+    with pytest.raises(
+        ValueError,
+        match=r"the step h=1e-06 took x0 from 1e-07 to -9e-07 "
+        r"\(x - h\), where f raised ValueError: log\(-9e-07\)"
+        r".*smaller h",
+    ):
         gradcheck(lambda x: x.log(), [1e-7])
-    with pytest.raises(ValueError, match=r"took b from 5e-07 to -5e-07 \(x - h\).* 0\.5 is not a "
-                                         r"real number.*smaller h"):
-        gradcheck(lambda a, b: a * b ** 0.5, {"a": 2.0, "b": 5e-7})
-    with pytest.raises(ValueError, match=r"took x0 from 1 to 1\.000001 \(x \+ h\), where f gave "
-                                         r"nan.*smaller h"):
+    with pytest.raises(
+        ValueError,
+        match=r"took b from 5e-07 to -5e-07 \(x - h\).* 0\.5 is not a "
+        r"real number.*smaller h",
+    ):
+        gradcheck(lambda a, b: a * b**0.5, {"a": 2.0, "b": 5e-7})
+    with pytest.raises(
+        ValueError,
+        match=r"took x0 from 1 to 1\.000001 \(x \+ h\), where f gave "
+        r"nan.*smaller h",
+    ):
         numerical_grad(lambda x: x * (math.nan if x.data > 1 else 1.0), [1.0])
     assert gradcheck(lambda x: x.log(), [1e-7], h=1e-10)  # a smaller step stays inside

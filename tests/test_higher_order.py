@@ -17,7 +17,17 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from autograd import _grad_speed, engine, fast, grad, grad_rules, graph, higher_order, reading, stages
+from autograd import (
+    _grad_speed,
+    engine,
+    fast,
+    grad,
+    grad_rules,
+    graph,
+    higher_order,
+    reading,
+    stages,
+)
 from autograd.grad_rules import RULES
 from conftest import require_module
 from edge_programs import apply as apply_edge_step
@@ -107,8 +117,9 @@ def pytorch_derivatives(torch, steps, inputs):
     def derivative(y, create_graph):
         if not y.requires_grad:  # a constant: PyTorch has no graph to differentiate
             return [zero for _ in xs]
-        found = torch.autograd.grad(y, xs, create_graph=create_graph, retain_graph=True,
-                                    allow_unused=True)
+        found = torch.autograd.grad(
+            y, xs, create_graph=create_graph, retain_graph=True, allow_unused=True
+        )
         return [zero if g is None else g for g in found]
 
     first = derivative(run(steps, xs), True)
@@ -202,8 +213,12 @@ def compare_with_differences(program, Value):
         return False
     ours = our_derivatives(total, pool[: len(inputs)])
     for order in (1, 2):
-        assert_agree(ours[order], numeric[order - 1], DIFFERENCE_TOLERANCE[order],
-                     ("second", "third")[order - 1])
+        assert_agree(
+            ours[order],
+            numeric[order - 1],
+            DIFFERENCE_TOLERANCE[order],
+            ("second", "third")[order - 1],
+        )
     return True
 
 
@@ -215,8 +230,9 @@ def torch():
 # ------------------------------------------------------------------- what a learner sees
 
 
-@pytest.mark.parametrize("module", [higher_order, grad_rules, reading],
-                         ids=lambda module: module.__name__)
+@pytest.mark.parametrize(
+    "module", [higher_order, grad_rules, reading], ids=lambda module: module.__name__
+)
 def test_the_module_docstrings_example_runs(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
@@ -366,9 +382,11 @@ def test_a_pickled_fast_graph_differentiates_like_the_original():
     leaves = [copy._a._b._b, copy._b._a._a]  # x and z, as the copy holds them
     assert [v.data for v in leaves] == [-1.0, 1e-310]
     for create_graph in (False, True):
-        assert ([g.data for g in grad(copy, leaves, create_graph=create_graph)]
-                == [g.data for g in grad(y, [x, z], create_graph=create_graph)]
-                == [1.0, 1e-20 / 1e-310])
+        assert (
+            [g.data for g in grad(copy, leaves, create_graph=create_graph)]
+            == [g.data for g in grad(y, [x, z], create_graph=create_graph)]
+            == [1.0, 1e-20 / 1e-310]
+        )
 
 
 # ------------------------------------------------------------ the same numbers as backward()
@@ -465,7 +483,7 @@ def network_loss(Value, sizes, seed, points):
     from autograd.nn import MLP
 
     model = MLP(2, sizes, seed=seed, value_class=Value)
-    loss = sum(((1 + -(-1) ** i * model(p)).relu() for i, p in enumerate(points)), Value(0.0))
+    loss = sum(((1 + -((-1) ** i) * model(p)).relu() for i, p in enumerate(points)), Value(0.0))
     return loss, model.parameters()
 
 
@@ -485,12 +503,16 @@ def test_gradients_as_values_are_the_chain_rules_node_for_node(Value, program):
 
 
 @both_engines
-@pytest.mark.parametrize("make", [
-    lambda x, y, z: (x * x) * y,
-    lambda x, y, z: (x * y) * (y * z),
-    lambda x, y, z: (x * x) * (y * y),
-    lambda x, y, z: ((x * y).tanh() * z) * x,
-], ids=["x*x*y", "xy*yz", "xx*yy", "tanh(xy)*z*x"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda x, y, z: (x * x) * y,
+        lambda x, y, z: (x * y) * (y * z),
+        lambda x, y, z: (x * x) * (y * y),
+        lambda x, y, z: ((x * y).tanh() * z) * x,
+    ],
+    ids=["x*x*y", "xy*yz", "xx*yy", "tanh(xy)*z*x"],
+)
 def test_products_that_reach_some_inputs_twice_give_the_chain_rules_graphs(Value, make):
     # the gradient of a product reads the other factor: which inputs each gradient's graph can
     # reach decides how grad ties it, so these small products, where an input sits on both
@@ -504,13 +526,17 @@ def test_products_that_reach_some_inputs_twice_give_the_chain_rules_graphs(Value
 
 
 @both_engines
-@pytest.mark.parametrize("make", [
-    lambda x, y, z: (x.relu() * y) * z,
-    lambda x, y, z: (x.relu() + y.relu()) * z + x * y,
-    lambda x, y, z: ((x.relu() * 3.0) * y + z.relu()) * (y * z).relu(),
-    lambda x, y, z: (x.relu().tanh() * y + x.relu()) * z,
-    lambda x, y, z: ((x * y).relu() * z).relu() * x + (z * y).relu().exp(),
-], ids=["relu*y*z", "relus-added", "relu*3", "tanh-of-relu", "relu-of-relus"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda x, y, z: (x.relu() * y) * z,
+        lambda x, y, z: (x.relu() + y.relu()) * z + x * y,
+        lambda x, y, z: ((x.relu() * 3.0) * y + z.relu()) * (y * z).relu(),
+        lambda x, y, z: (x.relu().tanh() * y + x.relu()) * z,
+        lambda x, y, z: ((x * y).relu() * z).relu() * x + (z * y).relu().exp(),
+    ],
+    ids=["relu*y*z", "relus-added", "relu*3", "tanh-of-relu", "relu-of-relus"],
+)
 def test_gradients_that_reach_no_result_leave_the_chain_rules_graphs(Value, make):
     # a relu at or below 0 passes nothing back, so what reaches it reaches no result: grad
     # keeps it as a number, and the results' graphs are the chain rule's, node for node
@@ -524,8 +550,9 @@ def test_gradients_that_reach_no_result_leave_the_chain_rules_graphs(Value, make
 
 @both_engines
 def test_a_network_with_dead_relus_gives_the_chain_rules_graphs(Value):
-    loss, weights = network_loss(Value, [4, 4, 1], 5, [(0.5 * i - 1.5, 1.0 - 0.75 * i)
-                                                       for i in range(5)])
+    loss, weights = network_loss(
+        Value, [4, 4, 1], 5, [(0.5 * i - 1.5, 1.0 - 0.75 * i) for i in range(5)]
+    )
     ours = grad(loss, weights, create_graph=True)
     theirs = higher_order._by_the_chain_rule(loss, weights, False, Value, True, False)
     assert [graph_shape(g) for g in ours] == [graph_shape(g) for g in theirs]
@@ -563,13 +590,18 @@ def test_at_the_edges_of_floating_point_the_speed_path_gives_the_chain_rules_num
 def test_the_benchmarks_step_has_the_same_gradients_every_way(Value):
     # a network's loss, as the benchmark builds it: grad in both modes, the chain rule and
     # backward() give each weight the same number
-    loss, weights = network_loss(Value, [8, 8, 1], 3, [(0.5 * i - 2.0, 1.0 - 0.25 * i)
-                                                       for i in range(12)])
+    loss, weights = network_loss(
+        Value, [8, 8, 1], 3, [(0.5 * i - 2.0, 1.0 - 0.25 * i) for i in range(12)]
+    )
     quick = [bits(g.data) for g in grad(loss, weights)]
     as_values = [bits(g.data) for g in grad(loss, weights, create_graph=True)]
     loss.backward()
-    assert quick == as_values == chain_rule_numbers(loss, weights, Value) == [
-        bits(w.grad) for w in weights]
+    assert (
+        quick
+        == as_values
+        == chain_rule_numbers(loss, weights, Value)
+        == [bits(w.grad) for w in weights]
+    )
     assert chain_rule_numbers(loss, weights, Value, create_graph=True) == as_values
 
 
@@ -577,8 +609,10 @@ def test_a_fast_node_whose_slope_does_not_fit_is_refused_without_create_graph_to
     # The speed path checks each recorded slope at a glance; where it does not fit, it leaves
     # the graph to the chain rule, which says why.
     a, b = fast.Value(0.5), fast.Value(3.0)
-    made_by_hand = [fast._node(0.25, op, a, wrong) for op, wrong in
-                    (("tanh", 1.0), ("relu", 0.0), ("exp", 2.0), ("sigmoid", 0.5))]
+    made_by_hand = [
+        fast._node(0.25, op, a, wrong)
+        for op, wrong in (("tanh", 1.0), ("relu", 0.0), ("exp", 2.0), ("sigmoid", 0.5))
+    ]
     made_by_hand += [fast._node(1.5, "*", a, 7.0, b, 0.5), fast._node(3.5, "+", a, 1.0, b, 0.0)]
     for node in made_by_hand:
         for create_graph in (False, True):
@@ -601,6 +635,7 @@ def test_grad_pauses_the_garbage_collector_while_it_builds_a_graph(monkeypatch, 
         def spy(*args, **options):
             states.append(gc.isenabled())
             return builder(*args, **options)
+
         return spy
 
     for module, name in ((higher_order, "_chain_rule"), (_grad_speed, "_build")):  # the chain
@@ -713,13 +748,19 @@ def test_hessian_vector_products_match_differences_of_the_gradient(Value, progra
 
 
 def test_an_output_that_is_not_a_value_of_the_engines_is_refused():
-    with pytest.raises(TypeError, match=r"output as a Value of autograd.engine or autograd.fast, "
-                                        r"but was given 3.0 of type builtins.float$"):
+    with pytest.raises(
+        TypeError,
+        match=r"output as a Value of autograd.engine or autograd.fast, "
+        r"but was given 3.0 of type builtins.float$",
+    ):
         grad(3.0, engine.Value(1.0))
     Chapter5 = stages.stage(5)
     x = Chapter5(2.0)
-    with pytest.raises(TypeError, match=r"looks like a value of another class \(your own, or a "
-                                        r"chapter's stage\): grad knows only"):
+    with pytest.raises(
+        TypeError,
+        match=r"looks like a value of another class \(your own, or a "
+        r"chapter's stage\): grad knows only",
+    ):
         grad(x * x, x)
 
 
@@ -727,8 +768,11 @@ def test_an_output_that_is_not_a_value_of_the_engines_is_refused():
 def test_inputs_that_are_not_values_are_refused(Value):
     x = Value(2.0)
     y = x * x
-    with pytest.raises(TypeError, match=r"inputs must be a Value or a list or tuple of Values, "
-                                        r"but was given 2.0 of type builtins.float"):
+    with pytest.raises(
+        TypeError,
+        match=r"inputs must be a Value or a list or tuple of Values, "
+        r"but was given 2.0 of type builtins.float",
+    ):
         grad(y, 2.0)
     with pytest.raises(TypeError, match=r"inputs must be .* given \{.*\} of type builtins.set"):
         grad(y, {x})
@@ -740,9 +784,12 @@ def test_inputs_that_are_not_values_are_refused(Value):
 
 def test_mixing_the_engines_is_refused():
     x = fast.Value(2.0, label="x")
-    with pytest.raises(TypeError, match=r"the input, Value\(data=2.0, label='x'\), is a Value of "
-                                        r"autograd.fast, but the output is a Value of "
-                                        r"autograd.engine: a graph is built by one engine"):
+    with pytest.raises(
+        TypeError,
+        match=r"the input, Value\(data=2.0, label='x'\), is a Value of "
+        r"autograd.fast, but the output is a Value of "
+        r"autograd.engine: a graph is built by one engine",
+    ):
         grad(engine.Value(1.0) * 2, x)
     mixed = engine.Value(3.0, (fast.Value(1.0),), "+")  # made by hand: the engines refuse it
     with pytest.raises(TypeError, match=r"holds Value\(data=1.0\), a value of autograd.fast.Value"):
@@ -754,8 +801,11 @@ def test_an_input_the_output_does_not_depend_on_is_named_or_given_zero(Value):
     x, z = Value(2.0, label="x"), Value(5.0, label="z")
     y = x * x
     for create_graph in (False, True):
-        with pytest.raises(ValueError, match=r"does not depend on inputs\[1\], Value\(data=5.0, "
-                                             r"label='z'\).* Pass allow_unused=True to get 0"):
+        with pytest.raises(
+            ValueError,
+            match=r"does not depend on inputs\[1\], Value\(data=5.0, "
+            r"label='z'\).* Pass allow_unused=True to get 0",
+        ):
             grad(y, [x, z], create_graph=create_graph)
     with pytest.raises(ValueError, match=r"does not depend on the input Value\(data=7.0\):"):
         grad(y, Value(7.0))
@@ -775,9 +825,12 @@ def test_an_operation_grad_has_no_rule_for_is_named():
         return out
 
     x = engine.Value(0.5)
-    with pytest.raises(NotImplementedError, match=r"no rule for the operation 'sinh' of "
-                                                  r"Value\(data=0.521.*\. It knows the operations "
-                                                  r"of autograd.engine: \+, \*, /"):
+    with pytest.raises(
+        NotImplementedError,
+        match=r"no rule for the operation 'sinh' of "
+        r"Value\(data=0.521.*\. It knows the operations "
+        r"of autograd.engine: \+, \*, /",
+    ):
         grad(sinh(x) * x, x)
     y = fast.Value(0.5)
     with pytest.raises(NotImplementedError, match=r"no rule for the operation 'sinh'"):
@@ -794,8 +847,11 @@ def test_a_node_whose_derivative_grad_cannot_know_is_refused():
         grad(planted, a)
 
     fa, fb = fast.Value(2.0), fast.Value(3.0)
-    with pytest.raises(ValueError, match=r"recorded a local derivative \(0.0\) that is not the "
-                                         r"one '\+' gives"):
+    with pytest.raises(
+        ValueError,
+        match=r"recorded a local derivative \(0.0\) that is not the "
+        r"one '\+' gives",
+    ):
         grad(fast.Value(5.0, (fa, fb), "+"), fa)
     product = fa * fb
     fa.data = 4.0  # the fast engine took d(product)/d(fb) = 2.0 when it made the node
@@ -805,7 +861,7 @@ def test_a_node_whose_derivative_grad_cannot_know_is_refused():
     for Value, x in ((engine.Value, a), (fast.Value, fa)):
         for create_graph in (False, True):
             with pytest.raises(ValueError, match=r"\(op '\*\*2'\): it was made by hand"):
-                grad(Value(x.data ** 2, (x,), "**2"), x, create_graph=create_graph)
+                grad(Value(x.data**2, (x,), "**2"), x, create_graph=create_graph)
 
 
 # ------------------------------------------------------------------- the tests can fail

@@ -12,15 +12,32 @@ PACKAGE = ROOT / "autograd"
 # Lower layers first. A module may import from any lower layer, and from another unit (a module,
 # or a subpackage as a whole) of its own layer only where SIDEWAYS lists the pair, with why.
 LAYERS = [
-    {"autograd._floats", "autograd._arrays", "autograd.ops", "autograd._platform",
-     "autograd._slider_names", "autograd.graph", "autograd.syllabus", "autograd.data",
-     "autograd.profiling", "autograd.article", "autograd.plots", "autograd.course_engine"},
+    {
+        "autograd._floats",
+        "autograd._arrays",
+        "autograd.ops",
+        "autograd._platform",
+        "autograd._slider_names",
+        "autograd.graph",
+        "autograd.syllabus",
+        "autograd.data",
+        "autograd.profiling",
+        "autograd.article",
+        "autograd.plots",
+        "autograd.course_engine",
+    },
     {"autograd.engine", "autograd.fast", "autograd.tensor"},
     {"autograd.reading"},  # reading a node of the engines: grad's and the compiler's
     {"autograd.grad_rules"},
     {"autograd._grad_speed"},
-    {"autograd.nn", "autograd.gradcheck", "autograd.stages", "autograd.compile",
-     "autograd.higher_order", "autograd.engine_file"},
+    {
+        "autograd.nn",
+        "autograd.gradcheck",
+        "autograd.stages",
+        "autograd.compile",
+        "autograd.higher_order",
+        "autograd.engine_file",
+    },
     {"autograd.checks", "autograd.viz"},
     {"autograd.widgets", "autograd.environment", "autograd.yours"},
     {"autograd"},  # the package itself: `from autograd import Value`
@@ -87,7 +104,7 @@ def test_every_module_has_a_layer():
 
 
 def wrong_imports(sideways=SIDEWAYS):
-    """"name imports target" for each import upward, or across a layer but not in `sideways`."""
+    """ "name imports target" for each import upward, or across a layer but not in `sideways`."""
     wrong = []
     for name in MODULES:
         for target in imports_of(name):
@@ -106,8 +123,12 @@ def test_no_module_imports_upward_or_across_unless_allowed():
 
 def sideways_imports():
     """The pairs of units of one layer of which the first imports the second."""
-    return {(unit(name), unit(target)) for name in MODULES for target in imports_of(name)
-            if unit(target) != unit(name) and layer(target) == layer(name)}
+    return {
+        (unit(name), unit(target))
+        for name in MODULES
+        for target in imports_of(name)
+        if unit(target) != unit(name) and layer(target) == layer(name)
+    }
 
 
 def test_every_pair_listed_sideways_still_imports_across():
@@ -121,8 +142,9 @@ def test_an_import_across_a_layer_that_is_not_listed_is_wrong():
     unlisted = {pair: why for pair, why in SIDEWAYS.items() if pair[1] != "autograd._floats"}
     assert "autograd.ops imports autograd._floats" in wrong_imports(unlisted)
     assert layer("autograd.engine") == layer("autograd.fast")
-    assert not {("autograd.engine", "autograd.fast"), ("autograd.fast", "autograd.engine")} \
-        & set(SIDEWAYS)
+    assert not {("autograd.engine", "autograd.fast"), ("autograd.fast", "autograd.engine")} & set(
+        SIDEWAYS
+    )
 
 
 def test_there_are_no_import_cycles_between_modules():
@@ -133,7 +155,7 @@ def test_there_are_no_import_cycles_between_modules():
 
     def visit(name, path):
         if name in path:
-            cycles.append(path[path.index(name):] + [name])
+            cycles.append(path[path.index(name) :] + [name])
             return
         if name in done:
             return
@@ -151,6 +173,7 @@ def test_the_checks_build_on_their_core_and_the_core_on_nothing_of_theirs():
     # the core is core.py and the report it offers (report.py), which builds on nothing
     core = imports_of("autograd.checks.core")
     assert not {target for target in core if target.startswith("autograd.checks")} - {
-        "autograd.checks.report"}
+        "autograd.checks.report"
+    }
     assert not {t for t in imports_of("autograd.checks.report") if t.startswith("autograd.checks")}
     assert "autograd.checks" not in imports_of("autograd.checks.exercise")

@@ -27,9 +27,24 @@ def test_every_test_named_slow_exists(named):
 
 def test_the_quick_lane_leaves_out_the_notebooks_and_the_slow_tests_only():
     chosen = ["notebooks/00_start_here.ipynb", "tests/test_nn.py", "tests/test_lint.py"]
-    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
-                           "-p", "no:cacheprovider", "-m", "not slow", *chosen],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-m",
+            "not slow",
+            *chosen,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     collected = [line for line in done.stdout.splitlines() if "::" in line]
     assert collected, done.stdout + done.stderr
     assert not [line for line in collected if ".ipynb" in line]

@@ -27,8 +27,13 @@ def ruff():
 
 
 def test_the_code_passes_the_linter():
-    done = subprocess.run([*ruff(), "check", "--no-cache", "--output-format", "concise", "."],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [*ruff(), "check", "--no-cache", "--output-format", "concise", "."],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -37,18 +42,35 @@ def test_the_linter_fails_on_a_planted_mistake(tmp_path):
     of the same name, as in the code it guards, are reported."""
     planted = tmp_path / "planted.py"
     planted.write_text("import os\n\n\ndef test_a():\n    pass\n\n\ndef test_a():\n    pass\n")
-    done = subprocess.run([*ruff(), "check", "--no-cache", "--config",
-                           str(ROOT / "pyproject.toml"), "--output-format", "concise",
-                           str(planted)], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        [
+            *ruff(),
+            "check",
+            "--no-cache",
+            "--config",
+            str(ROOT / "pyproject.toml"),
+            "--output-format",
+            "concise",
+            str(planted),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1
     assert "F401" in done.stdout and "F811" in done.stdout, done.stdout
 
 
 def test_the_code_is_laid_out_as_ruff_format_lays_it_out():
     """`ruff format --check .`; to fix what it reports: `ruff format .` (or `pre-commit run`)."""
-    done = subprocess.run([*ruff(), "format", "--check", "--no-cache", "."],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [*ruff(), "format", "--check", "--no-cache", "."],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
 
 
@@ -56,9 +78,21 @@ def test_the_format_check_fails_on_a_planted_layout(tmp_path):
     """The check has teeth: a file laid out otherwise is reported."""
     planted = tmp_path / "planted.py"
     planted.write_text("x=[1,2 ,3]\n")
-    done = subprocess.run([*ruff(), "format", "--check", "--no-cache", "--config",
-                           str(ROOT / "pyproject.toml"), str(planted)], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            *ruff(),
+            "format",
+            "--check",
+            "--no-cache",
+            "--config",
+            str(ROOT / "pyproject.toml"),
+            str(planted),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1, done.stdout + done.stderr
 
 

@@ -21,8 +21,14 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from conftest import (CHROMIUM_ARGS, _QuietStaticHandler, cell_text, chromium, require_module,
-                      serve_folder)
+from conftest import (
+    CHROMIUM_ARGS,
+    _QuietStaticHandler,
+    cell_text,
+    chromium,
+    require_module,
+    serve_folder,
+)
 
 from autograd.plots import CELL_SKIPPED, NEEDS_NUMPY, PLOT_SKIPPED, WHY_NO_PLOTS
 
@@ -53,7 +59,8 @@ def site(request):
 def _kernel_settings(site):
     config = json.loads((site / "jupyter-lite.json").read_text(encoding="utf-8"))
     return config["jupyter-config-data"]["litePluginSettings"][
-        "@jupyterlite/pyodide-kernel-extension:kernel"]
+        "@jupyterlite/pyodide-kernel-extension:kernel"
+    ]
 
 
 def test_the_first_page_says_what_loads_where_edits_stay_and_lists_every_chapter(site):
@@ -128,8 +135,10 @@ def test_site_has_the_course_and_a_local_pyodide(site):
     assert b"Graphviz" in viz_js.read_bytes()[:400]
 
     remote = sorted(name for name, p in lock.items() if p["file_name"].startswith("http"))
-    print(f"\n{len(lock) - len(remote)} packages in the site, {len(remote)} left on Pyodide's "
-          f"CDN (numpy in it: {'numpy' in remote}, matplotlib: {'matplotlib' in remote})")
+    print(
+        f"\n{len(lock) - len(remote)} packages in the site, {len(remote)} left on Pyodide's "
+        f"CDN (numpy in it: {'numpy' in remote}, matplotlib: {'matplotlib' in remote})"
+    )
 
 
 # ------------------------------------------------------------------------ in the browser
@@ -266,10 +275,15 @@ def browser(site, tmp_path_factory):
             yield offline
         finally:
             offline.browser.close()
-            print(f"\nblocked requests ({len(offline.blocked)}):",
-                  *[f"{kind}: {url}" for kind, url in sorted(set(offline.blocked))], sep="\n  ")
-            print("\nchapters in the browser, Pyodide's package site blocked:\n"
-                  f"  {'chapter':<44} {'run':>4} {'notes':>6} {'errors':>7}")
+            print(
+                f"\nblocked requests ({len(offline.blocked)}):",
+                *[f"{kind}: {url}" for kind, url in sorted(set(offline.blocked))],
+                sep="\n  ",
+            )
+            print(
+                "\nchapters in the browser, Pyodide's package site blocked:\n"
+                f"  {'chapter':<44} {'run':>4} {'notes':>6} {'errors':>7}"
+            )
             for notebook, (ran, notes, errors) in offline.table.items():
                 print(f"  {notebook:<44} {ran:>4} {notes:>6} {errors:>7}")
 
@@ -297,7 +311,8 @@ def run_all(page):
         stopped = [i for i in code if i < not_run[0] and _errors(cells[i])][-1:]
         assert stopped and "raises-exception" in _tags(cells[stopped[0]]), (
             f"Run All stopped before cell {not_run[0]}: "
-            + _describe_errors(cells[stopped[0]] if stopped else {"outputs": []}))
+            + _describe_errors(cells[stopped[0]] if stopped else {"outputs": []})
+        )
         index = not_run[0]
 
 
@@ -311,8 +326,11 @@ def _describe_errors(cell):
 
 def _svg(cell):
     """The SVG a cell shows: a drawing's own, or inside HTML (chapter 00's test drawing)."""
-    return "".join(output.get("data", {}).get(kind, "") for output in cell.get("outputs", [])
-                   for kind in ("image/svg+xml", "text/html"))
+    return "".join(
+        output.get("data", {}).get(kind, "")
+        for output in cell.get("outputs", [])
+        for kind in ("image/svg+xml", "text/html")
+    )
 
 
 LOAD_AHEAD = 2  # chapters loading, their kernels starting, while one runs: 2 cores
@@ -333,9 +351,12 @@ def run_chapters(browser):
     runs, pages, loading = {}, [], {}
 
     def load_next(notebook):
-        later = [name for name in CHAPTERS[CHAPTERS.index(notebook) + 1:]
-                 if name not in runs and name not in loading]
-        for name in later[:max(0, LOAD_AHEAD - len(loading))]:
+        later = [
+            name
+            for name in CHAPTERS[CHAPTERS.index(notebook) + 1 :]
+            if name not in runs and name not in loading
+        ]
+        for name in later[: max(0, LOAD_AHEAD - len(loading))]:
             loading[name] = browser.start(name)
             pages.append(loading[name])
 
@@ -350,13 +371,16 @@ def run_chapters(browser):
             first_output = None
             first_visit = None
             if notebook == CHAPTERS[0]:  # time the first cell, alone, from page load
-                first_code = next(i for i, cell in enumerate(page.evaluate(CELLS))
-                                  if cell["cell_type"] == "code")
+                first_code = next(
+                    i for i, cell in enumerate(page.evaluate(CELLS)) if cell["cell_type"] == "code"
+                )
                 page.evaluate(RUN_AT, [first_code, "notebook:run-cell"])
                 first_output = kernel_seconds + time.monotonic() - page.opened
                 first_visit = (_CountingHandler.served[0] - page.bytes_at_start) / 1e6
-                print(f"\nfirst visit: {first_visit:.1f} MB served up to chapter 00's first "
-                      f"cell having run")
+                print(
+                    f"\nfirst visit: {first_visit:.1f} MB served up to chapter 00's first "
+                    f"cell having run"
+                )
             load_next(notebook)
             cells, seconds = run_all(page)
             stem = notebook.removesuffix(".ipynb")
@@ -366,21 +390,34 @@ def run_chapters(browser):
                 page.evaluate(SCROLL_TO, drawing + 1)  # its output, under the cell's code
                 page.evaluate(DRAWN)
                 browser.screenshot(page, stem + "-drawing")
-            noted = next((i for i, cell in enumerate(cells)
-                          if any(note in cell_text(cell) for note in NOTES)), None)
+            noted = next(
+                (
+                    i
+                    for i, cell in enumerate(cells)
+                    if any(note in cell_text(cell) for note in NOTES)
+                ),
+                None,
+            )
             if noted is not None:  # and the first one-line note about plots, as the learner sees it
                 page.evaluate(SCROLL_TO, noted + 1)
                 page.evaluate(DRAWN)
                 browser.screenshot(page, stem + "-note")
-            print(f"\n{notebook}: kernel idle "
-                  + ("by " if ahead else "") + f"{kernel_seconds:.1f} s after page load"
-                  + (" (loaded while the chapter before ran)" if ahead else "")
-                  + (f", first cell's output at {first_output:.1f} s" if first_output else "")
-                  + f", Run All {seconds:.1f} s")
+            print(
+                f"\n{notebook}: kernel idle "
+                + ("by " if ahead else "")
+                + f"{kernel_seconds:.1f} s after page load"
+                + (" (loaded while the chapter before ran)" if ahead else "")
+                + (f", first cell's output at {first_output:.1f} s" if first_output else "")
+                + f", Run All {seconds:.1f} s"
+            )
             if notebook != CHAPTERS[0]:
                 page.context.close()
-            runs[notebook] = {"page": page, "cells": cells, "first_visit": first_visit,
-                              "dirty_on_open": dirty_on_open}
+            runs[notebook] = {
+                "page": page,
+                "cells": cells,
+                "first_visit": first_visit,
+                "dirty_on_open": dirty_on_open,
+            }
         return runs[notebook]
 
     yield run
@@ -416,23 +453,33 @@ def test_a_chapter_runs_every_cell_offline_in_the_browser(site, browser, run_cha
             notes += 1
         else:
             ran += 1
-        stderr = "".join(o.get("text", "") for o in cell.get("outputs", [])
-                         if o.get("name") == "stderr")
+        stderr = "".join(
+            o.get("text", "") for o in cell.get("outputs", []) if o.get("name") == "stderr"
+        )
         if "non-ASCII character" in stderr:
             errors.append(f"cell {index} shows viz-js's warning: {stderr[:200]!r}")
     browser.table[notebook] = (ran, notes, len(errors))
     assert errors == [], errors
     if "plt.show()" in "".join(cell["source"] for cell in cells):  # one note says why, once
-        assert sum(cell_text(cell).count(WHY_NO_PLOTS[True])
-                   + cell_text(cell).count(NEEDS_NUMPY[True]) for cell in cells) == 1
+        assert (
+            sum(
+                cell_text(cell).count(WHY_NO_PLOTS[True]) + cell_text(cell).count(NEEDS_NUMPY[True])
+                for cell in cells
+            )
+            == 1
+        )
     if "browser_note()" in "".join(cell["source"] for cell in cells):  # chapters 9 to 11
         noting = cell_text(next(c for c in cells if "browser_note()" in c["source"]))
         assert "in the browser" in noting or CELL_SKIPPED in noting
     # every drawing the chapter makes is an SVG of boxes, drawn in the browser by viz-js (but
     # in a chapter built on numpy that could not load it, where each cell said it is skipped)
-    drawn = [i for i, cell in enumerate(cells) if cell["cell_type"] == "code"
-             and ("draw_dot(" in cell["source"] or "draw_test_graph()" in cell["source"])
-             and CELL_SKIPPED not in cell_text(cell)]
+    drawn = [
+        i
+        for i, cell in enumerate(cells)
+        if cell["cell_type"] == "code"
+        and ("draw_dot(" in cell["source"] or "draw_test_graph()" in cell["source"])
+        and CELL_SKIPPED not in cell_text(cell)
+    ]
     for index in drawn:
         svg = _svg(cells[index])
         assert "<svg" in svg and "data " in svg, f"cell {index} drew no graph: {svg[:300]}"
@@ -461,7 +508,8 @@ def test_a_slider_moved_in_the_page_changes_what_the_kernel_writes(browser, run_
     page.wait_for_function(
         """() => [...document.querySelectorAll('.widget-label')]
             .some(label => label.textContent.includes('The slider is at 7.'))""",
-        timeout=CELL)
+        timeout=CELL,
+    )
     browser.screenshot(page, "widget-round-trip")
     assert browser.page_errors == [], browser.page_errors
 
@@ -473,9 +521,12 @@ def test_a_check_on_a_deep_chain_does_not_crash_the_browsers_kernel(browser, run
     and no check may start a thread there (Pyodide has none). In chapter 00's kernel, after
     the chapter has run."""
     page = run_chapters("00_start_here.ipynb")["page"]
-    cell = page.evaluate(RUN_NEW_FIRST_CELL, "from autograd import fast; "
-                         "from autograd.checks import ch10; "
-                         "print(ch10.checkpoint(fast.Value))")
+    cell = page.evaluate(
+        RUN_NEW_FIRST_CELL,
+        "from autograd import fast; "
+        "from autograd.checks import ch10; "
+        "print(ch10.checkpoint(fast.Value))",
+    )
     text = "".join(output.get("text", "") for output in cell["outputs"])
     assert "8 of 8 checks passed" in text, text
     assert browser.page_errors == [], browser.page_errors

@@ -157,8 +157,8 @@ def test_mlp_gradient_matches_a_hand_computed_two_layer_net():
     # hidden h = relu(w.x + b) for two neurons, output o = v.h + c
     model = MLP(2, [2, 1], seed=0)
     (n1, n2), (out,) = model.layers[0].neurons, model.layers[1].neurons
-    set_neuron(n1, [1.0, 2.0], 0.0)    # 1*1 + 2*(-0.25) = 0.5 > 0
-    set_neuron(n2, [-1.0, 1.0], 0.0)   # -1 - 0.25 < 0, so relu is 0 and passes no gradient
+    set_neuron(n1, [1.0, 2.0], 0.0)  # 1*1 + 2*(-0.25) = 0.5 > 0
+    set_neuron(n2, [-1.0, 1.0], 0.0)  # -1 - 0.25 < 0, so relu is 0 and passes no gradient
     set_neuron(out, [3.0, 5.0], 0.5)
     o = model([1.0, -0.25])
     o.backward()

@@ -28,7 +28,9 @@ def markdown(nb):
 def test_the_course_has_its_chapters():
     numbers = [p.name[:2] for p in NOTEBOOKS]
     assert numbers[:1] == ["00"], "the course starts at 00_start_here.ipynb"
-    assert numbers == [f"{i:02d}" for i in range(len(numbers))], "chapters are numbered without gaps"
+    assert numbers == [f"{i:02d}" for i in range(len(numbers))], (
+        "chapters are numbered without gaps"
+    )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -86,9 +88,10 @@ def test_solutions_are_collapsed_and_follow_a_stub(path):
             first, _, rest = cell.source.partition("\n")
             assert first.startswith("%%solution "), f"cell {i} names the check it answers"
             assert rest.startswith("# Solution"), f"cell {i} says it is the solution"
-            check = first[len("%%solution "):].strip()
-            earlier = [c.source.strip().splitlines()[-1:] for c in nb.cells[:i]
-                       if c.cell_type == "code"]
+            check = first[len("%%solution ") :].strip()
+            earlier = [
+                c.source.strip().splitlines()[-1:] for c in nb.cells[:i] if c.cell_type == "code"
+            ]
             assert [check] in earlier, f"cell {i}: the learner's check `{check}` runs before it"
             tagged = [c for c in nb.cells[:i] if "exercise" in c.metadata.get("tags", [])]
             assert tagged, f"cell {i}: the learner's answer cell before it is tagged 'exercise'"

@@ -25,8 +25,31 @@ from autograd.compile.python import Python
 from autograd.compile.tape import Instruction, is_name
 
 # Numbers at the edges of floating point, and around them.
-EDGES = [0.0, -0.0, 5e-324, -5e-324, 1e-310, 1e-300, 1e-160, 1e-10, 0.25, -0.5, 1.0, -1.0,
-         2.0, -3.0, 7.25, 20.0, -20.0, 709.5, -745.0, 1e10, 1e160, 1e300, -1e300]
+EDGES = [
+    0.0,
+    -0.0,
+    5e-324,
+    -5e-324,
+    1e-310,
+    1e-300,
+    1e-160,
+    1e-10,
+    0.25,
+    -0.5,
+    1.0,
+    -1.0,
+    2.0,
+    -3.0,
+    7.25,
+    20.0,
+    -20.0,
+    709.5,
+    -745.0,
+    1e10,
+    1e160,
+    1e300,
+    -1e300,
+]
 EXPONENTS = [0, 1, 2, 3, -1, -2, 0.0, 0.5, 1.5, -0.5, 2.0, 1e-3, 1e3]
 GRADIENTS = [1.0, -2.5, 3e-300, 1e300, 0.0, math.inf]
 BEFORE = (0.25, -0.75)  # what the inputs' grad holds before the closure adds to it
@@ -118,15 +141,18 @@ def test_the_closure_test_catches_a_closure_that_rounds_differently(monkeypatch)
         out = engine.Value(math.tanh(self.data), (self,), "tanh")
 
         def _backward():
-            out._prev[0].grad += (1.0 - out.data ** 2) * out.grad
+            out._prev[0].grad += (1.0 - out.data**2) * out.grad
 
         out._backward = _backward
         return out
 
     monkeypatch.setattr(engine.Value, "tanh", tanh)
     op = ops.OPS["tanh"]
-    differ = [xs for xs, params, g in cases(op)
-              if run_closure(op, xs, params, g) != by_the_table(op, xs, params, g)]
+    differ = [
+        xs
+        for xs, params, g in cases(op)
+        if run_closure(op, xs, params, g) != by_the_table(op, xs, params, g)
+    ]
     assert differ
 
 
@@ -139,8 +165,9 @@ def same_slope(recorded, expected):
     if isinstance(expected, ops._Stop):
         return isinstance(recorded, ops._Stop)
     if isinstance(expected, ops._Divide):
-        return (isinstance(recorded, ops._Divide)
-                and bits(recorded.divisor) == bits(expected.divisor))
+        return isinstance(recorded, ops._Divide) and bits(recorded.divisor) == bits(
+            expected.divisor
+        )
     return type(recorded) is float and bits(recorded) == bits(expected)
 
 
@@ -158,14 +185,21 @@ def test_the_fast_engine_records_each_rows_slopes(name):
             assert same_slope(recorded, slope(*xs, *params, out.data)), (name, xs, params)
 
 
-@pytest.mark.parametrize("build, name, position", [
-    (lambda a, c: a + c, "+", 0), (lambda a, c: c + a, "+", 0),
-    (lambda a, c: a * c, "*", 0), (lambda a, c: c * a, "*", 0),
-    (lambda a, c: a / c, "/", 0), (lambda a, c: c / a, "/", 1),
-    (lambda a, c: c ** a, "**", 1),
-])
+@pytest.mark.parametrize(
+    "build, name, position",
+    [
+        (lambda a, c: a + c, "+", 0),
+        (lambda a, c: c + a, "+", 0),
+        (lambda a, c: a * c, "*", 0),
+        (lambda a, c: c * a, "*", 0),
+        (lambda a, c: a / c, "/", 0),
+        (lambda a, c: c / a, "/", 1),
+        (lambda a, c: c**a, "**", 1),
+    ],
+)
 def test_the_fast_engine_records_a_rows_slope_with_a_number_for_the_other_input(
-        build, name, position):
+    build, name, position
+):
     op = ops.OPS[name]
     for a, c in itertools.product(EDGES, repeat=2):
         try:
@@ -211,10 +245,12 @@ def test_a_reciprocal_too_large_for_a_float_divides_instead():
 
 def test_the_fast_engines_slopes_are_the_rules_written_out():
     assert ops.OPS["tanh"].slopes[0].source.splitlines()[1].strip() == (
-        "return (1.0 - out) * (1.0 + out)")
+        "return (1.0 - out) * (1.0 + out)"
+    )
     assert ops.OPS["/"].slopes[1].source.splitlines()[1].strip() == "return -(out / b)"
     assert ops.OPS["relu"].slopes[0].source.splitlines()[1].strip() == (
-        "return 1.0 if out > 0 else STOP")
+        "return 1.0 if out > 0 else STOP"
+    )
 
 
 def test_find_reads_an_engines_op_label():
@@ -222,13 +258,13 @@ def test_find_reads_an_engines_op_label():
 
     for Value in (engine.Value, fast.Value):
         x = Value(3.0)
-        square, root, twice = x ** 2, x ** -0.5, x ** 2.0
+        square, root, twice = x**2, x**-0.5, x**2.0
         assert ops.find(square._op) is ops.OPS["**n"] and ops.find(root._op) is ops.OPS["**n"]
         # the label shows 2 for both; the exponent itself is data, as the engine was given it
         assert square._op == twice._op == "**2" and root._op == "**-0.5"
         assert type(reading.exponent(square)) is int and type(reading.exponent(twice)) is float
         assert reading.exponent(root) == -0.5 and reading.exponent(x.tanh()) is None
-        assert ops.find((x ** x)._op) is ops.OPS["**"] and ops.find("tanh") is ops.OPS["tanh"]
+        assert ops.find((x**x)._op) is ops.OPS["**"] and ops.find("tanh") is ops.OPS["tanh"]
     # a label that only looks like a power (a node made by hand) names no row
     assert ops.find("**2") is None and ops.find("**x") is None and ops.find("") is None
 
@@ -251,7 +287,7 @@ def instructions():
         for args in itertools.product(ARGUMENTS, repeat=op.arity + op.parameters):
             if op.parameters and is_name(args[-1]):
                 continue  # a number exponent is always a number
-            if not any(is_name(a) for a in args[:op.arity]):
+            if not any(is_name(a) for a in args[: op.arity]):
                 continue  # an operation on constants is a constant, not an instruction
             yield Instruction("t9", name, args)
 
@@ -259,9 +295,14 @@ def instructions():
 def compilers_backward(ins, lang, gradient):
     """What the compiler writes for the closure of `ins`: (input, expression, condition)."""
     g = (gradient or lang.d)(ins.out)
-    return [(target, rules.write(expr, lang, ins, g=g),
-             condition and rules.write(condition, lang, ins, g=g))
-            for target, expr, condition in rules.shares(ins)]
+    return [
+        (
+            target,
+            rules.write(expr, lang, ins, g=g),
+            condition and rules.write(condition, lang, ins, g=g),
+        )
+        for target, expr, condition in rules.shares(ins)
+    ]
 
 
 @pytest.mark.parametrize("lang", [Python, C_WRITER], ids=["python", "c"])
@@ -283,9 +324,15 @@ def test_the_table_writes_exactly_the_compilers_text_for_every_operation(lang):
 def test_the_compiler_reads_a_new_row_from_the_table_alone(monkeypatch):
     # softplus, log(1 + e^x), whose slope is another row's operation: no file of the compiler
     # changes for it (but C's prelude, where C's library lacks the helper)
-    row = ops.Op("softplus", 1, lambda x: math.log1p(math.exp(x)),
-                 (lambda k, x, out, g: k.call("sigmoid", x) * g,), "softplus",
-                 helper="softplus", guard="inputs")
+    row = ops.Op(
+        "softplus",
+        1,
+        lambda x: math.log1p(math.exp(x)),
+        (lambda k, x, out, g: k.call("sigmoid", x) * g,),
+        "softplus",
+        helper="softplus",
+        guard="inputs",
+    )
     monkeypatch.setitem(ops.OPS, "softplus", row)
     rule = rules._rule(row)
     monkeypatch.setitem(rules.RULES, "softplus", rule)  # as the module makes it on loading
@@ -299,8 +346,9 @@ def test_the_compiler_reads_a_new_row_from_the_table_alone(monkeypatch):
 
 def test_no_derivative_is_written_in_the_compiler():
     # the compiler's rules are the table's, run on its expression type: none is typed again
-    source = "".join(path.read_text(encoding="utf-8")
-                     for path in Path(rules.__file__).parent.glob("*.py"))
+    source = "".join(
+        path.read_text(encoding="utf-8") for path in Path(rules.__file__).parent.glob("*.py")
+    )
     templates = {share.expr for rule in rules.RULES.values() for share in rule.backward}
     assert len(templates) > 5
     for template in templates - {rules.GRADIENT}:
@@ -315,8 +363,7 @@ def test_source_text_of_a_few_operations_by_hand():
     assert text.forward == ["if t2 - t2: return None", "t3 = _tanh(t2)"]
     assert text.backward == [("t2", "(1.0 - t3) * (1.0 + t3) * dt3", None)]
     text = rows_as_text.source(("t3", "/", ("p0", "x1")), C({"t3": 3}, {"t3": 3}), literal_number)
-    assert text.backward == [("p0", "dt[3] / x[1]", None),
-                             ("x1", "-dt[3] * (t[3] / x[1])", None)]
+    assert text.backward == [("p0", "dt[3] / x[1]", None), ("x1", "-dt[3] * (t[3] / x[1])", None)]
     text = rows_as_text.source(("t3", "relu", ("t1",)), Python, literal_number)
     assert text.backward == [("t1", "dt3", "t3 > 0")]
     assert rows_as_text.source(("t3", "**n", ("t1", 0)), Python, literal_number).backward == []

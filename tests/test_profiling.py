@@ -26,8 +26,11 @@ def collector_stays_off():
 
 def test_compare_interleaves_the_pieces_and_rotates_their_order_every_round():
     log = []
-    timings = compare({"a": lambda: log.append("a"), "b": lambda: log.append("b"),
-                       "c": lambda: log.append("c")}, rounds=3, warmup=False)
+    timings = compare(
+        {"a": lambda: log.append("a"), "b": lambda: log.append("b"), "c": lambda: log.append("c")},
+        rounds=3,
+        warmup=False,
+    )
     # round 0: a b c; round 1 starts one place later: b c a; round 2: c a b
     assert log == ["a", "b", "c", "b", "c", "a", "c", "a", "b"]
     assert {name: len(runs) for name, runs in timings.runs.items()} == {"a": 3, "b": 3, "c": 3}
@@ -52,9 +55,11 @@ def test_compare_collects_cyclic_garbage_before_every_run(collector_stays_off):
         left_behind.append(weakref.ref(node))
 
     seen_alive = []
-    compare({"garbage": make_garbage,
-             "look": lambda: seen_alive.append(left_behind[-1]() is not None)},
-            rounds=2, warmup=False)
+    compare(
+        {"garbage": make_garbage, "look": lambda: seen_alive.append(left_behind[-1]() is not None)},
+        rounds=2,
+        warmup=False,
+    )
     # round 0: garbage, then look; round 1: look (at round 0's garbage), then garbage
     assert seen_alive == [False, False]
 
@@ -71,21 +76,27 @@ def test_compare_without_collect_leaves_the_garbage_for_the_next_run(collector_s
         refs.append(weakref.ref(node))
 
     seen_alive = []
-    compare({"garbage": make_garbage,
-             "look": lambda: seen_alive.append(refs[-1]() is not None)},
-            rounds=1, warmup=False, collect=False)
+    compare(
+        {"garbage": make_garbage, "look": lambda: seen_alive.append(refs[-1]() is not None)},
+        rounds=1,
+        warmup=False,
+        collect=False,
+    )
     assert seen_alive == [True]
     gc.collect()
 
 
-@pytest.mark.parametrize("work, rounds, error, words", [
-    ([lambda: None], 3, TypeError, "non-empty dict"),
-    ({}, 3, TypeError, "non-empty dict"),
-    ({"a": 42}, 3, TypeError, "work['a'] must be a function"),
-    ({"a": lambda: None}, 0, ValueError, "positive int"),
-    ({"a": lambda: None}, True, ValueError, "positive int"),
-    ({"a": lambda: None}, 2.5, ValueError, "positive int"),
-])
+@pytest.mark.parametrize(
+    "work, rounds, error, words",
+    [
+        ([lambda: None], 3, TypeError, "non-empty dict"),
+        ({}, 3, TypeError, "non-empty dict"),
+        ({"a": 42}, 3, TypeError, "work['a'] must be a function"),
+        ({"a": lambda: None}, 0, ValueError, "positive int"),
+        ({"a": lambda: None}, True, ValueError, "positive int"),
+        ({"a": lambda: None}, 2.5, ValueError, "positive int"),
+    ],
+)
 def test_compare_refuses_bad_arguments_with_a_clear_message(work, rounds, error, words):
     with pytest.raises(error, match=words.replace("[", r"\[").replace("]", r"\]")):
         compare(work, rounds=rounds)
@@ -123,12 +134,19 @@ def test_the_tables_speedup_is_what_its_own_medians_give():
     # A reader divides the medians the table prints; the "vs" column must say the same. Round by
     # round the fast piece is 4x, 3x and 0.5x as fast, whose median, 3x, is not what the medians
     # (20 and 10 ms, so 2x) say.
-    timings = Timings({"engine": [0.010, 0.030, 0.020], "compiled": [0.0025, 0.010, 0.040],
-                       "other": [0.040, 0.020, 0.030]})
+    timings = Timings(
+        {
+            "engine": [0.010, 0.030, 0.020],
+            "compiled": [0.0025, 0.010, 0.040],
+            "other": [0.040, 0.020, 0.030],
+        }
+    )
     rows = [line.split() for line in timings.table().splitlines()[1:]]
     baseline_median = float(rows[0][3])
     for name, _, _, median, _, shown in rows:
-        assert float(shown.rstrip("x")) == pytest.approx(baseline_median / float(median), abs=0.05), name
+        assert float(shown.rstrip("x")) == pytest.approx(
+            baseline_median / float(median), abs=0.05
+        ), name
 
 
 def test_asking_for_a_piece_that_was_not_timed_names_the_ones_that_were():
@@ -183,7 +201,11 @@ def test_a_node_with_a_closure_brings_its_tuple_function_closure_and_cell():
     out, created = new_tracked_objects(lambda: node_with_closure(a, b))
     # the node, its inputs tuple, the function, the function's __closure__ tuple, one cell
     assert Counter(type(obj).__name__ for obj in created) == {
-        "Node": 1, "tuple": 2, "function": 1, "cell": 1}
+        "Node": 1,
+        "tuple": 2,
+        "function": 1,
+        "cell": 1,
+    }
     assert any(obj is out for obj in created)
     assert not any(obj is a or obj is b for obj in created)  # they existed before
 

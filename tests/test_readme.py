@@ -37,7 +37,9 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 def binder_url(notebook):
     """Binder's link that builds the repository and opens notebooks/`notebook` in JupyterLab."""
-    return f"https://mybinder.org/v2/gh/{REPOSITORY}/HEAD?labpath=" + quote(f"notebooks/{notebook}", safe="")
+    return f"https://mybinder.org/v2/gh/{REPOSITORY}/HEAD?labpath=" + quote(
+        f"notebooks/{notebook}", safe=""
+    )
 
 
 def readme():
@@ -95,15 +97,20 @@ def test_chapter_title_and_promise_in_the_table_are_the_notebooks_own(path):
     title, promise = title_and_promise(path)
     row = next((row for row in chapter_rows() if row["notebook"] == path.name), None)
     assert row is not None, f"{path.name} is not in the README's chapter table"
-    expected = (f"| [{title}](notebooks/{path.name}) | {promise} | "
-                f"[![Open in Binder]({BADGE_IMAGE})]({binder_url(path.name)}) |")
+    expected = (
+        f"| [{title}](notebooks/{path.name}) | {promise} | "
+        f"[![Open in Binder]({BADGE_IMAGE})]({binder_url(path.name)}) |"
+    )
     assert (row["title"], row["promise"]) == (title, promise), (
         f"the README's row for {path.name} should read:\n{expected}"
     )
 
 
 def test_course_badge_opens_the_first_chapter():
-    assert f"[![Open the course in Binder]({BADGE_IMAGE})]({binder_url('00_start_here.ipynb')})" in readme()
+    assert (
+        f"[![Open the course in Binder]({BADGE_IMAGE})]({binder_url('00_start_here.ipynb')})"
+        in readme()
+    )
 
 
 def chapter_numbers(text):
@@ -117,11 +124,19 @@ def chapter_numbers(text):
 
 def test_the_chapters_said_to_carry_on_without_pytorch_or_a_c_compiler_are_those_that_use_them():
     # The browser edition has neither; the README names the chapters that notice and go on.
-    said = re.search(r"PyTorch and a C\s+compiler are not there: chapters ([\d, ]+(?:and|to)[\w ]+?) "
-                     r"say so and carry on", readme())
+    said = re.search(
+        r"PyTorch and a C\s+compiler are not there: chapters ([\d, ]+(?:and|to)[\w ]+?) "
+        r"say so and carry on",
+        readme(),
+    )
     assert said, "the README says which chapters go on without PyTorch and a C compiler"
-    using = [int(path.name[:2]) for path in NOTEBOOKS
-             if re.search(r"import torch|backend=\\?\"c\\?\"|c_compiler", path.read_text(encoding="utf-8"))]
+    using = [
+        int(path.name[:2])
+        for path in NOTEBOOKS
+        if re.search(
+            r"import torch|backend=\\?\"c\\?\"|c_compiler", path.read_text(encoding="utf-8")
+        )
+    ]
     assert chapter_numbers(said.group(1)) == using
 
 
@@ -165,8 +180,14 @@ def test_tour_is_ten_lines_at_most():
 def test_tour_runs_and_prints_what_the_readme_shows(tmp_path):
     code, expected = tour()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}  # this checkout's package, installed or not
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == expected.splitlines()
 
@@ -175,7 +196,9 @@ def test_tour_runs_and_prints_what_the_readme_shows(tmp_path):
 
 
 def figure_script():
-    spec = importlib.util.spec_from_file_location("make_readme_figure", ROOT / "scripts" / "make_readme_figure.py")
+    spec = importlib.util.spec_from_file_location(
+        "make_readme_figure", ROOT / "scripts" / "make_readme_figure.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -241,9 +264,13 @@ def test_committed_figure_is_exactly_what_the_script_makes_with_the_same_graphvi
         # Another Graphviz version places the boxes elsewhere; the test above still compared
         # everything the picture shows, so this is no reason to fail. A plain skip, not
         # skip_or_fail: nothing is missing, and CI's Graphviz may be another version too.
-        pytest.skip(f"the figure was laid out by {generator(committed)!r}, this machine has "
-                    f"{generator(fresh)!r}; the drawn content was compared instead")
-    assert committed == fresh, "docs/neuron.svg is out of date: run python scripts/make_readme_figure.py"
+        pytest.skip(
+            f"the figure was laid out by {generator(committed)!r}, this machine has "
+            f"{generator(fresh)!r}; the drawn content was compared instead"
+        )
+    assert committed == fresh, (
+        "docs/neuron.svg is out of date: run python scripts/make_readme_figure.py"
+    )
 
 
 # --------------------------------------------------------------------------- licences
@@ -263,10 +290,16 @@ def test_troubleshooting_quotes_what_jupyterlab_says_to_root_and_the_fix(tmp_pat
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         skip_or_fail("JupyterLab refuses only root; this test runs as root (as CI does)")
     jupyter = os.path.join(os.path.dirname(sys.executable), "jupyter")
-    done = subprocess.run([jupyter, "lab", "--no-browser", "--port", "0"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
-    said = re.search(r"Running as root is not recommended\. Use (--\S+) to bypass\.",
-                     done.stdout + done.stderr)
+    done = subprocess.run(
+        [jupyter, "lab", "--no-browser", "--port", "0"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    said = re.search(
+        r"Running as root is not recommended\. Use (--\S+) to bypass\.", done.stdout + done.stderr
+    )
     assert said, (done.stdout + done.stderr)[-2000:]
     assert said.group(0) in " ".join(readme().split()), "the README quotes JupyterLab's words"
     assert f"jupyter lab {said.group(1)} notebooks/00_start_here.ipynb" in readme()

@@ -50,10 +50,13 @@ def exercises(path):
             continue
         first, _, body = cell.source.partition("\n")
         assert first.startswith("%%solution "), f"{path.name} cell {i}: starts with %%solution"
-        check = first[len("%%solution "):].strip()
+        check = first[len("%%solution ") :].strip()
         answer = max(j for j in range(i) if "exercise" in nb.cells[j].metadata.get("tags", []))
-        checks = [j for j in range(answer + 1, i)
-                  if nb.cells[j].source.strip().splitlines()[-1:] == [check]]
+        checks = [
+            j
+            for j in range(answer + 1, i)
+            if nb.cells[j].source.strip().splitlines()[-1:] == [check]
+        ]
         assert checks, f"{path.name} cell {i}: a cell between answer and solution runs {check}"
         found.append(Exercise(check, answer, checks[0], i, body))
     return found
@@ -61,8 +64,11 @@ def exercises(path):
 
 def checkpoint_cell(path):
     nb = nbformat.read(path, as_version=4)
-    cells = [i for i, c in enumerate(nb.cells)
-             if c.cell_type == "code" and re.search(r"checkpoint\(", c.source)]
+    cells = [
+        i
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code" and re.search(r"checkpoint\(", c.source)
+    ]
     return cells[-1] if cells else None
 
 
@@ -105,10 +111,16 @@ def run(path, tmp_dir):
         batches = [{name: v} for name, v in all_variants.items()]
     out = {}
     for n, batch in enumerate(batches):
-        request.write_text(json.dumps({"notebook": str(path), "variants": batch,
-                                       "may_raise": may_raise(path)}))
-        done = subprocess.run([sys.executable, str(RUNNER), str(request), f"{results}{n}"],
-                              env=env, capture_output=True, text=True, timeout=900)
+        request.write_text(
+            json.dumps({"notebook": str(path), "variants": batch, "may_raise": may_raise(path)})
+        )
+        done = subprocess.run(
+            [sys.executable, str(RUNNER), str(request), f"{results}{n}"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         assert done.returncode == 0, done.stderr[-3000:]
         out.update(json.loads(Path(f"{results}{n}").read_text()))
     return out
@@ -126,16 +138,22 @@ def cases():
             yield pytest.param(path, "answered", None, id=f"{path.name[:2]}-answered")
         for k, mistake in enumerate(catalogue(chapter(path))):
             name = re.sub(r"[^A-Za-z0-9=+*]+", "-", mistake.bug).strip("-")
-            yield pytest.param(path, f"mistake{k}", mistake,
-                               id=f"{path.name[:2]}-{mistake.check.split('.')[-1]}-{name}")
+            yield pytest.param(
+                path,
+                f"mistake{k}",
+                mistake,
+                id=f"{path.name[:2]}-{mistake.check.split('.')[-1]}-{name}",
+            )
 
 
 def cell_text(records, index):
     for record in records:
         if record["index"] == index:
             return record["text"]
-    raise AssertionError(f"cell {index} never ran (Run All stopped at cell "
-                         f"{records[-1]['index']}: {records[-1]['error']})")
+    raise AssertionError(
+        f"cell {index} never ran (Run All stopped at cell "
+        f"{records[-1]['index']}: {records[-1]['error']})"
+    )
 
 
 def stopped_at(records):
@@ -167,14 +185,17 @@ def test_run_all(path, name, mistake, run_dir):
     if name in ("untouched", "answered"):
         index, error = stopped_at(records)
         assert error is None and index == code_cells(path)[-1], (
-            f"Run All stopped at cell {index}: {error}\n{cell_text(records, index)}")
+            f"Run All stopped at cell {index}: {error}\n{cell_text(records, index)}"
+        )
     if name == "untouched":
         for e in found:
             said = cell_text(records, e.solution_cell)
             assert "Not answered yet, so this solution ran" in said, (e.check, said)
         if point is not None and found:
             report = cell_text(records, point)
-            assert report.count("not answered yet; the solution's answer was used") == len(found), report
+            assert report.count("not answered yet; the solution's answer was used") == len(found), (
+                report
+            )
             assert not failed(report), report
     elif name == "answered":
         for e in found:
@@ -205,4 +226,5 @@ def test_run_all(path, name, mistake, run_dir):
                 assert shows(report, words), f"the checkpoint does not say {words!r}:\n{report}"
             index, error = stopped_at(records)
             assert error and error.startswith("ChecksFailed"), (
-                f"Run All should stop at the checkpoint, but stopped at cell {index}: {error}")
+                f"Run All should stop at the checkpoint, but stopped at cell {index}: {error}"
+            )

@@ -14,16 +14,19 @@ FUNCTION_LINES = 80
 # An entry is a module ("autograd/x.py") or a function in it ("autograd/x.py::name", a method
 # as "Class.name"). Remove an entry when its split lands: the test below fails while an entry
 # is no longer over budget, so this list can only shrink to nothing.
-OVER_BUDGET_FOR_NOW = {
-}
+OVER_BUDGET_FOR_NOW = {}
 
 
 def function_lines(node):
     """The lines of a function from its `def` to its last line, its docstring left out."""
     lines = node.end_lineno - node.lineno + 1
     body = node.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         lines -= body[0].end_lineno - body[0].lineno + 1
     return lines
 
@@ -82,15 +85,24 @@ def test_the_budget_counts_a_function_without_its_docstring_and_a_module_whole(t
     of 601 lines is over."""
     code = "    x = 0\n"
     source = (
-        "def long():\n" + code * 80
-        + 'def documented():\n    """' + "a table row\n" * 30 + '    """\n' + code * 79
+        "def long():\n"
+        + code * 80
+        + 'def documented():\n    """'
+        + "a table row\n" * 30
+        + '    """\n'
+        + code * 79
         + "class Box:\n    def method(self):\n        def inner():\n"
-        + "            y = 0\n" * 81 + "        return inner\n"
+        + "            y = 0\n" * 81
+        + "        return inner\n"
     )
     source += "# filler\n" * (601 - len(source.splitlines()))
     package = tmp_path / "pkg"
     package.mkdir()
     (package / "planted.py").write_text(source, encoding="utf-8")
     found = over_budget(tmp_path, package)
-    assert found == {"pkg/planted.py": 601, "pkg/planted.py::long": 81,
-                     "pkg/planted.py::Box.method": 84, "pkg/planted.py::Box.method.inner": 82}
+    assert found == {
+        "pkg/planted.py": 601,
+        "pkg/planted.py::long": 81,
+        "pkg/planted.py::Box.method": 84,
+        "pkg/planted.py::Box.method.inner": 82,
+    }

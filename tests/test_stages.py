@@ -6,7 +6,14 @@ import types
 import pytest
 
 from autograd import engine, syllabus
-from autograd.stages import CHAPTER_METHODS, COURSE_VERSIONS, PACKAGE_ONLY, add_to_class, methods_up_to, stage
+from autograd.stages import (
+    CHAPTER_METHODS,
+    COURSE_VERSIONS,
+    PACKAGE_ONLY,
+    add_to_class,
+    methods_up_to,
+    stage,
+)
 
 ENGINE_METHODS = {
     name for name, attr in vars(engine.Value).items() if isinstance(attr, types.FunctionType)
@@ -34,8 +41,19 @@ def test_stage_two_has_only_the_constructor_and_repr():
 
 def test_stage_three_has_the_operators_and_nothing_later():
     methods = own_methods(stage(3))
-    assert {"__add__", "__mul__", "__radd__", "__rmul__", "__neg__", "__sub__", "__rsub__",
-            "__pow__", "__truediv__", "__rtruediv__", "__rpow__"} <= methods
+    assert {
+        "__add__",
+        "__mul__",
+        "__radd__",
+        "__rmul__",
+        "__neg__",
+        "__sub__",
+        "__rsub__",
+        "__pow__",
+        "__truediv__",
+        "__rtruediv__",
+        "__rpow__",
+    } <= methods
     assert not {"tanh", "exp", "log", "relu", "sigmoid", "backward"} & methods
 
 
@@ -106,8 +124,20 @@ def test_stage_methods_share_the_engines_code_not_a_copy_of_it():
 def test_operators_build_objects_of_the_stage_class():
     V = stage(3)
     a = V(2.0)
-    results = [a + 2, a * a, 2 * a, 1 - a, a - 1, 1 / a, a / 2, 2**a, a**2, a ** V(3.0), -a,
-               sum([a, a])]
+    results = [
+        a + 2,
+        a * a,
+        2 * a,
+        1 - a,
+        a - 1,
+        1 / a,
+        a / 2,
+        2**a,
+        a**2,
+        a ** V(3.0),
+        -a,
+        sum([a, a]),
+    ]
     for out in results:
         assert type(out) is V
         assert not isinstance(out, engine.Value)

@@ -39,8 +39,11 @@ def cells(c, kind):
 
 def notebook_links(text):
     """(text, target) of every link in `text` to a notebook, in order."""
-    return [(t, target) for t, target in LINK.findall(text)
-            if target.split("#")[0].endswith(".ipynb") and not target.startswith("http")]
+    return [
+        (t, target)
+        for t, target in LINK.findall(text)
+        if target.split("#")[0].endswith(".ipynb") and not target.startswith("http")
+    ]
 
 
 def link(c):
@@ -65,8 +68,9 @@ def test_each_notebook_file_name_starts_with_its_chapter_number():
 
 @pytest.mark.parametrize("number", [-1, LAST + 1])
 def test_asking_for_a_chapter_the_course_does_not_have_says_which_it_has(number):
-    with pytest.raises(ValueError, match=f"there is no chapter {number}: the course has "
-                                         f"chapters 0 to {LAST}"):
+    with pytest.raises(
+        ValueError, match=f"there is no chapter {number}: the course has chapters 0 to {LAST}"
+    ):
         chapter(number)
 
 
@@ -95,19 +99,34 @@ def test_chapters_are_frozen():
 def test_the_syllabus_imports_with_the_standard_library_alone():
     # -S: no site-packages, so any import beyond the standard library would fail
     done = subprocess.run(
-        [sys.executable, "-S", "-c",
-         "import autograd.syllabus as s; print(len(s.CHAPTERS), s.chapter(4).heading)"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60)
+        [
+            sys.executable,
+            "-S",
+            "-c",
+            "import autograd.syllabus as s; print(len(s.CHAPTERS), s.chapter(4).heading)",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [str(len(CHAPTERS)), *chapter(4).heading.split()]
 
 
 def test_the_syllabus_module_imports_nothing_but_the_standard_library():
     tree = ast.parse((ROOT / "autograd" / "syllabus.py").read_text(encoding="utf-8"))
-    imported = {alias.name.split(".")[0] for node in ast.walk(tree)
-                if isinstance(node, ast.Import) for alias in node.names}
-    imported |= {node.module.split(".")[0] for node in ast.walk(tree)
-                 if isinstance(node, ast.ImportFrom) and node.level == 0}
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    imported |= {
+        node.module.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level == 0
+    }
     relative = [node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level]
     assert not relative, "the syllabus imports nothing from the package, so anything can import it"
     assert imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)
@@ -143,8 +162,7 @@ def test_each_chapter_but_the_last_ends_with_a_link_to_the_next(c):
     last_paragraph = cells(c, "markdown")[-1].rstrip().split("\n\n")[-1]
     after = next_chapter(c.number)
     assert last_paragraph.startswith(f"Next: {link(after)}"), (
-        f"{c.notebook} should end with a paragraph 'Next: {link(after)}...', not "
-        f"{last_paragraph!r}"
+        f"{c.notebook} should end with a paragraph 'Next: {link(after)}...', not {last_paragraph!r}"
     )
 
 
@@ -189,8 +207,14 @@ def test_chapter_zero_names_a_range_of_chapters_only_in_the_map_the_script_write
         assert not stated, f"chapter 00 names {stated} by hand: let the map say it"
 
 
-SYMBOLS = {"__add__": "+", "__mul__": "*", "__sub__": "-", "__pow__": "**", "__truediv__": "/",
-           "__neg__": "-"}
+SYMBOLS = {
+    "__add__": "+",
+    "__mul__": "*",
+    "__sub__": "-",
+    "__pow__": "**",
+    "__truediv__": "/",
+    "__neg__": "-",
+}
 
 
 def methods_the_learner_writes():
@@ -198,15 +222,20 @@ def methods_the_learner_writes():
     written = []
     for c in CHAPTERS:
         notebook = json.loads((ROOT / c.path).read_text(encoding="utf-8"))
-        code = "\n".join("".join(cell["source"]) for cell in notebook["cells"]
-                         if "exercise" in cell.get("metadata", {}).get("tags", []))
+        code = "\n".join(
+            "".join(cell["source"])
+            for cell in notebook["cells"]
+            if "exercise" in cell.get("metadata", {}).get("tags", [])
+        )
         written += [m for m in c.methods if re.search(rf"^\s*def {re.escape(m)}\(", code, re.M)]
     return written
 
 
 def names(text, method):
-    return any(f"`{name}`" in text or f"`{name}()`" in text
-               for name in (method, SYMBOLS.get(method, method)))
+    return any(
+        f"`{name}`" in text or f"`{name}()`" in text
+        for name in (method, SYMBOLS.get(method, method))
+    )
 
 
 def test_chapter_zero_and_the_readme_say_which_engine_methods_the_learner_writes():
@@ -220,8 +249,12 @@ def test_chapter_zero_and_the_readme_say_which_engine_methods_the_learner_writes
 
 def heading_anchors(c):
     """The anchors JupyterLab gives the headings of chapter `c`'s notebook ("The-map")."""
-    return {line.lstrip("#").strip().replace(" ", "-")
-            for text in cells(c, "markdown") for line in text.splitlines() if line.startswith("#")}
+    return {
+        line.lstrip("#").strip().replace(" ", "-")
+        for text in cells(c, "markdown")
+        for line in text.splitlines()
+        if line.startswith("#")
+    }
 
 
 @pytest.mark.parametrize("c", CHAPTERS, ids=ids)
@@ -252,8 +285,9 @@ def defines_checkpoint(number):
     if not module.is_file():
         return False
     tree = ast.parse(module.read_text(encoding="utf-8"))
-    return any(isinstance(node, ast.FunctionDef) and node.name == "checkpoint"
-               for node in tree.body)
+    return any(
+        isinstance(node, ast.FunctionDef) and node.name == "checkpoint" for node in tree.body
+    )
 
 
 @pytest.mark.parametrize("c", CHAPTERS, ids=ids)
@@ -288,14 +322,16 @@ def test_the_checks_run_a_checkpoint_for_exactly_the_chapters_that_have_one():
 
     assert CHECKPOINT_CHAPTERS == tuple(c.number for c in with_checkpoint())
     assert [c.number for c in with_checkpoint()] == [
-        c.number for c in CHAPTERS if defines_checkpoint(c.number)]
+        c.number for c in CHAPTERS if defines_checkpoint(c.number)
+    ]
 
 
 @pytest.mark.parametrize("c", with_checkpoint(), ids=ids)
 def test_a_chapter_with_a_checkpoint_runs_it_in_its_notebook(c):
     code = "\n".join(cells(c, "code"))
-    runs = (re.search(rf"checkpoint\(\s*{c.number}\s*,", code)
-            or re.search(rf"\bch{c.number:02d}\.checkpoint\(", code))
+    runs = re.search(rf"checkpoint\(\s*{c.number}\s*,", code) or re.search(
+        rf"\bch{c.number:02d}\.checkpoint\(", code
+    )
     assert runs, f"{c.notebook} never runs its checkpoint"
 
 
@@ -309,7 +345,7 @@ def built_by(number):
     if number < stages.FIRST_CHAPTER:
         return ()
     before = stages.methods_up_to(number - 1) if number > stages.FIRST_CHAPTER else ()
-    return stages.methods_up_to(number)[len(before):]
+    return stages.methods_up_to(number)[len(before) :]
 
 
 def test_the_stages_build_the_methods_the_syllabus_gives_each_chapter():

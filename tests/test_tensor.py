@@ -26,8 +26,7 @@ from programs import OPS, evaluate
 
 # Every operation of the random programs that a Tensor has: all but a Value as exponent, and
 # the scalar engines' package operations sin and cos.
-ELEMENTWISE = sorted(name for name in OPS
-                     if name not in ("vpow", "rpow", "rpow_int", "sin", "cos"))
+ELEMENTWISE = sorted(name for name in OPS if name not in ("vpow", "rpow", "rpow_int", "sin", "cos"))
 SHAPES = hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=3)
 NUMBERS = st.floats(-2.0, 2.0, allow_nan=False, allow_infinity=False)
 
@@ -135,9 +134,19 @@ def test_broadcast_operands_get_the_scalar_engines_summed_gradients(name, data):
 
 
 @settings(max_examples=150, deadline=None)
-@given(shapes=st.sampled_from([((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)), ((2, 3), (3, 4)),
-                               ((2, 2, 3), (3, 2)), ((1, 3), (2, 3, 1))]),
-       data=st.data())
+@given(
+    shapes=st.sampled_from(
+        [
+            ((3,), (3,)),
+            ((2, 3), (3,)),
+            ((3,), (3, 2)),
+            ((2, 3), (3, 4)),
+            ((2, 2, 3), (3, 2)),
+            ((1, 3), (2, 3, 1)),
+        ]
+    ),
+    data=st.data(),
+)
 def test_the_matrix_product_matches_the_scalar_engines_sums_of_products(shapes, data):
     """C = A @ B built from Values, one sum of products per element, gives the same numbers
     and the same gradients as the Tensor's @ (dA = dC @ B.T, dB = A.T @ dC)."""
@@ -169,8 +178,10 @@ def test_unbroadcast_sums_a_gradient_back_to_the_operands_shape():
         unbroadcast(grad, (3,))
 
 
-@pytest.mark.parametrize("axis, keepdims, count", [
-    (None, False, 24), (0, False, 2), (-1, True, 4), ((0, 2), False, 8), ((1,), True, 3)])
+@pytest.mark.parametrize(
+    "axis, keepdims, count",
+    [(None, False, 24), (0, False, 2), (-1, True, 4), ((0, 2), False, 8), ((1,), True, 3)],
+)
 def test_sum_and_mean_pass_each_element_the_weight_of_its_slot(axis, keepdims, count):
     x = Tensor(np.arange(24.0).reshape(2, 3, 4))
     weights = np.arange(1.0, 1.0 + np.sum(x.data, axis=axis, keepdims=keepdims).size)
@@ -181,8 +192,11 @@ def test_sum_and_mean_pass_each_element_the_weight_of_its_slot(axis, keepdims, c
     x.grad = np.zeros_like(x.data)
     (x.mean(axis=axis, keepdims=keepdims) * weights).sum().backward()
     assert np.array_equal(x.grad, np.broadcast_to(expanded / count, x.shape))
-    assert np.allclose(x.mean(axis=axis, keepdims=keepdims).data,
-                       np.mean(x.data, axis=axis, keepdims=keepdims), rtol=1e-15)
+    assert np.allclose(
+        x.mean(axis=axis, keepdims=keepdims).data,
+        np.mean(x.data, axis=axis, keepdims=keepdims),
+        rtol=1e-15,
+    )
 
 
 def test_a_tensor_used_twice_receives_the_gradient_of_both_uses():
@@ -214,10 +228,15 @@ def test_data_is_a_float64_copy_and_grad_starts_at_zeros():
 
 def test_numbers_and_arrays_on_either_side():
     t = Tensor([1.0, 2.0])
-    for result, expected in [(np.array([1.0, 1.0]) + t, [2.0, 3.0]), (2 - t, [1.0, 0.0]),
-                             (np.float64(3) * t, [3.0, 6.0]), (1 / t, [1.0, 0.5]),
-                             ([[1.0], [2.0]] * t, [[1.0, 2.0], [2.0, 4.0]]), (-t, [-1.0, -2.0]),
-                             (np.array([1.0, 1.0]) @ t, 3.0)]:
+    for result, expected in [
+        (np.array([1.0, 1.0]) + t, [2.0, 3.0]),
+        (2 - t, [1.0, 0.0]),
+        (np.float64(3) * t, [3.0, 6.0]),
+        (1 / t, [1.0, 0.5]),
+        ([[1.0], [2.0]] * t, [[1.0, 2.0], [2.0, 4.0]]),
+        (-t, [-1.0, -2.0]),
+        (np.array([1.0, 1.0]) @ t, 3.0),
+    ]:
         assert isinstance(result, Tensor) and np.array_equal(result.data, expected)
 
 
@@ -291,8 +310,13 @@ def test_an_operation_that_raises_leaves_every_tensor_as_it_was():
     loss = (a * a).sum()
     loss.backward()
     before = [(t.data.copy(), t.grad.copy(), t._prev) for t in (a, b, loss)]
-    for fail in (lambda: a + b, lambda: a @ b, lambda: a / 0.0, lambda: (a * a).backward(),
-                 lambda: (-a).log()):
+    for fail in (
+        lambda: a + b,
+        lambda: a @ b,
+        lambda: a / 0.0,
+        lambda: (a * a).backward(),
+        lambda: (-a).log(),
+    ):
         with pytest.raises((ValueError, ZeroDivisionError)):
             fail()
     after = [(t.data, t.grad, t._prev) for t in (a, b, loss)]
@@ -316,10 +340,13 @@ def test_draw_dot_shows_each_tensors_label_shape_op_and_a_preview_of_its_numbers
     loss.label = "loss"
     loss.backward()
     source = draw_dot(loss).source
-    assert ("{ x | shape (2, 3) | data [1.0000, 2.0000, 3.0000, …] "
-            "| grad [0.5000, -1.0000, 2.0000, …] }") in source
-    assert ("{ w | shape (3,) | data [0.5000, -1.0000, 2.0000] "
-            "| grad [5.0000, 7.0000, 9.0000] }") in source
+    assert (
+        "{ x | shape (2, 3) | data [1.0000, 2.0000, 3.0000, …] "
+        "| grad [0.5000, -1.0000, 2.0000, …] }"
+    ) in source
+    assert (
+        "{ w | shape (3,) | data [0.5000, -1.0000, 2.0000] | grad [5.0000, 7.0000, 9.0000] }"
+    ) in source
     assert "{ loss | shape () | data 13.5000 | grad 1.0000 }" in source
     assert "label=sum" in source and 'label="*"' in source
 
@@ -328,8 +355,14 @@ def test_finite_numbers_whose_sum_overflows_are_not_refused():
     """Each result is checked in one pass, by the finiteness of its sum; a sum past the largest
     float from finite numbers only sends the check element by element, which finds them fine."""
     big = Tensor([[1e308], [1e308]])
-    for result in (big * 1.0, big + 0.0, big.relu(), big.T.reshape(2), big.sum(axis=1),
-                   Tensor([[1e308, 1e308]]) @ Tensor([[1.0, 0.0], [0.0, 1.0]])):
+    for result in (
+        big * 1.0,
+        big + 0.0,
+        big.relu(),
+        big.T.reshape(2),
+        big.sum(axis=1),
+        Tensor([[1e308, 1e308]]) @ Tensor([[1.0, 0.0], [0.0, 1.0]]),
+    ):
         assert np.array_equal(result.data.reshape(-1), [1e308, 1e308])
 
 

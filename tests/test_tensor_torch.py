@@ -34,6 +34,7 @@ def reduce(name, axis, keepdims):
             dims = tuple(range(x.ndim))
             return getattr(x, name)(dim=dims, keepdim=keepdims) if dims else x * 1
         return getattr(x, name)(dim=axis, keepdim=keepdims)
+
     return function
 
 
@@ -85,8 +86,10 @@ CONSTANT = {
 def broadcast_programs(draw, max_leaves=4, max_steps=8):
     """(leaf arrays, steps); a step is (kind, detail, operand indices, constant or None)."""
     base = draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=3))
-    leaves = [draw(hnp.arrays(np.float64, smaller(base, draw), elements=NUMBERS))
-              for _ in range(draw(st.integers(1, max_leaves)))]
+    leaves = [
+        draw(hnp.arrays(np.float64, smaller(base, draw), elements=NUMBERS))
+        for _ in range(draw(st.integers(1, max_leaves)))
+    ]
     shapes = [leaf.shape for leaf in leaves]
     steps = []
     for _ in range(draw(st.integers(1, max_steps))):
@@ -106,11 +109,15 @@ def broadcast_programs(draw, max_leaves=4, max_steps=8):
             constant = draw(hnp.arrays(np.float64, smaller(shape, draw), elements=NUMBERS))
             out = shape
         else:
-            axes = draw(st.one_of(
-                st.none(),
-                st.integers(-len(shape), len(shape) - 1) if shape else st.nothing(),
-                st.lists(st.integers(0, len(shape) - 1), min_size=1, unique=True).map(tuple)
-                if shape else st.nothing()))
+            axes = draw(
+                st.one_of(
+                    st.none(),
+                    st.integers(-len(shape), len(shape) - 1) if shape else st.nothing(),
+                    st.lists(st.integers(0, len(shape) - 1), min_size=1, unique=True).map(tuple)
+                    if shape
+                    else st.nothing(),
+                )
+            )
             keepdims = draw(st.booleans())
             reduction = draw(st.sampled_from(["sum", "mean"]))
             name, args, constant = (reduction, axes, keepdims), (i,), None
@@ -171,9 +178,17 @@ def test_broadcasting_programs_match_pytorch(torch, program):
 
 
 MATMUL_SHAPES = [  # (left, right): 1-D, 2-D, batched, a batch broadcast or missing
-    ((3,), (3,)), ((3,), (3, 2)), ((2, 3), (3,)), ((2, 3), (3, 4)), ((1, 1), (1, 1)),
-    ((2, 2, 3), (2, 3, 4)), ((2, 2, 3), (3, 4)), ((3,), (2, 3, 4)), ((1, 2, 3), (3, 3, 2)),
-    ((2, 3, 2), (1, 2, 3)), ((2, 3), (2, 3, 1)),
+    ((3,), (3,)),
+    ((3,), (3, 2)),
+    ((2, 3), (3,)),
+    ((2, 3), (3, 4)),
+    ((1, 1), (1, 1)),
+    ((2, 2, 3), (2, 3, 4)),
+    ((2, 2, 3), (3, 4)),
+    ((3,), (2, 3, 4)),
+    ((1, 2, 3), (3, 3, 2)),
+    ((2, 3, 2), (1, 2, 3)),
+    ((2, 3), (2, 3, 1)),
 ]
 
 
@@ -198,9 +213,14 @@ def test_the_matrix_product_matches_pytorch(torch, shapes, data):
 
 
 @settings(max_examples=300, deadline=None)
-@given(x=hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=4),
-                    elements=st.floats(-60, 60)),
-       data=st.data())
+@given(
+    x=hnp.arrays(
+        np.float64,
+        hnp.array_shapes(min_dims=1, max_dims=3, max_side=4),
+        elements=st.floats(-60, 60),
+    ),
+    data=st.data(),
+)
 def test_log_softmax_and_cross_entropy_match_pytorch(torch, x, data):
     axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
     weights = data.draw(hnp.arrays(np.float64, x.shape, elements=NUMBERS))
@@ -214,8 +234,9 @@ def test_log_softmax_and_cross_entropy_match_pytorch(torch, x, data):
     assert close(ours.grad, theirs.grad.numpy())
 
     logits = x.reshape(-1, x.shape[-1])
-    labels = data.draw(st.lists(st.integers(0, logits.shape[1] - 1), min_size=len(logits),
-                                max_size=len(logits)))
+    labels = data.draw(
+        st.lists(st.integers(0, logits.shape[1] - 1), min_size=len(logits), max_size=len(logits))
+    )
     ours = Tensor(logits)
     loss = cross_entropy(ours, labels)
     loss.backward()

@@ -36,8 +36,9 @@ class StandIn:
 
     def __init__(self, answer=None):
         self.calls = []
-        self.answer = answer or (lambda text, settings: {
-            "status": "success", "output": CANNED_SVG, "errors": []})
+        self.answer = answer or (
+            lambda text, settings: {"status": "success", "output": CANNED_SVG, "errors": []}
+        )
 
     def __call__(self, text, settings):
         self.calls.append((text, settings))
@@ -66,8 +67,9 @@ def test_the_browser_draws_with_viz_js_and_keeps_the_output_contract(in_the_brow
     bundle = graph._repr_mimebundle_()
     # viz-js's picture, carrying the drawing's sentence as its name, as everywhere else
     labelled = CANNED_SVG.replace(
-        '"><text>', f'" role="img" aria-label="{graph.summary()}"><title>{graph.summary()}'
-                    '</title><text>')
+        '"><text>',
+        f'" role="img" aria-label="{graph.summary()}"><title>{graph.summary()}</title><text>',
+    )
     assert bundle["image/svg+xml"] == labelled
     assert "drawn by the stand-in</text></svg></div>" in bundle["text/html"]
     assert graph.pipe(format="svg") == labelled.encode()
@@ -89,10 +91,18 @@ def test_outside_the_browser_viz_js_is_never_used(monkeypatch, program):
 def test_the_browser_explains_what_viz_js_cannot_draw(in_the_browser, tmp_path, capsys):
     def answer(text, settings):
         if settings["format"] != "svg":  # viz-js's words for a format it lacks
-            return {"status": "failure", "output": None, "errors": [
-                {"level": "error", "message": f'Format: "{settings["format"]}" not recognized'}]}
-        return {"status": "success", "output": CANNED_SVG,
-                "errors": [{"level": "warning", "message": "using box for unknown shape"}]}
+            return {
+                "status": "failure",
+                "output": None,
+                "errors": [
+                    {"level": "error", "message": f'Format: "{settings["format"]}" not recognized'}
+                ],
+            }
+        return {
+            "status": "success",
+            "output": CANNED_SVG,
+            "errors": [{"level": "warning", "message": "using box for unknown shape"}],
+        }
 
     in_the_browser.answer = answer
     graph = draw_dot(neuron()["o"])
@@ -126,16 +136,24 @@ def test_the_real_viz_js_draws_what_dot_draws(in_the_browser):
     """viz-js itself (lite/'s npm copy, run by Node) draws the article's neuron."""
     node = NODE
     if node is None or not VIZ_JS.is_file():
-        skip_or_fail("needs `node` and lite/node_modules (python3 lite/build.py makes them; in CI, "
-                     "tests/test_lite.py builds it first)")
-    script = ("import(process.argv[1]).then(async m => { const v = await m.instance();"
-              " let s = ''; for await (const c of process.stdin) s += c;"
-              " const [text, settings] = JSON.parse(s);"
-              " process.stdout.write(JSON.stringify(v.render(text, settings))); })")
+        skip_or_fail(
+            "needs `node` and lite/node_modules (python3 lite/build.py makes them; in CI, "
+            "tests/test_lite.py builds it first)"
+        )
+    script = (
+        "import(process.argv[1]).then(async m => { const v = await m.instance();"
+        " let s = ''; for await (const c of process.stdin) s += c;"
+        " const [text, settings] = JSON.parse(s);"
+        " process.stdout.write(JSON.stringify(v.render(text, settings))); })"
+    )
 
     def answer(text, settings):  # Popen: the fixture lets no subprocess.run start a program
-        with subprocess.Popen([node, "-e", script, VIZ_JS.as_uri()], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True) as node_js:
+        with subprocess.Popen(
+            [node, "-e", script, VIZ_JS.as_uri()],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        ) as node_js:
             out, _ = node_js.communicate(json.dumps([text, settings]), timeout=60)
         assert node_js.returncode == 0
         return json.loads(out)

@@ -179,8 +179,10 @@ def contrast(a, b):
     """WCAG contrast ratio between two sRGB colours."""
 
     def luminance(c):
-        lin = [(v / 255) / 12.92 if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4
-               for v in c]
+        lin = [
+            (v / 255) / 12.92 if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4
+            for v in c
+        ]
         return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
 
     hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
@@ -250,7 +252,8 @@ def test_a_drawing_narrower_than_max_width_keeps_its_natural_size(program):
 
 
 def test_graphviz_pure_shrinks_a_wide_drawing_too_and_the_same_every_time(
-        monkeypatch, tmp_path, graphviz_pure):
+    monkeypatch, tmp_path, graphviz_pure
+):
     hide_programs(monkeypatch, tmp_path, path_entries={"graphviz-pure": graphviz_pure})
     assert layout_program().name == "graphviz-pure"
     first = render(draw_dot(neuron()["o"], color_grads=True, max_width=9.5))
@@ -271,8 +274,7 @@ def test_graphviz_pure_shrinks_a_wide_drawing_too_and_the_same_every_time(
         (True, TypeError, "True of type bool"),
     ],
 )
-def test_a_max_width_that_is_not_a_sensible_number_of_inches_is_refused(max_width, error,
-                                                                        message):
+def test_a_max_width_that_is_not_a_sensible_number_of_inches_is_refused(max_width, error, message):
     with pytest.raises(error, match=message):
         draw_dot(neuron()["o"], max_width=max_width)
 
@@ -470,8 +472,9 @@ def test_labels_and_operations_are_drawn_exactly_as_given(each_program):
         assert operations.count([shown]) == 1, f"the op {given!r} is not drawn as {shown!r}"
 
 
-def test_graphviz_pure_keeps_quiet_about_characters_beyond_ascii(monkeypatch, tmp_path, capsys,
-                                                                  graphviz_pure):
+def test_graphviz_pure_keeps_quiet_about_characters_beyond_ascii(
+    monkeypatch, tmp_path, capsys, graphviz_pure
+):
     # It guesses a width for each and would say so once per character, in red, in the notebook.
     hide_programs(monkeypatch, tmp_path, path_entries={"graphviz-pure": graphviz_pure})
     svg = render(draw_dot(Value(1.0, label="αβγ é 日本")))
@@ -484,8 +487,10 @@ def test_graphviz_pure_keeps_quiet_about_characters_beyond_ascii(monkeypatch, tm
 # The article's neuron in one sentence, from the numbers worked out by hand above (NEURON):
 # its output o, its 10 values and 5 operations (two products, two sums, tanh), and the
 # gradient of o with respect to each input, in drawing order, with a true minus sign.
-NEURON_SENTENCE = ("The graph of o: 10 values, 5 operations; o = 0.7071; do/dx1 = \u22121.5, "
-                   "do/dw1 = 1, do/dx2 = 0.5, do/dw2 = 0, do/db = 0.5.")
+NEURON_SENTENCE = (
+    "The graph of o: 10 values, 5 operations; o = 0.7071; do/dx1 = \u22121.5, "
+    "do/dw1 = 1, do/dx2 = 0.5, do/dw2 = 0, do/db = 0.5."
+)
 
 
 def test_a_drawing_says_in_one_sentence_what_it_shows():
@@ -499,11 +504,13 @@ def test_before_backward_the_sentence_says_the_grads_are_all_zero():
     a, b = Value(2.0, label="a"), Value(-3.0, label="b")
     c = a * b
     c.label = "c"
-    assert draw_dot(c).summary() == ("The graph of c: 3 values, 1 operation; c = \u22126; "
-                                     "every grad 0 (backward() has not run).")
+    assert draw_dot(c).summary() == (
+        "The graph of c: 3 values, 1 operation; c = \u22126; every grad 0 (backward() has not run)."
+    )
     # without grads in the picture, none in the sentence; highlighted values are named
     assert draw_dot(c, show_grad=False, highlight=a).summary() == (
-        "The graph of c: 3 values, 1 operation; c = \u22126; highlighted: a.")
+        "The graph of c: 3 values, 1 operation; c = \u22126; highlighted: a."
+    )
 
 
 def test_a_long_sentence_names_the_first_inputs_and_counts_the_rest():
@@ -532,8 +539,9 @@ def test_every_svg_picture_carries_the_sentence_as_its_name(program, tmp_path):
     # side by side, each drawing has its own name
     a = Value(3.0, label="a")
     row = side_by_side(graph, draw_dot(a * a)).html()
-    names = [accessible_name(ET.fromstring(svg))[1]
-             for svg in re.findall(r"<svg.*?</svg>", row, re.S)]
+    names = [
+        accessible_name(ET.fromstring(svg))[1] for svg in re.findall(r"<svg.*?</svg>", row, re.S)
+    ]
     assert names == [NEURON_SENTENCE, draw_dot(a * a).summary()]
     assert names[1].startswith("The graph of v1: 2 values, 1 operation; v1 = 9;")
 
@@ -554,8 +562,9 @@ def test_describe_reads_the_drawing_value_by_value():
     assert lines[0] == NEURON_SENTENCE
     # one line per value, in drawing order, each starting with its node's name and label
     drawn = [v.label for v in graph.values]
-    assert [line.split(":")[0] for line in lines[1:]] == [f"v{i} {label}"
-                                                         for i, label in enumerate(drawn)]
+    assert [line.split(":")[0] for line in lines[1:]] == [
+        f"v{i} {label}" for i, label in enumerate(drawn)
+    ]
     by_label = dict(zip(drawn, lines[1:]))
     # the numbers worked out by hand (NEURON), read without trailing zeros
     assert by_label["x1"].endswith(": data 2, grad \u22121.5; an input.")
@@ -563,9 +572,11 @@ def test_describe_reads_the_drawing_value_by_value():
     assert by_label["b"].endswith(": data 6.8814, grad 0.5; an input.")
     x1, w1 = drawn.index("x1"), drawn.index("w1")
     assert by_label["x1*w1"].endswith(
-        f": data \u22126, grad 0.5; made by * from x1 (v{x1}) and w1 (v{w1}).")
-    assert by_label["o"].endswith(f": data 0.7071, grad 1; made by tanh from n "
-                                  f"(v{drawn.index('n')}).")
+        f": data \u22126, grad 0.5; made by * from x1 (v{x1}) and w1 (v{w1})."
+    )
+    assert by_label["o"].endswith(
+        f": data 0.7071, grad 1; made by tanh from n (v{drawn.index('n')})."
+    )
     # a notebook shows the text as it is, and the drawing's HTML has it folded under it
     assert repr(graph.describe()) == graph.describe()
     page = graph._repr_mimebundle_(include=["text/html"])["text/html"]

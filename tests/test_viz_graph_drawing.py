@@ -61,8 +61,11 @@ def test_graph_drawing_overrides_no_private_method_of_graphviz():
     # release that renames those cannot quietly route a drawing around the layout program
     # that layout_program() found, or around its time limit.
     graphviz = require_module("graphviz")
-    own = {name for name in vars(viz.GraphDrawing)
-           if name.startswith("_") and not name.startswith("__")}
+    own = {
+        name
+        for name in vars(viz.GraphDrawing)
+        if name.startswith("_") and not name.startswith("__")
+    }
     assert own & set(dir(graphviz.Digraph)) == {"_repr_mimebundle_"}
 
 
@@ -76,8 +79,7 @@ def test_graph_drawing_overrides_no_private_method_of_graphviz():
         lambda g: g.render(outfile="n.nope"),  # no format, and the suffix names none
     ],
 )
-def test_a_drawing_refuses_what_graphviz_refuses_with_graphvizs_words(call, monkeypatch,
-                                                                      tmp_path):
+def test_a_drawing_refuses_what_graphviz_refuses_with_graphvizs_words(call, monkeypatch, tmp_path):
     graphviz = require_module("graphviz")
     monkeypatch.chdir(tmp_path)  # render() saves the DOT text first, as graphviz's does
     with pytest.raises(Exception) as theirs:
@@ -119,11 +121,13 @@ def test_every_way_to_a_picture_runs_under_the_drawings_time_limit(program, tmp_
     # graphviz's own way of running dot has no time limit: stopping each of these shows that
     # it went through autograd.viz.layout instead.
     graph = draw_dot(long_chain(), max_nodes=301, timeout=0.001)
-    for draw in (lambda: graph.pipe(format="png"),
-                 lambda: graph.pipe(format="svg", encoding="utf-8"),
-                 lambda: graph.render(tmp_path / "chain.gv", format="svg"),
-                 lambda: graph.view(tmp_path / "shown.gv"),  # stopped before a viewer opens
-                 lambda: save(graph, tmp_path / "chain.png")):
+    for draw in (
+        lambda: graph.pipe(format="png"),
+        lambda: graph.pipe(format="svg", encoding="utf-8"),
+        lambda: graph.render(tmp_path / "chain.gv", format="svg"),
+        lambda: graph.view(tmp_path / "shown.gv"),  # stopped before a viewer opens
+        lambda: save(graph, tmp_path / "chain.png"),
+    ):
         with pytest.raises(viz.LayoutTimeoutError, match="longer than 0.001 s"):
             draw()
     for include in (None, ["image/svg+xml"], ["image/png"], ["image/jpeg"]):
@@ -135,8 +139,7 @@ def test_a_notebook_gets_the_image_types_it_asks_for(program):
     graph = draw_dot(neuron()["o"])
     assert set(graph._repr_mimebundle_()) == {"text/html", "image/svg+xml"}
     assert set(graph._repr_mimebundle_(include=["image/svg+xml"])) == {"image/svg+xml"}
-    png = graph._repr_mimebundle_(include=["image/png", "image/svg+xml"],
-                                  exclude=["image/svg+xml"])
+    png = graph._repr_mimebundle_(include=["image/png", "image/svg+xml"], exclude=["image/svg+xml"])
     assert set(png) == {"image/png"} and png["image/png"].startswith(PNG_SIGNATURE)
     assert graph._repr_mimebundle_(include=[]) == {}
     svg = graph._repr_mimebundle_()["image/svg+xml"]
@@ -155,10 +158,12 @@ def cycle_drawing():
     return drawing
 
 
-CYCLE_SENTENCE = ("A drawing of 3 nodes and 3 arrows: "
-                  "from out (Value) to _backward (function), labelled _backward, dashed; "
-                  "from _backward (function) to out (Value), labelled cell_contents, dashed; "
-                  "from out (Value) to loose.")
+CYCLE_SENTENCE = (
+    "A drawing of 3 nodes and 3 arrows: "
+    "from out (Value) to _backward (function), labelled _backward, dashed; "
+    "from _backward (function) to out (Value), labelled cell_contents, dashed; "
+    "from out (Value) to loose."
+)
 
 
 def test_a_drawing_made_by_hand_says_what_it_shows_arrow_by_arrow(program, tmp_path):
@@ -172,10 +177,13 @@ def test_a_drawing_made_by_hand_says_what_it_shows_arrow_by_arrow(program, tmp_p
     saved = save(drawing, tmp_path / "cycle.svg").read_text(encoding="utf-8")
     assert accessible_name(svg_of(saved)) == wanted
     assert "<details" in bundle["text/html"] and "no arrow leaves it" in bundle["text/html"]
-    assert drawing.describe() == CYCLE_SENTENCE + "\n" + "\n".join([
-        "out (Value): to _backward (function), labelled _backward, dashed; to loose.",
-        "_backward (function): to out (Value), labelled cell_contents, dashed.",
-        "loose: no arrow leaves it."])
+    assert drawing.describe() == CYCLE_SENTENCE + "\n" + "\n".join(
+        [
+            "out (Value): to _backward (function), labelled _backward, dashed; to loose.",
+            "_backward (function): to out (Value), labelled cell_contents, dashed.",
+            "loose: no arrow leaves it.",
+        ]
+    )
 
 
 def test_a_long_hand_made_drawing_names_the_first_arrows_and_counts_the_rest():

@@ -1,5 +1,4 @@
-"""Drawings in HTML (autograd/viz/html.py): several side by side, and one inline.
-"""
+"""Drawings in HTML (autograd/viz/html.py): several side by side, and one inline."""
 
 import xml.etree.ElementTree as ET
 
@@ -38,8 +37,13 @@ def figures_of(page):
     for figure in root.iter("figure"):
         caption = figure.find("figcaption")
         svg = figure.find(f"{SVG}svg")
-        found.append((None if caption is None else caption.text,
-                      Picture(ET.tostring(svg, encoding="unicode")), svg))
+        found.append(
+            (
+                None if caption is None else caption.text,
+                Picture(ET.tostring(svg, encoding="unicode")),
+                svg,
+            )
+        )
     return found
 
 
@@ -60,8 +64,7 @@ def test_side_by_side_lets_every_drawing_shrink_with_the_row_as_far_as_its_text_
     row = side_by_side(draw_dot(chapter_3_L()), draw_dot(neuron()["o"], rankdir="TB"))
     for caption, _, svg in figures_of(row.html()):
         assert caption is None  # no titles, no captions
-        style = dict(part.split(":", 1)
-                     for part in svg.get("style").replace(" ", "").split(";"))
+        style = dict(part.split(":", 1) for part in svg.get("style").replace(" ", "").split(";"))
         natural = svg_size(ET.tostring(svg, encoding="unicode"))[0] * PIXELS_PER_POINT
         assert style["width"] == "100%" and style["height"] == "auto"
         assert float(style["max-width"].removesuffix("px")) == pytest.approx(natural, abs=0.1)
@@ -70,8 +73,10 @@ def test_side_by_side_lets_every_drawing_shrink_with_the_row_as_far_as_its_text_
 
 
 def test_side_by_side_is_the_same_html_every_time(program):
-    pages = [side_by_side(*map(draw_dot, doubled_and_tripled()), titles=["a", "b"]).html()
-             for _ in range(2)]
+    pages = [
+        side_by_side(*map(draw_dot, doubled_and_tripled()), titles=["a", "b"]).html()
+        for _ in range(2)
+    ]
     assert pages[0] == pages[1]
 
 
@@ -100,8 +105,9 @@ def test_inline_svg_refuses_what_is_not_svg_text():
         viz.inline_svg("digraph { a -> b }")
 
 
-def test_side_by_side_without_a_layout_program_explains_and_shows_each_source(monkeypatch,
-                                                                            tmp_path):
+def test_side_by_side_without_a_layout_program_explains_and_shows_each_source(
+    monkeypatch, tmp_path
+):
     hide_programs(monkeypatch, tmp_path)
     y, z = doubled_and_tripled()
     first, second = draw_dot(y), draw_dot(z)

@@ -74,8 +74,13 @@ def test_without_any_program_the_error_says_how_to_install_one(monkeypatch, tmp_
         layout_program()
     message = str(missing.value)
     assert isinstance(missing.value, RuntimeError)
-    for advice in ("pip install graphviz-pure", "apt-get install graphviz",
-                   "brew install graphviz", "conda install graphviz", "graph.source"):
+    for advice in (
+        "pip install graphviz-pure",
+        "apt-get install graphviz",
+        "brew install graphviz",
+        "conda install graphviz",
+        "graph.source",
+    ):
         assert advice in message
     graph = draw_dot(neuron()["o"])
     with pytest.raises(GraphvizNotFoundError):
@@ -141,8 +146,14 @@ def test_the_time_limit_defaults_to_layout_timeout(program, monkeypatch):
 
 @pytest.mark.parametrize(
     "timeout, error",
-    [(0, ValueError), (-1, ValueError), (float("nan"), ValueError), (float("inf"), ValueError),
-     (True, TypeError), ("5", TypeError)],
+    [
+        (0, ValueError),
+        (-1, ValueError),
+        (float("nan"), ValueError),
+        (float("inf"), ValueError),
+        (True, TypeError),
+        ("5", TypeError),
+    ],
 )
 def test_a_timeout_that_is_not_a_sensible_number_of_seconds_is_refused(timeout, error, tmp_path):
     with pytest.raises(error, match="timeout"):

@@ -1,7 +1,4 @@
-"""The package autograd.viz (autograd/viz/__init__.py): the names it offers.
-"""
-
-
+"""The package autograd.viz (autograd/viz/__init__.py): the names it offers."""
 
 from autograd import viz
 
@@ -12,9 +9,19 @@ from autograd import viz
 # notebooks, the widgets, the README and learners import these, so the package must keep every
 # one. The time limit lives in `autograd.viz.layout` alone, where setting it takes effect.
 NAMES_OF_THE_SINGLE_MODULE = [
-    "draw_dot", "side_by_side", "inline_svg", "DEFAULT_MAX_WIDTH", "trace", "backward_order",
-    "layout_program", "save", "GraphDrawing", "SideBySide", "GraphvizNotFoundError",
-    "LayoutTimeoutError", "LayoutProgram",
+    "draw_dot",
+    "side_by_side",
+    "inline_svg",
+    "DEFAULT_MAX_WIDTH",
+    "trace",
+    "backward_order",
+    "layout_program",
+    "save",
+    "GraphDrawing",
+    "SideBySide",
+    "GraphvizNotFoundError",
+    "LayoutTimeoutError",
+    "LayoutProgram",
 ]
 
 

@@ -40,13 +40,14 @@ LAYOUT_ROUNDING = 0.05  # pixels: a browser lays boxes out in fractions of a pix
 def shown_svg(html):
     """The <svg> element of a drawing's HTML, and its CSS as a dict."""
     start = html.index("<svg")
-    root = ET.fromstring(html[start:html.rindex("</svg>") + len("</svg>")])
+    root = ET.fromstring(html[start : html.rindex("</svg>") + len("</svg>")])
     style = dict(part.split(":", 1) for part in root.get("style").replace(" ", "").split(";"))
     return root, style
 
 
 def test_a_notebook_shows_a_drawing_as_html_no_wider_than_itself_that_shrinks_with_the_area(
-        program):
+    program,
+):
     for root in (chapter_3_L(), neuron()["o"]):
         graph = draw_dot(root)
         html = graph._repr_mimebundle_()["text/html"]
@@ -61,8 +62,12 @@ def test_a_notebook_shows_a_drawing_as_html_no_wider_than_itself_that_shrinks_wi
 def test_a_drawing_shrinks_no_further_than_its_text_stays_readable(program):
     x = Value(3.0, label="x")
     small = x * x
-    cases = [(chapter_3_L(), {}), (neuron()["o"], {"rankdir": "TB", "color_grads": True}),
-             (neuron()["o"], {"max_width": 9.5}), (small, {})]
+    cases = [
+        (chapter_3_L(), {}),
+        (neuron()["o"], {"rankdir": "TB", "color_grads": True}),
+        (neuron()["o"], {"max_width": 9.5}),
+        (small, {}),
+    ]
     for root, options in cases:
         svg, style = shown_svg(draw_dot(root, **options)._repr_mimebundle_()["text/html"])
         natural = float(style["max-width"].removesuffix("px"))
@@ -87,7 +92,7 @@ def test_a_long_chain_left_to_right_scrolls_sideways_rather_than_shrink_its_text
     narrowest = float(style["min-width"].removesuffix("px"))
     assert narrowest > LAPTOP_AREA
     assert smallest_text_at(svg, narrowest) >= READABLE - 0.01
-    box = html[:html.index("<svg")]
+    box = html[: html.index("<svg")]
     assert "overflow-x:auto" in box and "max-width:100%" in box
 
 
@@ -123,11 +128,14 @@ def test_in_chromium_a_drawing_fits_a_laptops_output_area_and_scrolls_on_a_phone
             results = {}
             for width in (LAPTOP_AREA, PHONE_AREA):
                 page.set_viewport_size({"width": width + 40, "height": 800})
-                page.set_content(f'<body style="margin:20px"><div id="one" style="width:{width}px">'
-                                 f'{html}</div><div id="row" style="width:{width}px">'
-                                 f'{row.html()}</div></body>')
-                results[width] = {name: page.eval_on_selector(f"#{name}", measure)
-                                  for name in ("one", "row")}
+                page.set_content(
+                    f'<body style="margin:20px"><div id="one" style="width:{width}px">'
+                    f'{html}</div><div id="row" style="width:{width}px">'
+                    f"{row.html()}</div></body>"
+                )
+                results[width] = {
+                    name: page.eval_on_selector(f"#{name}", measure) for name in ("one", "row")
+                }
         finally:
             browser.close()
     natural = svg_size(render(graph))[0] * PIXELS_PER_POINT

@@ -26,9 +26,18 @@ EXECUTED = ROOT / "website" / "_build" / "src"  # what website/build.py rendered
 BINDER = "https://mybinder.org/v2/gh/autograd-from-scratch/autograd-from-scratch/HEAD?labpath="
 
 # Which of an output's formats a page shows: myst-nb's order for HTML (its default priority).
-HTML_PRIORITY = ("application/vnd.jupyter.widget-view+json", "application/javascript",
-                 "text/html", "image/svg+xml", "image/png", "image/gif", "image/jpeg",
-                 "text/markdown", "text/latex", "text/plain")
+HTML_PRIORITY = (
+    "application/vnd.jupyter.widget-view+json",
+    "application/javascript",
+    "text/html",
+    "image/svg+xml",
+    "image/png",
+    "image/gif",
+    "image/jpeg",
+    "text/markdown",
+    "text/latex",
+    "text/plain",
+)
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -113,21 +122,37 @@ def expected(chapter):
     state = notebook["metadata"].get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     outputs = [output for cell in notebook["cells"] for output in cell.get("outputs", [])]
     formats = [shown_format(output) for output in outputs]
-    widgets = [output["data"][WIDGET_VIEW]["model_id"] for output in outputs
-               if shown_format(output) == WIDGET_VIEW]
-    code = "\n".join("".join(cell["source"]) for cell in notebook["cells"]
-                     if cell["cell_type"] == "code")
-    prose = "\n".join("".join(cell["source"]) for cell in notebook["cells"]
-                      if cell["cell_type"] == "markdown")
-    pages = ["".join(output["data"]["text/html"]) for output in outputs
-             if shown_format(output) == "text/html"]
-    html_drawings = sum(page.count("<svg") for page in pages
-                        if any(f'class="{box}"' in page for box in DRAWING_BOXES))
-    return {"svg": formats.count("image/svg+xml"), "png": formats.count("image/png"),
-            "drawings": html_drawings,
-            "widgets": len(widgets), "saved": sum(model in state for model in widgets),
-            "draws": "draw_dot(" in code, "plots": "plt." in code,
-            "math": re.search(r"\$[^$\s][^$]*\$", prose) is not None}
+    widgets = [
+        output["data"][WIDGET_VIEW]["model_id"]
+        for output in outputs
+        if shown_format(output) == WIDGET_VIEW
+    ]
+    code = "\n".join(
+        "".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code"
+    )
+    prose = "\n".join(
+        "".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "markdown"
+    )
+    pages = [
+        "".join(output["data"]["text/html"])
+        for output in outputs
+        if shown_format(output) == "text/html"
+    ]
+    html_drawings = sum(
+        page.count("<svg")
+        for page in pages
+        if any(f'class="{box}"' in page for box in DRAWING_BOXES)
+    )
+    return {
+        "svg": formats.count("image/svg+xml"),
+        "png": formats.count("image/png"),
+        "drawings": html_drawings,
+        "widgets": len(widgets),
+        "saved": sum(model in state for model in widgets),
+        "draws": "draw_dot(" in code,
+        "plots": "plt." in code,
+        "math": re.search(r"\$[^$\s][^$]*\$", prose) is not None,
+    }
 
 
 def page_of(chapter):
@@ -163,10 +188,16 @@ def test_every_page_works_offline(built_site, served_site, tmp_path):
     pages = ["index.html", *chapter_pages]
     started = time.monotonic()
     with offline_page(served_site, blocked, page_errors) as page:
-        page.on("requestfailed", lambda request: failed.append(
-            (page.url, request.resource_type, request.url)))
-        page.on("response", lambda response: response.status >= 400 and missing.append(
-            (page.url, response.status, response.url)))
+        page.on(
+            "requestfailed",
+            lambda request: failed.append((page.url, request.resource_type, request.url)),
+        )
+        page.on(
+            "response",
+            lambda response: (
+                response.status >= 400 and missing.append((page.url, response.status, response.url))
+            ),
+        )
         links = {}
         for name in pages:
             page.goto(f"/{name}", wait_until="load")
@@ -187,9 +218,14 @@ def test_every_page_works_offline(built_site, served_site, tmp_path):
     print(f"\n{len(pages)} pages in {seconds:.1f} s")
     print(*report, sep="\n")
     kinds = {url: (kind, source) for source, kind, url in failed}
-    print(f"blocked requests ({len(blocked)}):",
-          *(f"{kinds.get(url, ('?', '?'))[0]} {url} (from {kinds.get(url, ('?', '?'))[1]})"
-            for url in blocked), sep="\n  ")
+    print(
+        f"blocked requests ({len(blocked)}):",
+        *(
+            f"{kinds.get(url, ('?', '?'))[0]} {url} (from {kinds.get(url, ('?', '?'))[1]})"
+            for url in blocked
+        ),
+        sep="\n  ",
+    )
 
     # nothing a page needs came from another host (a request of unknown kind counts as needed),
     # nothing a page asked of the site is missing, and no page's script failed
@@ -249,7 +285,8 @@ def check_chapter_page(page, chapter, name, base_url):
 
     # its widgets, drawn from the state the build saved for every one
     assert want["saved"] == want["widgets"], (
-        f"{name}: the build kept the state of {want['saved']} of its {want['widgets']} widgets")
+        f"{name}: the build kept the state of {want['saved']} of its {want['widgets']} widgets"
+    )
     if want["widgets"]:
         try:
             page.wait_for_function(f"() => ({WIDGETS})().every(Boolean)", timeout=WIDGETS_DRAWN)
@@ -266,8 +303,10 @@ def check_chapter_page(page, chapter, name, base_url):
         assert math["typeset"] == math["formulas"], (name, math)
         assert math["errors"] == 0, (name, math)
     phone = check_on_a_phone(page, name)
-    return (f"{name}: {svg + len(drawings)} drawings, {png} plots, {len(drawn)} widgets, "
-            f"{math['typeset'] if math else 0} formulas; {phone}")
+    return (
+        f"{name}: {svg + len(drawings)} drawings, {png} plots, {len(drawn)} widgets, "
+        f"{math['typeset'] if math else 0} formulas; {phone}"
+    )
 
 
 def check_on_a_phone(page, name):
@@ -280,14 +319,21 @@ def check_on_a_phone(page, name):
     finally:
         page.set_viewport_size(desktop)
     assert seen["pageWidth"] <= seen["windowWidth"], (
-        f"{name}: on a phone ({PHONE['width']} px) the page is {seen['pageWidth']} px wide")
+        f"{name}: on a phone ({PHONE['width']} px) the page is {seen['pageWidth']} px wide"
+    )
     small = [size for size in seen["drawings"] if size < READABLE - 0.05]
     assert small == [], f"{name}: on a phone, drawings with text of {small} px"
-    shrunk = [plot for plot in seen["plots"]
-              if plot["shown"] < min(plot["natural"], PLOT_SHARE * plot["natural"]) - 1]
+    shrunk = [
+        plot
+        for plot in seen["plots"]
+        if plot["shown"] < min(plot["natural"], PLOT_SHARE * plot["natural"]) - 1
+    ]
     assert shrunk == [], f"{name}: on a phone, plots shrunk below readable text: {shrunk}"
-    shrunk = [plot for plot in seen["widgetPlots"]
-              if plot["shown"] < min(plot["natural"], WIDGET_PLOT_SHARE * plot["natural"]) - 1]
+    shrunk = [
+        plot
+        for plot in seen["widgetPlots"]
+        if plot["shown"] < min(plot["natural"], WIDGET_PLOT_SHARE * plot["natural"]) - 1
+    ]
     assert shrunk == [], f"{name}: on a phone, explorers' plots shrunk below readable: {shrunk}"
     smallest = f"{min(seen['drawings']):.1f} px" if seen["drawings"] else "none"
     return f"on a phone, smallest text in a drawing {smallest}"
@@ -317,8 +363,9 @@ def test_run_it_in_your_browser_opens_the_chapter_in_the_lite_edition(served_sit
 def load_execute():
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("website_execute",
-                                                  ROOT / "website" / "execute.py")
+    spec = importlib.util.spec_from_file_location(
+        "website_execute", ROOT / "website" / "execute.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -331,29 +378,53 @@ def test_the_executed_chapters_show_no_path_of_the_machine_that_built_them():
     clean = lambda text: execute.private_paths_removed(text, root=root, prefixes=(python,))
     # chapter 00's environment check and test drawing, chapter 11's tracebacks and compiler
     assert clean(f"Python 3.12.1 at {root}/website/.venv/bin/python") == (
-        "Python 3.12.1 at website/.venv/bin/python")
-    assert clean(f"the course's package, from {root}/autograd") == "the course's package, from autograd"
+        "Python 3.12.1 at website/.venv/bin/python"
+    )
+    assert (
+        clean(f"the course's package, from {root}/autograd")
+        == "the course's package, from autograd"
+    )
     assert clean("Graphviz's dot draws the graphs (/usr/bin/dot)") == (
-        "Graphviz's dot draws the graphs (…/dot)")
+        "Graphviz's dot draws the graphs (…/dot)"
+    )
     assert clean(f"\x1b[32m{root}/autograd/compile.py:232\x1b[39m") == (
-        "\x1b[32mautograd/compile.py:232\x1b[39m")
+        "\x1b[32mautograd/compile.py:232\x1b[39m"
+    )
     assert clean(f"{python}/lib/python3.12/json/decoder.py") == "…/lib/python3.12/json/decoder.py"
     assert clean("C compiler: /usr/bin/cc") == "C compiler: …/cc"
     # what is not a path of the machine stays as it was
-    for text in ("https://mybinder.org/v2/gh/a/b/HEAD?labpath=notebooks%2F10.ipynb",
-                 "notebooks/10_making_it_fast.ipynb", "ratio 3/4 and 1 / 2", "</b></td>",
-                 "x = 1/2/3"):
+    for text in (
+        "https://mybinder.org/v2/gh/a/b/HEAD?labpath=notebooks%2F10.ipynb",
+        "notebooks/10_making_it_fast.ipynb",
+        "ratio 3/4 and 1 / 2",
+        "</b></td>",
+        "x = 1/2/3",
+    ):
         assert clean(text) == text
     # and the whole notebook: streams, tracebacks and text data; pictures untouched
     import nbformat
 
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=[
-        nbformat.v4.new_output("stream", name="stdout", text=f"at {execute.ROOT}/autograd\n"),
-        nbformat.v4.new_output("error", ename="E", evalue=f"{execute.ROOT}/x.py",
-                               traceback=[f"File {execute.ROOT}/autograd/compile.py:3"]),
-        nbformat.v4.new_output("display_data", data={"text/plain": f"{execute.ROOT}/a",
-                                                     "image/png": "iVBOR/abc/def="}),
-    ])])
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                outputs=[
+                    nbformat.v4.new_output(
+                        "stream", name="stdout", text=f"at {execute.ROOT}/autograd\n"
+                    ),
+                    nbformat.v4.new_output(
+                        "error",
+                        ename="E",
+                        evalue=f"{execute.ROOT}/x.py",
+                        traceback=[f"File {execute.ROOT}/autograd/compile.py:3"],
+                    ),
+                    nbformat.v4.new_output(
+                        "display_data",
+                        data={"text/plain": f"{execute.ROOT}/a", "image/png": "iVBOR/abc/def="},
+                    ),
+                ]
+            )
+        ]
+    )
     execute.remove_private_paths(notebook)
     stream, error, display = notebook.cells[0].outputs
     assert stream["text"] == "at autograd\n"

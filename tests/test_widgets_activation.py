@@ -100,13 +100,11 @@ def test_activation_view_controls_drive_the_model():
         ("exp", 0.0, 1.0, 1.0),  # e^0
     ],
 )
-def test_activation_explorer_runs_on_chapter_4s_class_which_has_no_backward(name, x, value,
-                                                                             slope):
+def test_activation_explorer_runs_on_chapter_4s_class_which_has_no_backward(name, x, value, slope):
     # Chapter 4 shows the explorer before its learner has written backward() (chapter 5).
     Chapter4 = stage(4)
     ex = ActivationExplorer(name, x, value_class=Chapter4)
-    assert (ex.value, ex.slope, ex.error, ex.mismatch) == (approx(value), approx(slope), None,
-                                                           None)
+    assert (ex.value, ex.slope, ex.error, ex.mismatch) == (approx(value), approx(slope), None, None)
     view = ex.widget()
     assert list(view.menu.options) == ["tanh", "relu", "sigmoid", "exp"]
     view.slider.value = 1.0

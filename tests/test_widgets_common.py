@@ -48,8 +48,9 @@ def test_an_explorer_whose_drawing_takes_too_long_shows_a_message(monkeypatch):
     except viz.GraphvizNotFoundError:
         skip_or_fail("no Graphviz layout program (pip install graphviz-pure)")
     monkeypatch.setattr(viz.layout, "LAYOUT_TIMEOUT", 0.001)
-    view = GraphExplorer(neuron_function, {"x1": 2.0, "x2": 0.0, "w1": -3.0, "w2": 1.0,
-                                           "b": B}).widget()
+    view = GraphExplorer(
+        neuron_function, {"x1": 2.0, "x2": 0.0, "w1": -3.0, "w2": 1.0, "b": B}
+    ).widget()
     assert "took longer than 0.001 s" in view.drawing.value
     assert "<svg" not in view.drawing.value
 
@@ -57,12 +58,13 @@ def test_an_explorer_whose_drawing_takes_too_long_shows_a_message(monkeypatch):
 def test_the_explorers_import_matplotlib_only_with_their_first_plot():
     """The backward stepper and the graph explorer draw graphs, not plots: they work offline in
     the browser, where matplotlib would come from the network."""
-    code = ("import sys; from autograd.widgets import BackwardStepper, GraphExplorer; "
-            "from autograd import Value; from autograd.article import neuron; "
-            "stepper = BackwardStepper(neuron(Value)['o']); stepper.go_to(3); stepper.graph(); "
-            "print('matplotlib' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    code = (
+        "import sys; from autograd.widgets import BackwardStepper, GraphExplorer; "
+        "from autograd import Value; from autograd.article import neuron; "
+        "stepper = BackwardStepper(neuron(Value)['o']); stepper.go_to(3); stepper.graph(); "
+        "print('matplotlib' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False", done.stdout + done.stderr
 
 
@@ -103,8 +105,16 @@ def every_explorer():
     }
 
 
-INTERACTIVE = (widgets.Button, widgets.ToggleButton, widgets.ToggleButtons, widgets.Image,
-               widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider, widgets.Play)
+INTERACTIVE = (
+    widgets.Button,
+    widgets.ToggleButton,
+    widgets.ToggleButtons,
+    widgets.Image,
+    widgets.IntSlider,
+    widgets.FloatSlider,
+    widgets.FloatLogSlider,
+    widgets.Play,
+)
 
 
 def test_every_control_of_every_explorer_has_a_name():
@@ -149,8 +159,9 @@ def test_every_view_is_shown_with_the_script_that_names_its_sliders(monkeypatch)
     from autograd.environment import widget_test
 
     shown = []
-    monkeypatch.setattr(IPython.display, "display",
-                        lambda bundle, raw=False: shown.append((bundle, raw)))
+    monkeypatch.setattr(
+        IPython.display, "display", lambda bundle, raw=False: shown.append((bundle, raw))
+    )
     explorer = GraphExplorer(lambda a, b: a * b, {"a": 2.0, "b": -3.0})
     for thing in (explorer, explorer.widget(), BackwardStepper(neuron()["o"]), widget_test()):
         shown.clear()

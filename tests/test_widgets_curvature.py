@@ -26,7 +26,10 @@ def test_curvature_explorer_gives_the_first_and_second_derivative():
     # tanh at 0.8: f' = 1 - t^2, f'' = -2t(1 - t^2), with t = tanh 0.8
     t = math.tanh(0.8)
     assert CurvatureExplorer(lambda x: x.tanh(), 0.8).derivatives() == (
-        approx(t), approx(1 - t * t), approx(-2 * t * (1 - t * t)))
+        approx(t),
+        approx(1 - t * t),
+        approx(-2 * t * (1 - t * t)),
+    )
     # a function that does not depend on x: both derivatives are 0, not an error
     assert CurvatureExplorer(lambda x: x**0 * 3.0, 1.0).derivatives()[1:] == (0.0, 0.0)
 

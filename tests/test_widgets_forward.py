@@ -19,14 +19,20 @@ def build_L(a, b, c, f):
 
 
 def chapter_two():
-    return ForwardExplorer(build_L, {"a": 2.0, "b": -3.0, "c": 10.0, "f": -2.0},
-                           value_class=Value)
+    return ForwardExplorer(build_L, {"a": 2.0, "b": -3.0, "c": 10.0, "f": -2.0}, value_class=Value)
 
 
 def test_the_graph_of_L_holds_the_chapters_numbers():
     # e = 2·(−3) = −6, d = −6 + 10 = 4, L = 4·(−2) = −8
-    assert chapter_two().data == {"a": 2.0, "b": -3.0, "e": -6.0, "c": 10.0, "d": 4.0,
-                                  "f": -2.0, "L": -8.0}
+    assert chapter_two().data == {
+        "a": 2.0,
+        "b": -3.0,
+        "e": -6.0,
+        "c": 10.0,
+        "d": 4.0,
+        "f": -2.0,
+        "L": -8.0,
+    }
 
 
 def test_moving_f_changes_only_L_since_d_was_complete_before_f_joined_in():
@@ -71,8 +77,11 @@ def test_bad_inputs_are_refused_with_a_clear_message():
 
 
 def test_an_input_no_value_was_made_from_changes_alone():
-    ex = ForwardExplorer(lambda a, b: Value(a.data * 2, (a,), "*2", label="y"),
-                         {"a": 1.0, "b": 0.0}, value_class=Value)
+    ex = ForwardExplorer(
+        lambda a, b: Value(a.data * 2, (a,), "*2", label="y"),
+        {"a": 1.0, "b": 0.0},
+        value_class=Value,
+    )
     ex.set("b", 3.0)  # b is not in y's graph
     assert ex.changed == [] and "nothing in the graph changed" in ex.describe()
     ex.set("a", 2.0)

@@ -28,8 +28,13 @@ def test_graph_explorer_on_the_article_neuron_gives_the_article_gradients():
     ex = GraphExplorer(neuron_function, {"x1": 2.0, "x2": 0.0, "w1": -3.0, "w2": 1.0, "b": B})
     # o = tanh(atanh(1/sqrt 2)) = 1/sqrt 2; 1 - o^2 = 1/2; d/dx1 = w1/2, d/dw1 = x1/2, ...
     assert ex.output == approx(1 / math.sqrt(2))
-    assert ex.grads == {"x1": approx(-1.5), "x2": approx(0.5), "w1": approx(1.0),
-                        "w2": approx(0.0), "b": approx(0.5)}
+    assert ex.grads == {
+        "x1": approx(-1.5),
+        "x2": approx(0.5),
+        "w1": approx(1.0),
+        "w2": approx(0.0),
+        "b": approx(0.5),
+    }
 
 
 def test_changing_an_input_changes_output_gradients_and_drawing():

@@ -5,7 +5,6 @@ Every expected number is worked out by hand in a comment, never copied from what
 printed.
 """
 
-
 import pytest
 from widgets_shared import SVG, approx, box_centre, drawn_svg, neuron
 
@@ -49,8 +48,18 @@ NEURON_STEPS = [
     {"o": 1.0, "n": 0.5, "s": 0.5, "b": 0.5},
     {"o": 1.0, "n": 0.5, "s": 0.5, "b": 0.5, "x1w1": 0.5, "x2w2": 0.5},
     {"o": 1.0, "n": 0.5, "s": 0.5, "b": 0.5, "x1w1": 0.5, "x2w2": 0.5, "x2": 0.5, "w2": 0.0},
-    {"o": 1.0, "n": 0.5, "s": 0.5, "b": 0.5, "x1w1": 0.5, "x2w2": 0.5, "x2": 0.5, "w2": 0.0,
-     "x1": -1.5, "w1": 1.0},
+    {
+        "o": 1.0,
+        "n": 0.5,
+        "s": 0.5,
+        "b": 0.5,
+        "x1w1": 0.5,
+        "x2w2": 0.5,
+        "x2": 0.5,
+        "w2": 0.0,
+        "x1": -1.5,
+        "w1": 1.0,
+    },
 ]
 
 
@@ -178,8 +187,7 @@ def test_forward_order_gives_wrong_gradients_on_the_diamond():
     stepper.go_to(stepper.n_steps)
     # s and p fire while their gradient is still 0; only q's closure passes anything back
     assert grads(v) == expected(v, {"q": 1.0, "s": 7.0, "p": 6.0})
-    wrong = {node.label: (now, right) for node, now, right in stepper.wrong_grads()
-             if node.label}
+    wrong = {node.label: (now, right) for node, now, right in stepper.wrong_grads() if node.label}
     assert wrong == {"x": (0.0, 26.0), "s": (7.0, 13.0)}
     assert "fired having received 0 of its 2 contributions" in "\n".join(stepper.log)
 
@@ -276,7 +284,7 @@ def test_stepper_view_scrolls_the_wide_neuron_sideways_rather_than_shrink_its_te
     drawing = BackwardStepper(neuron()["o"]).widget().drawing.value  # left to right: wide
     natural, narrowest, text = shown_text_at_narrowest(drawn_svg(drawing))
     assert natural > narrowest > 868 and text == pytest.approx(10, abs=0.01)
-    box = drawing[:drawing.index("<svg")]
+    box = drawing[: drawing.index("<svg")]
     assert "explorer-graph" in box and "overflow-x:auto" in box
 
 

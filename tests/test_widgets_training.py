@@ -187,9 +187,13 @@ def test_dashboard_accepts_the_ends_of_its_ranges():
 def test_dashboard_setters_refuse_out_of_range_values_and_keep_the_model():
     board = small_dashboard()
     model, losses = board.model, list(board.losses)
-    for refused in (lambda: board.set_width(65), lambda: board.set_lr(1e7),
-                    lambda: board.set_noise(2.0), lambda: board.run(10_001),
-                    lambda: board.boundary(grid=201)):
+    for refused in (
+        lambda: board.set_width(65),
+        lambda: board.set_lr(1e7),
+        lambda: board.set_noise(2.0),
+        lambda: board.run(10_001),
+        lambda: board.boundary(grid=201),
+    ):
         with pytest.raises(ValueError, match="must be"):
             refused()
     with pytest.raises(TypeError, match="whole number"):

@@ -48,8 +48,13 @@ def classify(cell):
     tags = cell.get("metadata", {}).get("tags", [])
     errors = [o for o in cell.get("outputs", []) if o["output_type"] == "error"]
     text = cell_text(cell, stderr=False)  # not library warnings (torch's, without numpy)
-    for bad in ("NameError", "Cell magic `%%solution` not found", "UsageError",
-                "ModuleNotFoundError", "No module named"):
+    for bad in (
+        "NameError",
+        "Cell magic `%%solution` not found",
+        "UsageError",
+        "ModuleNotFoundError",
+        "No module named",
+    ):
         if bad in text and "raises-exception" not in tags:
             return f"error: {bad} in {text[:300]!r}"
     if errors and "raises-exception" not in tags:
@@ -67,9 +72,13 @@ def run_without_plot_packages(path):
     notebook = nbformat.read(path, as_version=4)
     blocked = copy.deepcopy(notebook)
     blocked.cells.insert(0, nbformat.v4.new_code_cell(BLOCK_PLOTS))
-    client = NotebookClient(blocked, timeout=CELL_TIMEOUT, allow_errors=True,
-                            kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}})
+    client = NotebookClient(
+        blocked,
+        timeout=CELL_TIMEOUT,
+        allow_errors=True,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    )
     client.execute()
     return [json.loads(json.dumps(cell)) for cell in blocked.cells[1:]]
 
@@ -81,9 +90,12 @@ AT_ONCE = 2  # chapters run at a time, each in a kernel of its own: the machine 
 def chapters_run(request):
     """{path: the running of that chapter} for the chapters of the tests selected to run: they
     start together when the first is needed, AT_ONCE at a time, each in a fresh kernel."""
-    selected = [item.callspec.params["path"] for item in request.session.items
-                if getattr(item, "module", None) is request.module
-                and "path" in getattr(getattr(item, "callspec", None), "params", {})]
+    selected = [
+        item.callspec.params["path"]
+        for item in request.session.items
+        if getattr(item, "module", None) is request.module
+        and "path" in getattr(getattr(item, "callspec", None), "params", {})
+    ]
     pool = concurrent.futures.ThreadPoolExecutor(AT_ONCE)
     try:
         yield {path: pool.submit(run_without_plot_packages, path) for path in selected}
@@ -98,19 +110,26 @@ def test_a_chapter_runs_without_numpy_and_matplotlib(path, chapters_run):
     kinds = {i: classify(cell) for i, cell in code}
     errors = {i: kind for i, kind in kinds.items() if kind.startswith("error")}
     notes = [i for i, kind in kinds.items() if kind == "note"]
-    print(f"\n{path.name}: {len(code)} code cells, {len(code) - len(notes) - len(errors)} run, "
-          f"{len(notes)} one-line notes, {len(errors)} errors")
+    print(
+        f"\n{path.name}: {len(code)} code cells, {len(code) - len(notes) - len(errors)} run, "
+        f"{len(notes)} one-line notes, {len(errors)} errors"
+    )
     assert errors == {}, errors
-    plotting = [i for i, cell in code if "plt.show()" in cell["source"]
-                or "plot_boundary(" in cell["source"]]
+    plotting = [
+        i
+        for i, cell in code
+        if "plt.show()" in cell["source"] or "plot_boundary(" in cell["source"]
+    ]
     for i in plotting:  # every plot says it is skipped, in one line, and nothing more about it
         text = cell_text(cells[i])
         if "plt.show()" in cells[i]["source"] or kinds[i] == "note":
             assert text.count(PLOT_SKIPPED) >= 1, f"cell {i} showed no note: {text[:300]!r}"
     if plotting:  # the set-up cell says once why (a chapter built on numpy: why it cannot run)
-        assert any(cell_text(cell).count(WHY_NO_PLOTS[False]) == 1
-                   or cell_text(cell).count(NEEDS_NUMPY[False]) == 1 for _, cell in code[:3]), \
-            "no set-up cell says why there are no plots"
+        assert any(
+            cell_text(cell).count(WHY_NO_PLOTS[False]) == 1
+            or cell_text(cell).count(NEEDS_NUMPY[False]) == 1
+            for _, cell in code[:3]
+        ), "no set-up cell says why there are no plots"
 
 
 def test_the_stand_in_for_pyplot_takes_a_chapters_plotting_calls_and_says_so_once(capsys):
@@ -145,7 +164,9 @@ def test_a_chapter_built_on_numpy_says_why_once_and_then_each_cell_says_it_is_sk
     assert plots.without_numpy() is None  # no IPython here: it says why, and runs nothing
     assert capsys.readouterr().out == plots.NEEDS_NUMPY[False] + "\n"
     namespace = {}
-    for lines, note in ((["x = np.zeros(3)\n", "print(x)\n"], plots.CELL_SKIPPED),
-                        (["plt.plot([1, 2])\n", "plt.show()\n"], plots.PLOT_SKIPPED)):
+    for lines, note in (
+        (["x = np.zeros(3)\n", "print(x)\n"], plots.CELL_SKIPPED),
+        (["plt.plot([1, 2])\n", "plt.show()\n"], plots.PLOT_SKIPPED),
+    ):
         exec("".join(plots._skipped(lines)), namespace)  # np and plt are never looked up
         assert capsys.readouterr().out == note + "\n"

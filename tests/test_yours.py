@@ -25,7 +25,10 @@ from autograd.stages import add_to_class, stage
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
-CLASSIC = ("        self.grad += other.data * out.grad", "        self.grad = other.data * out.grad")
+CLASSIC = (
+    "        self.grad += other.data * out.grad",
+    "        self.grad = other.data * out.grad",
+)
 ASSIGNED = "the closure assigned with `=` instead of adding with `+=`"
 
 
@@ -51,10 +54,17 @@ def said(function, *args):
 def import_file(path):
     """The file run in a fresh Python with only the standard library's path: its gradients of
     y = a·b + a and of tanh, or the error it printed."""
-    script = ("import my_engine as m\na, b = m.Value(2.0), m.Value(-3.0)\ny = a * b + a\n"
-              "y.backward()\nt = m.Value(0.5).tanh()\nprint(a.grad, b.grad, t.data)")
-    return subprocess.run([sys.executable, "-E", "-s", "-c", script], cwd=path.parent,
-                          capture_output=True, text=True, timeout=60)
+    script = (
+        "import my_engine as m\na, b = m.Value(2.0), m.Value(-3.0)\ny = a * b + a\n"
+        "y.backward()\nt = m.Value(0.5).tanh()\nprint(a.grad, b.grad, t.data)"
+    )
+    return subprocess.run(
+        [sys.executable, "-E", "-s", "-c", script],
+        cwd=path.parent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def expect_imports(path):
@@ -75,8 +85,10 @@ def whose(path):
 def test_the_courses_engine_passes_chapters_two_to_five():
     V = course_engine.Value
     runs = [(m.CHECKPOINT, (V,)) for m in (ch02, ch03, ch04, ch05)]
-    runs += [(e.checks, (V,)) for e in (ch02.REJECT, ch03.MUL, ch03.SUB, ch03.POW, ch04.TANH,
-                                         ch04.SIGMOID, ch05.BACKWARD)]
+    runs += [
+        (e.checks, (V,))
+        for e in (ch02.REJECT, ch03.MUL, ch03.SUB, ch03.POW, ch04.TANH, ch04.SIGMOID, ch05.BACKWARD)
+    ]
     runs.append((ch05.SORT.checks, (course_engine.iterative_topological_order, V)))
     for checks, args in runs:
         report = run_checks("course engine", checks, *args)
@@ -107,7 +119,8 @@ def test_each_part_the_course_fills_in_is_the_chapters_own_code(part):
     node = ast.parse(files.COURSE_TEXT[part]).body[0]
     assert ast.dump(node) in chapter_functions().get(part, []), (
         f"autograd/course_engine.py's {part} is not the code any cell of chapters 2 to 5 "
-        "writes: change one to match the other")
+        "writes: change one to match the other"
+    )
 
 
 # ------------------------------------------------------------------ keeping answers
@@ -160,7 +173,10 @@ def test_a_wrong_answer_is_never_kept(engine_file):
     assert "Not kept in" in report.note
     text = engine_file.read_text(encoding="utf-8")
     assert "self.grad = other.data * out.grad" not in text
-    assert whose(engine_file)["__mul__"] == "# the course's · chapter 3 · yours did not pass its check yet"
+    assert (
+        whose(engine_file)["__mul__"]
+        == "# the course's · chapter 3 · yours did not pass its check yet"
+    )
     expect_imports(engine_file)
 
 
@@ -233,7 +249,8 @@ def write_course_file(path, planted=None):
 
 @pytest.mark.parametrize("chapter", [6, 7])
 def test_chapters_six_and_seven_name_a_planted_mistake_and_run_on_the_courses_part(
-        engine_file, chapter):
+    engine_file, chapter
+):
     write_course_file(engine_file, CLASSIC)
     printed, V = said(yours.my_engine, chapter)
     assert "✗ __mul__ in" in printed and "is wrong" in printed, printed
@@ -255,16 +272,20 @@ def test_a_chapter_runs_on_the_file_and_says_whose_parts_run(engine_file):
     write_course_file(engine_file)
     text = engine_file.read_text(encoding="utf-8")
     marker = "# the course's · chapter 4 · not written by you yet\n    def tanh"
-    engine_file.write_text(text.replace(marker, "# yours · chapter 4 · by hand\n    def tanh"),
-                           encoding="utf-8")
+    engine_file.write_text(
+        text.replace(marker, "# yours · chapter 4 · by hand\n    def tanh"), encoding="utf-8"
+    )
     printed, V = said(yours.my_engine, 6)
-    assert "Chapter 6 runs on your engine, my_engine.py" in printed or "runs on your engine" in printed
+    assert (
+        "Chapter 6 runs on your engine, my_engine.py" in printed or "runs on your engine" in printed
+    )
     assert "your tanh" in printed and "the course's __init__" in printed
     assert V.tanh.__code__.co_filename == str(engine_file.resolve())  # the file's own code runs
 
 
 def test_without_the_file_or_switched_off_a_chapter_says_it_runs_on_the_courses_copy(
-        engine_file, monkeypatch):
+    engine_file, monkeypatch
+):
     printed, V = said(yours.my_engine, 6)
     assert "No " in printed and "runs on the course's engine as chapter 5 leaves it" in printed
     assert V.backward.__code__ is stage(5).backward.__code__
@@ -282,8 +303,13 @@ def test_a_file_that_does_not_run_is_named_and_the_course_runs(engine_file):
 
 
 def test_a_hand_edit_of_a_course_part_counts_as_yours(engine_file):
-    write_course_file(engine_file, ("    def __neg__(self):  # -self\n        return self * -1",
-                                    "    def __neg__(self):  # -self\n        return -1 * self"))
+    write_course_file(
+        engine_file,
+        (
+            "    def __neg__(self):  # -self\n        return self * -1",
+            "    def __neg__(self):  # -self\n        return -1 * self",
+        ),
+    )
     loaded = files.load(engine_file)
     assert loaded.whose["__neg__"] == "yours" and loaded.whose["__add__"] == "the course's"
 
@@ -293,8 +319,13 @@ def test_a_hand_edit_of_a_course_part_counts_as_yours(engine_file):
 
 def suite(path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "autograd.checks.engine", str(path)],
-                          capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "autograd.checks.engine", str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
 
 
 def test_the_engine_suite_passes_a_good_file_and_fails_a_planted_mistake(engine_file):
@@ -317,8 +348,9 @@ def test_the_engine_suite_compares_with_pytorch_where_it_is_installed(engine_fil
     from conftest import require_module
 
     require_module("torch")
-    write_course_file(engine_file, ("self.grad += (1 - t**2) * out.grad",
-                                    "self.grad += (1 - t) * out.grad"))
+    write_course_file(
+        engine_file, ("self.grad += (1 - t**2) * out.grad", "self.grad += (1 - t) * out.grad")
+    )
     from autograd.checks import engine
 
     failures = engine.torch_programs(files.load(engine_file).namespace["Value"])
@@ -344,8 +376,12 @@ def test_chapter_six_run_whole_names_a_planted_mistake_and_reaches_its_end(engin
     write_course_file(engine_file, CLASSIC)
     notebook = nbformat.read(NOTEBOOKS / "06_training_a_neuron.ipynb", as_version=4)
     started = time.monotonic()
-    NotebookClient(notebook, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    NotebookClient(
+        notebook,
+        timeout=300,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(NOTEBOOKS)}},
+    ).execute()
     setup = next(c for c in notebook.cells if c.get("id") == "ch06-003")
     text = "".join(o.get("text", "") for o in setup.outputs)
     assert "✗ __mul__ in" in text and ASSIGNED in text, text
@@ -368,10 +404,14 @@ def test_chapter_five_never_replaces_the_learners_backward_after_its_check():
     defines another one (the solution cell stands in only for an answer that failed)."""
     cells = nbformat.read(NOTEBOOKS / "05_topological_sort.ipynb", as_version=4).cells
     ids = [c.get("id") for c in cells]
-    after = cells[ids.index("ch05-028") + 1:]
-    redefined = [c.get("id") for c in after if c.cell_type == "code"
-                 and "solution" not in c.metadata.get("tags", [])
-                 and "def backward(" in c.source]
+    after = cells[ids.index("ch05-028") + 1 :]
+    redefined = [
+        c.get("id")
+        for c in after
+        if c.cell_type == "code"
+        and "solution" not in c.metadata.get("tags", [])
+        and "def backward(" in c.source
+    ]
     assert redefined == []
 
 
@@ -391,7 +431,13 @@ def test_the_lite_edition_ships_the_notebooks_but_never_a_my_engine_py(tmp_path)
 def test_the_website_build_runs_the_chapters_with_my_engine_py_switched_off():
     source = (ROOT / "website" / "build.py").read_text(encoding="utf-8")
     tree = ast.parse(source)
-    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
-             and ast.unparse(node.func) == "subprocess.run" and "execute.py" in ast.unparse(node)]
-    assert calls and all('AUTOGRAD_MY_ENGINE="off"' in ast.unparse(call).replace("'", '"')
-                         for call in calls)
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and ast.unparse(node.func) == "subprocess.run"
+        and "execute.py" in ast.unparse(node)
+    ]
+    assert calls and all(
+        'AUTOGRAD_MY_ENGINE="off"' in ast.unparse(call).replace("'", '"') for call in calls
+    )

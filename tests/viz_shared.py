@@ -150,6 +150,8 @@ def link(target, where):
         where.symlink_to(target)
     except OSError:  # no symlinks (Windows without the privilege): a copy runs the same
         shutil.copy2(target, where)
+
+
 READABLE = 10  # pixels: the smallest text a learner reads with ease
 
 
@@ -199,5 +201,9 @@ def accessible_name(svg_element):
     if title is None:
         title = svg_element.find("title")
     first = next(iter(svg_element), None)
-    return (svg_element.get("role"), svg_element.get("aria-label"),
-            None if title is None else title.text, first is title)
+    return (
+        svg_element.get("role"),
+        svg_element.get("aria-label"),
+        None if title is None else title.text,
+        first is title,
+    )

@@ -24,8 +24,10 @@ def approx(x):
 
 def neuron():
     """The article's neuron, every node labelled: o = tanh(x1*w1 + x2*w2 + b)."""
-    v = {name: Value(x, label=name) for name, x in
-         [("x1", 2.0), ("x2", 0.0), ("w1", -3.0), ("w2", 1.0), ("b", B)]}
+    v = {
+        name: Value(x, label=name)
+        for name, x in [("x1", 2.0), ("x2", 0.0), ("w1", -3.0), ("w2", 1.0), ("b", B)]
+    }
     v["x1w1"] = v["x1"] * v["w1"]
     v["x2w2"] = v["x2"] * v["w2"]
     v["s"] = v["x1w1"] + v["x2w2"]

@@ -20,12 +20,16 @@ from pathlib import Path
 
 # (what it is, the start tag with the label that contradicts its text, the label to remove)
 _MISMATCHED = [
-    ("the sidebar's search button",
-     re.compile(r'<button class="btn search-button-field\b[^>]*>'),
-     re.compile(r'\s+aria-label="[^"]*"')),
-    ("the toggle of a hidden cell",
-     re.compile(r'<summary\b[^>]*aria-label="Toggle hidden content"[^>]*>'),
-     re.compile(r'\s+aria-label="Toggle hidden content"')),
+    (
+        "the sidebar's search button",
+        re.compile(r'<button class="btn search-button-field\b[^>]*>'),
+        re.compile(r'\s+aria-label="[^"]*"'),
+    ),
+    (
+        "the toggle of a hidden cell",
+        re.compile(r'<summary\b[^>]*aria-label="Toggle hidden content"[^>]*>'),
+        re.compile(r'\s+aria-label="Toggle hidden content"'),
+    ),
 ]
 
 
@@ -34,6 +38,7 @@ def rewrite(html):
     many controls changed)."""
     changed = 0
     for _, start_tag, label in _MISMATCHED:
+
         def without_label(match):
             nonlocal changed
             tag, n = label.subn("", match.group(0), count=1)

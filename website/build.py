@@ -114,8 +114,16 @@ def make_venv():
     if not (VENV / "bin" / "python").exists():
         run(sys.executable, "-m", "venv", VENV)
     # cwd: the course's requirements.txt installs this package with `-e .`
-    run(VENV / "bin" / "pip", "install", "--progress-bar", "off", "--disable-pip-version-check",
-        "-r", WEBSITE / "requirements.txt", cwd=ROOT)
+    run(
+        VENV / "bin" / "pip",
+        "install",
+        "--progress-bar",
+        "off",
+        "--disable-pip-version-check",
+        "-r",
+        WEBSITE / "requirements.txt",
+        cwd=ROOT,
+    )
 
 
 def copy_browser_files():
@@ -133,11 +141,13 @@ def copy_browser_files():
 def launch_cell(chapter, nbformat_minor):
     """A markdown cell with the chapter's two buttons: this site's Lite edition, and Binder."""
     page = page_of(chapter.notebook)
-    source = (f'<div class="course-launch">\n'
-              f'<a class="btn btn-primary" href="{lite_link(chapter.notebook, page)}">'
-              f'Run it in your browser</a>\n'
-              f'<a class="btn btn-outline-primary" href="{binder_link(chapter)}">'
-              f'Open in Binder</a>\n</div>')
+    source = (
+        f'<div class="course-launch">\n'
+        f'<a class="btn btn-primary" href="{lite_link(chapter.notebook, page)}">'
+        f"Run it in your browser</a>\n"
+        f'<a class="btn btn-outline-primary" href="{binder_link(chapter)}">'
+        f"Open in Binder</a>\n</div>"
+    )
     cell = {"cell_type": "markdown", "metadata": {}, "source": source}
     if nbformat_minor >= 5:
         cell["id"] = "course-launch"
@@ -173,9 +183,12 @@ def execute(chapter, stop):
     started = time.monotonic()
     # Chapters run two at a time, so none reads or writes a learner's my_engine.py: each runs on
     # the course's engine (autograd.stages), the same on every build (autograd/yours.py).
-    result = subprocess.run([VENV / "bin" / "python", WEBSITE / "execute.py", path, NOTEBOOKS],
-                            capture_output=True, text=True,
-                            env=dict(os.environ, AUTOGRAD_MY_ENGINE="off"))
+    result = subprocess.run(
+        [VENV / "bin" / "python", WEBSITE / "execute.py", path, NOTEBOOKS],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, AUTOGRAD_MY_ENGINE="off"),
+    )
     if result.returncode:
         stop.set()  # start no other chapter: the build fails anyway
         return time.monotonic() - started, result.stderr[-6000:]
@@ -186,8 +199,9 @@ def execute_chapters():
     shutil.rmtree(SRC, ignore_errors=True)
     SRC.mkdir(parents=True)
     for chapter in CHAPTERS:
-        (SRC / chapter.notebook).write_text(json.dumps(chapter_source(chapter), indent=1,
-                                                       ensure_ascii=False), encoding="utf-8")
+        (SRC / chapter.notebook).write_text(
+            json.dumps(chapter_source(chapter), indent=1, ensure_ascii=False), encoding="utf-8"
+        )
     failed, stop = [], threading.Event()
     with concurrent.futures.ThreadPoolExecutor(PARALLEL) as pool:
         running = {pool.submit(execute, chapter, stop): chapter for chapter in CHAPTERS}
@@ -201,30 +215,42 @@ def execute_chapters():
                 failed.append((chapter, error))
     if failed:
         for chapter, error in failed:
-            print(f"\n{chapter.heading} ({chapter.path}) raised an error:\n{error}",
-                  file=sys.stderr)
-        sys.exit("website/build.py: chapter " + ", ".join(c.heading for c, _ in failed)
-                 + " raised an error (see above)")
+            print(
+                f"\n{chapter.heading} ({chapter.path}) raised an error:\n{error}", file=sys.stderr
+            )
+        sys.exit(
+            "website/build.py: chapter "
+            + ", ".join(c.heading for c, _ in failed)
+            + " raised an error (see above)"
+        )
 
 
 def chapter_row(chapter):
     """The README's row (heading, promise, where to run it), with links into this site."""
     page = "index.html"
-    return (f"| [{chapter.heading}]({chapter.notebook}) | {readme.promise(chapter)} | "
-            f'<a href="{lite_link(chapter.notebook, page)}">in your browser</a> · '
-            f"[on Binder]({binder_link(chapter)}) |\n")
+    return (
+        f"| [{chapter.heading}]({chapter.notebook}) | {readme.promise(chapter)} | "
+        f'<a href="{lite_link(chapter.notebook, page)}">in your browser</a> · '
+        f"[on Binder]({binder_link(chapter)}) |\n"
+    )
 
 
 def write_index():
     """The landing page: website/index.md with the chapter table and the chapters' toctree."""
-    table = ("| Chapter | What you will do | Run it |\n| --- | --- | --- |\n"
-             + "".join(chapter_row(chapter) for chapter in CHAPTERS))
-    toctree = ("\n```{toctree}\n:hidden:\n:caption: Chapters\n:maxdepth: 1\n\n"
-               + "".join(Path(chapter.notebook).stem + "\n" for chapter in CHAPTERS) + "```\n")
+    table = "| Chapter | What you will do | Run it |\n| --- | --- | --- |\n" + "".join(
+        chapter_row(chapter) for chapter in CHAPTERS
+    )
+    toctree = (
+        "\n```{toctree}\n:hidden:\n:caption: Chapters\n:maxdepth: 1\n\n"
+        + "".join(Path(chapter.notebook).stem + "\n" for chapter in CHAPTERS)
+        + "```\n"
+    )
     text = (WEBSITE / "index.md").read_text(encoding="utf-8")
-    text = (text.replace("{{lite_start}}", f"{LITE_IN_SITE}/index.html")  # its first page
-                .replace("{{repository}}", REPOSITORY)
-                .replace("{{chapters}}", table + toctree))
+    text = (
+        text.replace("{{lite_start}}", f"{LITE_IN_SITE}/index.html")  # its first page
+        .replace("{{repository}}", REPOSITORY)
+        .replace("{{chapters}}", table + toctree)
+    )
     (SRC / "index.md").write_text(text, encoding="utf-8")
 
 
@@ -234,8 +260,22 @@ def render():
     for stale in (SITE, html, BUILD / "doctrees", BUILD / "jupyter_execute"):
         shutil.rmtree(stale, ignore_errors=True)
     # -W: a broken cross-reference or a missing picture fails the build
-    run(VENV / "bin" / "sphinx-build", "-b", "html", "-q", "-W", "--keep-going", "-j", "auto",
-        "-c", WEBSITE, "-d", BUILD / "doctrees", SRC, html)
+    run(
+        VENV / "bin" / "sphinx-build",
+        "-b",
+        "html",
+        "-q",
+        "-W",
+        "--keep-going",
+        "-j",
+        "auto",
+        "-c",
+        WEBSITE,
+        "-d",
+        BUILD / "doctrees",
+        SRC,
+        html,
+    )
     (html / ".buildinfo").unlink(missing_ok=True)  # Sphinx's note to itself, not for readers
     html.rename(SITE)
 
@@ -245,8 +285,7 @@ def start_lite():
     its output goes to website/_build/lite.log."""
     BUILD.mkdir(parents=True, exist_ok=True)
     log = open(BUILD / "lite.log", "w", encoding="utf-8")
-    print(f"+ {sys.executable} {LITE_BUILD} > {BUILD / 'lite.log'} (in the background)",
-          flush=True)
+    print(f"+ {sys.executable} {LITE_BUILD} > {BUILD / 'lite.log'} (in the background)", flush=True)
     return subprocess.Popen([sys.executable, LITE_BUILD], stdout=log, stderr=subprocess.STDOUT)
 
 
@@ -273,16 +312,22 @@ def size_mb(folder):
 
 def main(argv):
     building = None if "--skip-lite" in argv else start_lite()
-    steps = [("venv", make_venv), ("npm", copy_browser_files),
-             ("execute chapters", execute_chapters), ("landing page", write_index),
-             ("sphinx", render)]
+    steps = [
+        ("venv", make_venv),
+        ("npm", copy_browser_files),
+        ("execute chapters", execute_chapters),
+        ("landing page", write_index),
+        ("sphinx", render),
+    ]
     if building is not None:
         steps.append(("lite (waited for)", lambda: add_lite(building)))
     times = {}
     began = time.monotonic()
     for number, (name, step) in enumerate(steps, 1):
-        print(f"== step {number}/{len(steps)}: {name} ({time.monotonic() - began:.0f} s so far)",
-              flush=True)
+        print(
+            f"== step {number}/{len(steps)}: {name} ({time.monotonic() - began:.0f} s so far)",
+            flush=True,
+        )
         started = time.monotonic()
         step()
         times[name] = time.monotonic() - started

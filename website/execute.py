@@ -69,8 +69,13 @@ def main(path, cwd):
     from nbclient.exceptions import CellExecutionError
 
     notebook = nbformat.read(path, as_version=4)
-    client = NotebookClient(notebook, timeout=CELL_TIMEOUT, kernel_name="python3",
-                            resources={"metadata": {"path": cwd}}, store_widget_state=True)
+    client = NotebookClient(
+        notebook,
+        timeout=CELL_TIMEOUT,
+        kernel_name="python3",
+        resources={"metadata": {"path": cwd}},
+        store_widget_state=True,
+    )
     try:
         client.execute()
     except CellExecutionError as error:

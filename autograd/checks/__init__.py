@@ -23,13 +23,33 @@ import importlib
 
 from .. import syllabus
 from .core import (
-    CheckFailed, CheckResult, ChecksFailed, ChecksInterrupted, Report, SolutionFailed, check,
-    run_checks, TIME_LIMIT, time_limit, fail, expect, expect_close, check_answer, show, is_int,
-    is_number, is_close,
+    CheckFailed,
+    CheckResult,
+    ChecksFailed,
+    ChecksInterrupted,
+    Report,
+    SolutionFailed,
+    check,
+    run_checks,
+    TIME_LIMIT,
+    time_limit,
+    fail,
+    expect,
+    expect_close,
+    check_answer,
+    show,
+    is_int,
+    is_number,
+    is_close,
 )
 from .toolbox import (
-    describe_nodes, expect_children, reverse_topological_order, backprop_by_hand, expect_closure,
-    expect_gradients, GradientFailed,
+    describe_nodes,
+    expect_children,
+    reverse_topological_order,
+    backprop_by_hand,
+    expect_closure,
+    expect_gradients,
+    GradientFailed,
 )
 from .exercise import register_magic
 
@@ -79,8 +99,10 @@ def checkpoint(chapter, obj):
     if chapter not in CHAPTERS:
         have = f"chapters {_numbers(CHAPTERS)} have one"
         if not 0 <= chapter <= syllabus.LAST:
-            raise ValueError(f"there is no chapter {chapter}: the course has chapters 0 to "
-                             f"{syllabus.LAST}, and {have}")
+            raise ValueError(
+                f"there is no chapter {chapter}: the course has chapters 0 to "
+                f"{syllabus.LAST}, and {have}"
+            )
         raise ValueError(f"chapter {chapter} has no checkpoint: {have}")
     module = importlib.import_module(f"{__name__}.ch{chapter:02d}")
     return module.checkpoint(obj)

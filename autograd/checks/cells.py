@@ -28,8 +28,19 @@ import sys
 
 from .core import _said, fail
 
-__all__ = ["RaisedAnswer", "Raised", "pending", "take", "forget", "watch", "defined_names",
-           "explain", "said", "raised_for", "failing_check"]
+__all__ = [
+    "RaisedAnswer",
+    "Raised",
+    "pending",
+    "take",
+    "forget",
+    "watch",
+    "defined_names",
+    "explain",
+    "said",
+    "raised_for",
+    "failing_check",
+]
 
 
 class Raised:
@@ -52,8 +63,7 @@ class RaisedAnswer:
         self.raised = raised
 
     def __repr__(self):
-        return (f"<no value: the cell that defines {self.name} raised "
-                f"{_said(self.raised.error)}>")
+        return f"<no value: the cell that defines {self.name} raised {_said(self.raised.error)}>"
 
 
 _pending = None  # the Raised of the latest cell that raised without running a check
@@ -119,19 +129,28 @@ def explain(raised, what="your answer's cell"):
     """The failure in the course's words: what raised, and what to do."""
     error = raised.error
     if isinstance(error, SyntaxError):
-        why = ("Python could not read the cell, so none of it ran: look for a missing "
-               "bracket, colon or quote, or a line indented differently from its neighbours")
+        why = (
+            "Python could not read the cell, so none of it ran: look for a missing "
+            "bracket, colon or quote, or a line indented differently from its neighbours"
+        )
     elif isinstance(error, NameError):
-        why = ("It uses a name that no cell has defined: a typo, a name from another "
-               "chapter, or a cell above that has not run yet")
+        why = (
+            "It uses a name that no cell has defined: a typo, a name from another "
+            "chapter, or a cell above that has not run yet"
+        )
     else:
         why = "It stopped there, so it left no answer to check"
-    return (f"{what} raised {said(error)}. {why}. Fix the cell and run it again, without an "
-            "error, then this check.")
+    return (
+        f"{what} raised {said(error)}. {why}. Fix the cell and run it again, without an "
+        "error, then this check."
+    )
 
 
-_ASSIGNED = re.compile(r"^(?:async\s+def|def|class)\s+([A-Za-z_]\w*)|^([A-Za-z_]\w*)\s*"
-                       r"(?::[^=]*)?=(?!=)", re.MULTILINE)
+_ASSIGNED = re.compile(
+    r"^(?:async\s+def|def|class)\s+([A-Za-z_]\w*)|^([A-Za-z_]\w*)\s*"
+    r"(?::[^=]*)?=(?!=)",
+    re.MULTILINE,
+)
 
 
 def defined_names(source):
@@ -213,8 +232,11 @@ def watch(shell=None):
     for name, callback in (("pre_run_cell", _before), ("post_run_cell", _after)):
         registered = events.callbacks.get(name, [])
         for old in list(registered):  # a reloaded module's callbacks give way to the new ones
-            if getattr(old, "__qualname__", "") == callback.__qualname__ and getattr(
-                    old, "__module__", "") == __name__ and old is not callback:
+            if (
+                getattr(old, "__qualname__", "") == callback.__qualname__
+                and getattr(old, "__module__", "") == __name__
+                and old is not callback
+            ):
                 events.unregister(name, old)
         if callback not in events.callbacks.get(name, []):
             events.register(name, callback)

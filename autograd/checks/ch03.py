@@ -13,26 +13,71 @@ The checkpoint's checks live in `ch03_operators`, the exercises' in `ch03_exerci
 module lists the checkpoint and offers every check by its old name.
 """
 
-
 from .toolbox import declare_checkpoint
 from .ch03_operators import (  # noqa: F401  (passed on: every name keeps `ch03.x`)
-    A, B, C, AT, LN2, LN3, PRIMITIVES, add_and_mul, sub_and_neg, truediv, pow_number, pow_value,
-    number_on_the_right, REFLECTED, number_on_the_left, builtin_sum, reuse_accumulates, diamond,
-    children_in_order, bad_operand, SEED,
+    A,
+    B,
+    C,
+    AT,
+    LN2,
+    LN3,
+    PRIMITIVES,
+    add_and_mul,
+    sub_and_neg,
+    truediv,
+    pow_number,
+    pow_value,
+    number_on_the_right,
+    REFLECTED,
+    number_on_the_left,
+    builtin_sum,
+    reuse_accumulates,
+    diamond,
+    children_in_order,
+    bad_operand,
+    SEED,
 )
 from .ch03_exercises import (  # noqa: F401
-    multiplication, multiplication_by_a_number, MUL, check_mul, DIAMOND, check_diamond_prediction,
-    subtraction, SUB, check_sub, pow_against_central_difference, pow_node, POW, check_pow,
-    hand_gradients, check_backprop_by_hand,
+    multiplication,
+    multiplication_by_a_number,
+    MUL,
+    check_mul,
+    DIAMOND,
+    check_diamond_prediction,
+    subtraction,
+    SUB,
+    check_sub,
+    pow_against_central_difference,
+    pow_node,
+    POW,
+    check_pow,
+    hand_gradients,
+    check_backprop_by_hand,
 )
 
-__all__ = ["checkpoint", "check_mul", "check_sub", "check_pow", "check_backprop_by_hand",
-           "check_diamond_prediction"]
+__all__ = [
+    "checkpoint",
+    "check_mul",
+    "check_sub",
+    "check_pow",
+    "check_backprop_by_hand",
+    "check_diamond_prediction",
+]
 
 
 CHECKPOINT = [
-    add_and_mul, sub_and_neg, truediv, pow_number, pow_value, number_on_the_right,
-    number_on_the_left, builtin_sum, reuse_accumulates, diamond, children_in_order, bad_operand,
+    add_and_mul,
+    sub_and_neg,
+    truediv,
+    pow_number,
+    pow_value,
+    number_on_the_right,
+    number_on_the_left,
+    builtin_sum,
+    reuse_accumulates,
+    diamond,
+    children_in_order,
+    bad_operand,
 ]
 
 

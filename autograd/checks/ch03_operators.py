@@ -5,8 +5,21 @@ local gradients and its errors (see `ch03`).
 import math
 
 from .toolbox import (
-    GradientFailed, backprop_by_hand, call, check, diagnose, expect, expect_children, expect_close,
-    expect_gradients, fail, is_close, is_node, returned, show, _text,
+    GradientFailed,
+    backprop_by_hand,
+    call,
+    check,
+    diagnose,
+    expect,
+    expect_children,
+    expect_close,
+    expect_gradients,
+    fail,
+    is_close,
+    is_node,
+    returned,
+    show,
+    _text,
 )
 
 
@@ -24,25 +37,49 @@ def _number(x):
 def _expect_value(out, expression):
     """Fail, saying why, when an operator gave back something that is not a node (None from
     a method without `return`, most often) instead of letting the next line crash."""
-    returned(out, none=f"`{expression}` gave None, not a Value: the method has no `return` (or "
-                       "a path through it that misses one); it must end with `return out`",
-             kind=is_node,
-             wrong=lambda out: f"`{expression}` gave {show(out)}, a {type(out).__name__}, not a "
-                               "Value: build the result from Values (with their operators, or "
-                               "`Value(..., (self,), op)`), so that it remembers its inputs and "
-                               "can pass gradient back")
+    returned(
+        out,
+        none=f"`{expression}` gave None, not a Value: the method has no `return` (or "
+        "a path through it that misses one); it must end with `return out`",
+        kind=is_node,
+        wrong=lambda out: (
+            f"`{expression}` gave {show(out)}, a {type(out).__name__}, not a "
+            "Value: build the result from Values (with their operators, or "
+            "`Value(..., (self,), op)`), so that it remembers its inputs and "
+            "can pass gradient back"
+        ),
+    )
 
 
 def _compute(function, leaves, expression):
     """`function(*leaves)`, with a clear message when the operator calls itself forever."""
-    return call(function, *leaves, raised=lambda error: (
-        f"`{expression}` never finished: the method calls itself (for instance `self - other` "
-        "inside `__sub__` runs `__sub__` again, and again...). Build it from operators you "
-        "already have instead") if isinstance(error, RecursionError) else None)
+    return call(
+        function,
+        *leaves,
+        raised=lambda error: (
+            (
+                f"`{expression}` never finished: the method calls itself (for instance `self - other` "
+                "inside `__sub__` runs `__sub__` again, and again...). Build it from operators you "
+                "already have instead"
+            )
+            if isinstance(error, RecursionError)
+            else None
+        ),
+    )
 
 
-def _expect_case(Value, expression, function, value, grads, rules, inputs=(A, B), at=AT,
-                 wrong_rules=None, wrong_values=()):
+def _expect_case(
+    Value,
+    expression,
+    function,
+    value,
+    grads,
+    rules,
+    inputs=(A, B),
+    at=AT,
+    wrong_rules=None,
+    wrong_values=(),
+):
     """Build `function` of fresh leaves, compare its value, then its gradients: every leaf is
     used twice and the upstream gradient is not 1 (`expect_gradients`), so `=` for `+=` and a
     missing `* out.grad` cannot pass.
@@ -56,8 +93,10 @@ def _expect_case(Value, expression, function, value, grads, rules, inputs=(A, B)
     _expect_value(out, expression)
     meaning = diagnose(out.data, wrong_values, right=value)
     if meaning is not None:
-        fail(f"`({expression}).data` with {at} should be {value:g} but was {out.data:g}: "
-             f"that is {meaning}")
+        fail(
+            f"`({expression}).data` with {at} should be {value:g} but was {out.data:g}: "
+            f"that is {meaning}"
+        )
     expect_close(out.data, value, f"`({expression}).data` with {at}")
     try:
         expect_gradients(leaves, out, grads, expression, rules=rules, wrong_rules=wrong_rules)
@@ -98,8 +137,10 @@ def _culprit(Value, out, expression):
             base = function(a, b)
             expect_gradients([a, b], base, grads, "probe")
         except Exception:  # any failure of the primitive is the answer
-            return (f"`{expression}` is built on `{method}` (its graph has a `{op}` node), and "
-                    f"`{method}` gives wrong gradients on its own: fix `{method}` first.")
+            return (
+                f"`{expression}` is built on `{method}` (its graph has a `{op}` node), and "
+                f"`{method}` gives wrong gradients on its own: fix `{method}` first."
+            )
     return ""
 
 
@@ -123,12 +164,24 @@ def truediv(Value):
 @check("a ** n with a number n: values and gradients")
 def pow_number(Value):
     _expect_pow_reads_the_base(Value)
-    for n, x, value, grad in ((2, A, 9.0, 6.0), (3, A, 27.0, 27.0), (-1, A, 1 / 3, -1 / 9),
-                              (0.5, A, math.sqrt(3.0), 0.5 / math.sqrt(3.0)),
-                              (3, B, -8.0, 12.0)):
-        _expect_case(Value, f"a ** {n}", lambda a, n=n: a**n, value, (grad,),
-                     (f"n·a^(n−1) = {n}·{x:g}^{n - 1:g}",), inputs=(x,), at=f"a = {x:g}",
-                     wrong_rules=[_wrong_pow_rules(n, x)])
+    for n, x, value, grad in (
+        (2, A, 9.0, 6.0),
+        (3, A, 27.0, 27.0),
+        (-1, A, 1 / 3, -1 / 9),
+        (0.5, A, math.sqrt(3.0), 0.5 / math.sqrt(3.0)),
+        (3, B, -8.0, 12.0),
+    ):
+        _expect_case(
+            Value,
+            f"a ** {n}",
+            lambda a, n=n: a**n,
+            value,
+            (grad,),
+            (f"n·a^(n−1) = {n}·{x:g}^{n - 1:g}",),
+            inputs=(x,),
+            at=f"a = {x:g}",
+            wrong_rules=[_wrong_pow_rules(n, x)],
+        )
 
 
 def _expect_pow_reads_the_base(Value):
@@ -145,19 +198,23 @@ def _expect_pow_reads_the_base(Value):
     except Exception:  # the cases below say what raised
         return
     if is_close(a.grad, SEED * 3 * (2.0**3) ** 2):
-        fail(f"with a = 2 and `out.grad` = {SEED:g}, one call of `out._backward()` (out = a ** 3) "
-             f"gave `a.grad` = {_number(a.grad)}, where it should be n·a^(n−1)·out.grad = "
-             f"{SEED * 12:g}: the closure raises `out.data` (aⁿ, the result) to the power n − 1 "
-             "where it needs `self.data` (a, the base). The exponent does drop by one; "
-             "write `n * self.data ** (n - 1) * out.grad`")
+        fail(
+            f"with a = 2 and `out.grad` = {SEED:g}, one call of `out._backward()` (out = a ** 3) "
+            f"gave `a.grad` = {_number(a.grad)}, where it should be n·a^(n−1)·out.grad = "
+            f"{SEED * 12:g}: the closure raises `out.data` (aⁿ, the result) to the power n − 1 "
+            "where it needs `self.data` (a, the base). The exponent does drop by one; "
+            "write `n * self.data ** (n - 1) * out.grad`"
+        )
 
 
 def _wrong_pow_rules(n, x):
     """The local derivatives of a ** n that learners really write instead of n·a^(n−1)."""
-    rules = [("n·aⁿ (the exponent should drop by one)", n * x**n),
-             ("a^(n−1) (the factor n is missing)", x ** (n - 1)),
-             ("(n−1)·a^(n−1)", (n - 1) * x ** (n - 1)),
-             ("n·a (that is the rule for a² only)", n * x)]
+    rules = [
+        ("n·aⁿ (the exponent should drop by one)", n * x**n),
+        ("a^(n−1) (the factor n is missing)", x ** (n - 1)),
+        ("(n−1)·a^(n−1)", (n - 1) * x ** (n - 1)),
+        ("n·a (that is the rule for a² only)", n * x),
+    ]
     if n != 0:
         rules.append(("aⁿ (the value, not its slope)", x**n))
     return rules
@@ -165,8 +222,9 @@ def _wrong_pow_rules(n, x):
 
 @check("a ** b with a Value exponent: value and gradients")
 def pow_value(Value):
-    _expect_case(Value, "a ** b", lambda a, b: a**b, 1 / 9, (-2 / 27, LN3 / 9),
-                 ("b·a^(b−1)", "a^b·ln a"))
+    _expect_case(
+        Value, "a ** b", lambda a, b: a**b, 1 / 9, (-2 / 27, LN3 / 9), ("b·a^(b−1)", "a^b·ln a")
+    )
 
 
 @check("a plain number on the right: a + 1, a * 2, a − 1, a / 2")
@@ -177,8 +235,9 @@ def number_on_the_right(Value):
         ("a - 1", lambda a: a - 1, 2.0, 1.0),
         ("a / 2", lambda a: a / 2, 1.5, 0.5),
     ):
-        _expect_case(Value, expression, function, value, (grad,), (f"{grad:g}",),
-                     inputs=(A,), at="a = 3")
+        _expect_case(
+            Value, expression, function, value, (grad,), (f"{grad:g}",), inputs=(A,), at="a = 3"
+        )
 
 
 REFLECTED = [
@@ -195,23 +254,42 @@ REFLECTED = [
 def number_on_the_left(Value):
     for expression, function, value, grad, method in REFLECTED:
         try:
-            _expect_case(Value, expression, function, value, (grad,), (f"{grad:.6g}",),
-                         inputs=(A,), at="a = 3")
+            _expect_case(
+                Value,
+                expression,
+                function,
+                value,
+                (grad,),
+                (f"{grad:.6g}",),
+                inputs=(A,),
+                at="a = 3",
+            )
         except TypeError as error:
-            fail(f"`{expression}` raised TypeError ({_text(error)}): a number does not know how to "
-                 f"combine with a Value, so Python asks the Value, calling `a.{method}(number)`; "
-                 f"define `{method}`")
+            fail(
+                f"`{expression}` raised TypeError ({_text(error)}): a number does not know how to "
+                f"combine with a Value, so Python asks the Value, calling `a.{method}(number)`; "
+                f"define `{method}`"
+            )
 
 
 @check("sum([a, b, c]) works (sum starts from 0, so it needs __radd__)")
 def builtin_sum(Value):
     try:
-        _expect_case(Value, "sum([a, b, c])", lambda a, b, c: sum([a, b, c]), 1.5,
-                     (1.0, 1.0, 1.0), ("1", "1", "1"), inputs=(A, B, C),
-                     at="a = 3, b = −2, c = 0.5")
+        _expect_case(
+            Value,
+            "sum([a, b, c])",
+            lambda a, b, c: sum([a, b, c]),
+            1.5,
+            (1.0, 1.0, 1.0),
+            ("1", "1", "1"),
+            inputs=(A, B, C),
+            at="a = 3, b = −2, c = 0.5",
+        )
     except TypeError as error:
-        fail(f"`sum([a, b, c])` raised TypeError ({_text(error)}): `sum` starts from the number 0, "
-             "so its first step is `0 + a`, which calls `a.__radd__(0)`; define `__radd__`")
+        fail(
+            f"`sum([a, b, c])` raised TypeError ({_text(error)}): `sum` starts from the number 0, "
+            "so its first step is `0 + a`, which calls `a.__radd__(0)`; define `__radd__`"
+        )
 
 
 @check("a value used twice collects gradient from both uses: x + x and x * x")
@@ -219,16 +297,24 @@ def reuse_accumulates(Value):
     x = Value(3.0)
     backprop_by_hand(x + x)
     if x.grad == 1.0:
-        fail("after `y = x + x`, `x.grad` should be 2.0 (one for each use of x) but was 1.0: "
-             "did `_backward` use `=` instead of `+=`?")
+        fail(
+            "after `y = x + x`, `x.grad` should be 2.0 (one for each use of x) but was 1.0: "
+            "did `_backward` use `=` instead of `+=`?"
+        )
     expect_close(x.grad, 2.0, "after `y = x + x`, `x.grad`", hint="one for each use of x")
     x = Value(3.0)
     backprop_by_hand(x * x)
     if x.grad == 3.0:
-        fail("after `y = x * x` with x = 3, `x.grad` should be 6.0 (3 from each use of x) but "
-             "was 3.0: did `_backward` use `=` instead of `+=`?")
-    expect_close(x.grad, 6.0, "after `y = x * x` with x = 3, `x.grad`",
-                 hint="the slope of x² is 2x: 3 from each use of x")
+        fail(
+            "after `y = x * x` with x = 3, `x.grad` should be 6.0 (3 from each use of x) but "
+            "was 3.0: did `_backward` use `=` instead of `+=`?"
+        )
+    expect_close(
+        x.grad,
+        6.0,
+        "after `y = x * x` with x = 3, `x.grad`",
+        hint="the slope of x² is 2x: 3 from each use of x",
+    )
 
 
 @check("the diamond d = (a + 1)·(2a) gives dd/da = 14 at a = 3")
@@ -237,9 +323,13 @@ def diamond(Value):
     b, c = a + 1, a * 2
     d = b * c
     backprop_by_hand(d)
-    expect_close(a.grad, 14.0, "`a.grad`",
-                 hint="a feeds both b and c, so it gets the sum over both paths: "
-                      "∂d/∂b·∂b/∂a + ∂d/∂c·∂c/∂a = c·1 + b·2 = 6 + 8")
+    expect_close(
+        a.grad,
+        14.0,
+        "`a.grad`",
+        hint="a feeds both b and c, so it gets the sum over both paths: "
+        "∂d/∂b·∂b/∂a + ∂d/∂c·∂c/∂a = c·1 + b·2 = 6 + 8",
+    )
 
 
 @check("`_prev` holds the operands in order, and `_op` names the operation")
@@ -266,6 +356,8 @@ def bad_operand(Value):
         except TypeError:
             continue
         except Exception as error:
-            fail(f"`{expression}` should raise TypeError, but raised "
-                 f"{type(error).__name__}: {_text(error)}")
+            fail(
+                f"`{expression}` should raise TypeError, but raised "
+                f"{type(error).__name__}: {_text(error)}"
+            )
         fail(f"`{expression}` should raise TypeError, but gave {show(result)}")

@@ -53,8 +53,14 @@ class PredictNumbers(Exercise):
         self.numbers = numbers
         self._last = None
         checks = [self._checker(k) for k in range(len(numbers))]
-        super().__init__(chapter, title, checks, answer_of=self._answer_of,
-                         unanswered=lambda answer: all(x is None for x in answer), **kwargs)
+        super().__init__(
+            chapter,
+            title,
+            checks,
+            answer_of=self._answer_of,
+            unanswered=lambda answer: all(x is None for x in answer),
+            **kwargs,
+        )
 
     def _answer_of(self, *args):
         """The learner's numbers as one tuple: the same tuple object while the numbers are the
@@ -91,20 +97,32 @@ class PredictNumbers(Exercise):
         def judge(*args):
             answer = args[k]
             if answer is None:
-                fail(f"no prediction yet for {number.question}: replace `None` with the number "
-                     "you expect")
+                fail(
+                    f"no prediction yet for {number.question}: replace `None` with the number "
+                    "you expect"
+                )
             if not _is_finite_number(answer):
-                fail(f"your prediction for {number.question} should be a number, but was "
-                     f"{show(answer)}")
+                fail(
+                    f"your prediction for {number.question} should be a number, but was "
+                    f"{show(answer)}"
+                )
             if number.right(answer):
                 return
             said = f"{_rounded(answer)} is not {number.question}"
             if self.wrong_tries_of(k) >= 1:  # its second wrong try: show the answer
                 fail(f"{said}. It is {number.shown}: {number.explain}")
-            hint = next((why for value, tol, why in number.known_wrong
-                         if math.isclose(answer, value, rel_tol=0.0, abs_tol=tol)), number.hint)
-            fail(f"{said}: {hint} Try again: after a second wrong try this check shows the "
-                 "answer (or expand the solution below it).")
+            hint = next(
+                (
+                    why
+                    for value, tol, why in number.known_wrong
+                    if math.isclose(answer, value, rel_tol=0.0, abs_tol=tol)
+                ),
+                number.hint,
+            )
+            fail(
+                f"{said}: {hint} Try again: after a second wrong try this check shows the "
+                "answer (or expand the solution below it)."
+            )
 
         judge.check_name = number.question
         return judge

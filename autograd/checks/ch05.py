@@ -38,30 +38,73 @@ and offers every check by its old name.
 
 from .toolbox import declare_checkpoint, default_recursion_limit  # noqa: F401  (passed on)
 from .ch05_graphs import (  # noqa: F401  (passed on: every check keeps its name `ch05.x`)
-    DEPTH, SEEDS, IN_A_SET, VISITED_IN_A_SET, STUCK_LOOP, OPERATIONS, random_program, build,
+    DEPTH,
+    SEEDS,
+    IN_A_SET,
+    VISITED_IN_A_SET,
+    STUCK_LOOP,
+    OPERATIONS,
+    random_program,
+    build,
 )
 from .ch05_recursive import (  # noqa: F401
-    CHAIN_OF_DIAMONDS, NO_VISITED, recursive_diamond, recursive_twins, recursive_random_graphs,
-    recursive_article_order, recursive_chain_of_diamonds, RECURSIVE, check_recursive_sort,
+    CHAIN_OF_DIAMONDS,
+    NO_VISITED,
+    recursive_diamond,
+    recursive_twins,
+    recursive_random_graphs,
+    recursive_article_order,
+    recursive_chain_of_diamonds,
+    RECURSIVE,
+    check_recursive_sort,
 )
 from .ch05_order import (  # noqa: F401
-    valid_order, same_as_depth_first, ORDER, check_order_prediction,
+    valid_order,
+    same_as_depth_first,
+    ORDER,
+    check_order_prediction,
 )
 from .ch05_backward import (  # noqa: F401
-    forward_mode, seeds_one, chapter_three_expression, twice_twice, random_graphs, deep_chain,
-    twice_accumulates, second_call_adds_one_copy, DIAMOND_GRADS, backward_diamond, BACKWARD,
+    forward_mode,
+    seeds_one,
+    chapter_three_expression,
+    twice_twice,
+    random_graphs,
+    deep_chain,
+    twice_accumulates,
+    second_call_adds_one_copy,
+    DIAMOND_GRADS,
+    backward_diamond,
+    BACKWARD,
     check_backward,
 )
 from .ch05_sort import (  # noqa: F401
-    sorts_random_graphs, sorts_deep_chain, SORT, check_topological_sort,
+    sorts_random_graphs,
+    sorts_deep_chain,
+    SORT,
+    check_topological_sort,
 )
 
-__all__ = ["checkpoint", "check_recursive_sort", "check_order_prediction", "check_backward",
-           "check_topological_sort", "random_program", "DEPTH"]
+__all__ = [
+    "checkpoint",
+    "check_recursive_sort",
+    "check_order_prediction",
+    "check_backward",
+    "check_topological_sort",
+    "random_program",
+    "DEPTH",
+]
 
 
-CHECKPOINT = [seeds_one, chapter_three_expression, twice_twice, random_graphs, deep_chain,
-              twice_accumulates, second_call_adds_one_copy]
+CHECKPOINT = [
+    seeds_one,
+    chapter_three_expression,
+    twice_twice,
+    random_graphs,
+    deep_chain,
+    twice_accumulates,
+    second_call_adds_one_copy,
+]
 
 
 @declare_checkpoint(5, "Chapter 5 checkpoint: topological sort and backward()", CHECKPOINT)

@@ -5,8 +5,18 @@
 import math
 
 from .toolbox import (
-    DEFAULT_RECURSION_LIMIT, VISITED, Exercise, chain_of_sums, check, default_recursion_limit,
-    expect, expect_close, fail, is_close, is_unwritten, show,
+    DEFAULT_RECURSION_LIMIT,
+    VISITED,
+    Exercise,
+    chain_of_sums,
+    check,
+    default_recursion_limit,
+    expect,
+    expect_close,
+    fail,
+    is_close,
+    is_unwritten,
+    show,
 )
 from .ch05_graphs import DEPTH, SEEDS, VISITED_IN_A_SET, random_program, build, _named, _depth_first
 
@@ -31,8 +41,11 @@ def forward_mode(inputs, steps, wrt):
 def seeds_one(Value):
     v = Value(3.0)
     v.backward()
-    expect(v.grad == 1.0, f"after `v.backward()` on a lone value, `v.grad` should be 1.0 "
-                          f"(dv/dv = 1), but was {show(v.grad)}")
+    expect(
+        v.grad == 1.0,
+        f"after `v.backward()` on a lone value, `v.grad` should be 1.0 "
+        f"(dv/dv = 1), but was {show(v.grad)}",
+    )
     # The seed *sets* the output's gradient: an output that still holds one (a second call, or
     # a value that was used in an earlier pass) must not carry it into this pass.
     v.backward()
@@ -40,14 +53,18 @@ def seeds_one(Value):
     w.grad = 0.5  # left over from an earlier pass
     w.backward()
     if is_close(v.grad, 2.0) or is_close(w.grad, 1.5):
-        fail(f"after a second `v.backward()` on a lone value, `v.grad` was {show(v.grad)}, and "
-             f"a value that held 0.5 from an earlier pass had {show(w.grad)} after "
-             "`backward()`: the seed adds 1.0 to what the output held (`self.grad += 1.0`). "
-             "dL/dL is 1 however often you ask: set it, `self.grad = 1.0`")
-    expect(v.grad == 1.0 and is_close(w.grad, 1.0),
-           f"after `backward()`, the output's own gradient should be 1.0, whatever it held "
-           f"before (a second `v.backward()` gave {show(v.grad)}, a value that held 0.5 "
-           f"gave {show(w.grad)}): set it, `self.grad = 1.0`")
+        fail(
+            f"after a second `v.backward()` on a lone value, `v.grad` was {show(v.grad)}, and "
+            f"a value that held 0.5 from an earlier pass had {show(w.grad)} after "
+            "`backward()`: the seed adds 1.0 to what the output held (`self.grad += 1.0`). "
+            "dL/dL is 1 however often you ask: set it, `self.grad = 1.0`"
+        )
+    expect(
+        v.grad == 1.0 and is_close(w.grad, 1.0),
+        f"after `backward()`, the output's own gradient should be 1.0, whatever it held "
+        f"before (a second `v.backward()` gave {show(v.grad)}, a value that held 0.5 "
+        f"gave {show(w.grad)}): set it, `self.grad = 1.0`",
+    )
 
 
 @check("L = (a·b + c)·f: dL/da = 6, dL/db = −4, dL/dc = −2, dL/df = 4", timeout_hint=VISITED)
@@ -55,10 +72,15 @@ def chapter_three_expression(Value):
     a, b, c, f = Value(2.0), Value(-3.0), Value(10.0), Value(-2.0)
     L = (a * b + c) * f
     L.backward()
-    for name, leaf, grad, rule in (("a", a, 6.0, "f·b"), ("b", b, -4.0, "f·a"),
-                                   ("c", c, -2.0, "f"), ("f", f, 4.0, "a·b + c")):
-        expect_close(leaf.grad, grad, f"after `L.backward()`, `{name}.grad`",
-                     hint=f"dL/d{name} = {rule}")
+    for name, leaf, grad, rule in (
+        ("a", a, 6.0, "f·b"),
+        ("b", b, -4.0, "f·a"),
+        ("c", c, -2.0, "f"),
+        ("f", f, 4.0, "a·b + c"),
+    ):
+        expect_close(
+            leaf.grad, grad, f"after `L.backward()`, `{name}.grad`", hint=f"dL/d{name} = {rule}"
+        )
 
 
 @check("b = a + a; c = b + b gives dc/da = 4", timeout_hint=VISITED)
@@ -71,13 +93,17 @@ def twice_twice(Value):
     if a.grad in (1.0, 2.0):
         hint = ": some gradient was overwritten; `_backward` must add with `+=`"
     elif a.grad == 8.0:
-        hint = (": b passed gradient to a twice, once before c had finished with b; run a "
-                "node's `_backward` only after every node that uses it (a topological order)")
+        hint = (
+            ": b passed gradient to a twice, once before c had finished with b; run a "
+            "node's `_backward` only after every node that uses it (a topological order)"
+        )
     expect(a.grad == 4.0, f"`a.grad` should be 4.0 (c = 4a) but was {show(a.grad)}{hint}")
 
 
-@check(f"random graphs with shared nodes: gradients match (seeds {SEEDS[0]} to {SEEDS[-1]})",
-       timeout_hint=VISITED)
+@check(
+    f"random graphs with shared nodes: gradients match (seeds {SEEDS[0]} to {SEEDS[-1]})",
+    timeout_hint=VISITED,
+)
 def random_graphs(Value):
     for seed in SEEDS:
         inputs, steps = random_program(seed)
@@ -86,26 +112,38 @@ def random_graphs(Value):
         for k, leaf in enumerate(leaves):
             value, slope = forward_mode(inputs, steps, k)
             expect_close(out.data, value, f"on random graph {seed}, the output")
-            expect_close(leaf.grad, slope, f"on random graph {seed} ({len(steps)} operations), "
-                         f"`x{k}.grad`",
-                         hint="a node must run its `_backward` only after every node that "
-                              "uses it has run its own (a reverse topological order)")
+            expect_close(
+                leaf.grad,
+                slope,
+                f"on random graph {seed} ({len(steps)} operations), `x{k}.grad`",
+                hint="a node must run its `_backward` only after every node that "
+                "uses it has run its own (a reverse topological order)",
+            )
 
 
-@check(f"a chain {DEPTH:,} nodes deep works at the default recursion limit", seconds=40,
-       timeout_hint=VISITED_IN_A_SET)
+@check(
+    f"a chain {DEPTH:,} nodes deep works at the default recursion limit",
+    seconds=40,
+    timeout_hint=VISITED_IN_A_SET,
+)
 def deep_chain(Value):
     x, step, chain = chain_of_sums(Value, DEPTH, 1.0, 0.5)
     try:
         with default_recursion_limit():
             chain[-1].backward()
     except RecursionError:
-        fail(f"`backward()` raised RecursionError on a chain {DEPTH:,} nodes deep: a recursive "
-             f"sort needs one Python frame per node, and Python allows about "
-             f"{DEFAULT_RECURSION_LIMIT:,}; sort with an explicit stack instead")
+        fail(
+            f"`backward()` raised RecursionError on a chain {DEPTH:,} nodes deep: a recursive "
+            f"sort needs one Python frame per node, and Python allows about "
+            f"{DEFAULT_RECURSION_LIMIT:,}; sort with an explicit stack instead"
+        )
     expect_close(x.grad, 1.0, "at the start of the chain, `x.grad`", hint="every step adds 1")
-    expect_close(step.grad, float(DEPTH), "`step.grad`",
-                 hint=f"`step` is used {DEPTH:,} times, and each use adds 1")
+    expect_close(
+        step.grad,
+        float(DEPTH),
+        "`step.grad`",
+        hint=f"`step` is used {DEPTH:,} times, and each use adds 1",
+    )
 
 
 def _backward_twice(Value):
@@ -123,23 +161,30 @@ def _backward_twice(Value):
 @check("calling backward() twice accumulates: leaf gradients grow", timeout_hint=VISITED)
 def twice_accumulates(Value):
     for name, before, after in _backward_twice(Value):
-        expect(math.copysign(1.0, after) == math.copysign(1.0, before) and abs(after) > abs(before),
-               f"after a second `L.backward()`, `{name}.grad` went from {show(before)} to "
-               f"{show(after)}; it should grow (the package's engine gives "
-               f"{show(2 * before)}): `backward()` adds to gradients and never resets the "
-               "leaves; zeroing them between training steps is `zero_grad`'s job")
+        expect(
+            math.copysign(1.0, after) == math.copysign(1.0, before) and abs(after) > abs(before),
+            f"after a second `L.backward()`, `{name}.grad` went from {show(before)} to "
+            f"{show(after)}; it should grow (the package's engine gives "
+            f"{show(2 * before)}): `backward()` adds to gradients and never resets the "
+            "leaves; zeroing them between training steps is `zero_grad`'s job",
+        )
 
 
-@check("a second backward() adds exactly one more copy of each leaf's gradient",
-       timeout_hint=VISITED)
+@check(
+    "a second backward() adds exactly one more copy of each leaf's gradient", timeout_hint=VISITED
+)
 def second_call_adds_one_copy(Value):
     for name, before, after in _backward_twice(Value):
-        expect_close(after, 2 * before, f"after a second `L.backward()`, `{name}.grad`",
-                     hint=f"the first call gave {show(before)}, and the second should add it once "
-                          "more. More than that means the values in between (a·b and a·b + c) "
-                          "still held the first call's gradients and passed them on again: "
-                          "set `grad = 0.0` on every node that has `_prev` before the pass, "
-                          "and leave the leaves alone")
+        expect_close(
+            after,
+            2 * before,
+            f"after a second `L.backward()`, `{name}.grad`",
+            hint=f"the first call gave {show(before)}, and the second should add it once "
+            "more. More than that means the values in between (a·b and a·b + c) "
+            "still held the first call's gradients and passed them on again: "
+            "set `grad = 0.0` on every node that has `_prev` before the pass, "
+            "and leave the leaves alone",
+        )
 
 
 # --------------------------------------------------------------------- backward()
@@ -198,8 +243,10 @@ def _backward_problem(Value, what):
     grads = {key: node.grad for key, node in nodes.items()}
     if all(is_close(grads[key], value) for key, value in DIAMOND_GRADS.items()):
         return None
-    said = (f"{what}, a.grad came out {show(grads['a'])} instead of 14 (and b.grad "
-            f"{show(grads['b'])}, c.grad {show(grads['c'])}, d.grad {show(grads['d'])})")
+    said = (
+        f"{what}, a.grad came out {show(grads['a'])} instead of 14 (and b.grad "
+        f"{show(grads['b'])}, c.grad {show(grads['c'])}, d.grad {show(grads['d'])})"
+    )
     if fired is None:
         return said
     ran = [node for node, _ in fired]
@@ -217,11 +264,13 @@ def _backward_problem(Value, what):
     for k, (node, grad) in enumerate(fired):
         late = [user for user in users.get(id(node), []) if first.get(id(user), k + 1) > k]
         if node._prev and late:
-            return (f"{said}. The closures ran in forward order, inputs first: {name(node)}'s "
-                    f"ran before {name(late[0])}'s, which uses {name(node)}, so it passed on "
-                    f"{name(node)}.grad = {show(grad)} before {name(late[0])} had added to it. "
-                    "Walk the sorted list backwards, `for node in reversed(topo):`, so that "
-                    "each node runs after every node that uses it")
+            return (
+                f"{said}. The closures ran in forward order, inputs first: {name(node)}'s "
+                f"ran before {name(late[0])}'s, which uses {name(node)}, so it passed on "
+                f"{name(node)}.grad = {show(grad)} before {name(late[0])} had added to it. "
+                "Walk the sorted list backwards, `for node in reversed(topo):`, so that "
+                "each node runs after every node that uses it"
+            )
     return _seed_or_zeroing(Value, said, fired, first, d, grads, name)
 
 
@@ -229,25 +278,35 @@ def _closures_that_ran(said, ran, counts, d, name):
     """What is wrong with which closures ran (`ran`, in the order they ran; `counts` by node):
     none, the leaves' only, d's only, all but d's, one of them twice. None if each ran once."""
     if not ran:
-        return (f"{said}. No closure of d's graph ran: sort the graph of the value `backward()` "
-                "was called on, `topological_order(self)`, and call `node._backward()` for "
-                "every node of that list")
+        return (
+            f"{said}. No closure of d's graph ran: sort the graph of the value `backward()` "
+            "was called on, `topological_order(self)`, and call `node._backward()` for "
+            "every node of that list"
+        )
     if all(not node._prev for node in ran):
-        return (f"{said}. Only the leaves' `_backward` ran, and a leaf's does nothing (it has no "
-                "inputs to pass gradient to): call `_backward` on every node of the list, the "
-                "output first")
+        return (
+            f"{said}. Only the leaves' `_backward` ran, and a leaf's does nothing (it has no "
+            "inputs to pass gradient to): call `_backward` on every node of the list, the "
+            "output first"
+        )
     if all(node is d for node in ran):
-        return (f"{said}. Only d's closure ran ({counts[id(d)]} "
-                f"time{'s' if counts[id(d)] > 1 else ''}): inside the loop, call the closure "
-                "of the node the loop is at, `node._backward()`, not `self._backward()`")
+        return (
+            f"{said}. Only d's closure ran ({counts[id(d)]} "
+            f"time{'s' if counts[id(d)] > 1 else ''}): inside the loop, call the closure "
+            "of the node the loop is at, `node._backward()`, not `self._backward()`"
+        )
     if id(d) not in counts:
-        return (f"{said}. d's own closure never ran, so nothing reached b and c: sort from "
-                "`self`, the value `backward()` was called on (`topological_order(self)` ends "
-                "with it), and run every closure of that list")
+        return (
+            f"{said}. d's own closure never ran, so nothing reached b and c: sort from "
+            "`self`, the value `backward()` was called on (`topological_order(self)` ends "
+            "with it), and run every closure of that list"
+        )
     twice = next((node for node in ran if counts[id(node)] > 1), None)
     if twice is not None:
-        return (f"{said}. The closure of {name(twice)} ran {counts[id(twice)]} times, passing "
-                "its gradient back each time: run each node's `_backward` exactly once")
+        return (
+            f"{said}. The closure of {name(twice)} ran {counts[id(twice)]} times, passing "
+            "its gradient back each time: run each node's `_backward` exactly once"
+        )
     return None
 
 
@@ -257,23 +316,32 @@ def _seed_or_zeroing(Value, said, fired, first, d, grads, name):
     d_then = fired[first[id(d)]][1]
     if not is_close(d_then, 1.0):
         if is_close(grads["d"], 1.0):
-            return (f"{said}. d's closure ran while d.grad was still {show(d_then)}: "
-                    "`self.grad = 1.0` comes after the loop. Seed the output first, then run "
-                    "the closures")
+            return (
+                f"{said}. d's closure ran while d.grad was still {show(d_then)}: "
+                "`self.grad = 1.0` comes after the loop. Seed the output first, then run "
+                "the closures"
+            )
         if _zeroes_in_the_loop(Value):
-            return (f"{said}. The loop sets each gradient to 0 before the closure runs, so "
-                    "every closure passes on 0: `backward()` only adds to gradients. Take the "
-                    "zeroing out of the loop")
-        return (f"{said}. d's closure ran while d.grad was {show(d_then)}: start with "
-                "`self.grad = 1.0` (the output's gradient with respect to itself), before the "
-                "loop")
-    wiped = [node for node, grad in fired if not is_close(node.grad, grad)
-             and not is_close(grad, 0.0)]
+            return (
+                f"{said}. The loop sets each gradient to 0 before the closure runs, so "
+                "every closure passes on 0: `backward()` only adds to gradients. Take the "
+                "zeroing out of the loop"
+            )
+        return (
+            f"{said}. d's closure ran while d.grad was {show(d_then)}: start with "
+            "`self.grad = 1.0` (the output's gradient with respect to itself), before the "
+            "loop"
+        )
+    wiped = [
+        node for node, grad in fired if not is_close(node.grad, grad) and not is_close(grad, 0.0)
+    ]
     if wiped:
-        return (f"{said}. {name(wiped[0])}.grad was {show(fired[first[id(wiped[0])]][1])} when "
-                f"its closure ran, and {show(wiped[0].grad)} after `backward()`: the loop sets "
-                "gradients back to 0 after the closures used them, but `backward()` only adds "
-                "to gradients. Take the zeroing out of the loop")
+        return (
+            f"{said}. {name(wiped[0])}.grad was {show(fired[first[id(wiped[0])]][1])} when "
+            f"its closure ran, and {show(wiped[0].grad)} after `backward()`: the loop sets "
+            "gradients back to 0 after the closures used them, but `backward()` only adds "
+            "to gradients. Take the zeroing out of the loop"
+        )
     return said
 
 
@@ -287,22 +355,29 @@ def _zeroes_in_the_loop(Value):
     return is_close(a.grad, 0.0)
 
 
-@check("the diamond d = (a + 1)·(2a) at a = 3: dd/da = 14, each closure run once, after every "
-       "node that uses it", timeout_hint=VISITED)
+@check(
+    "the diamond d = (a + 1)·(2a) at a = 3: dd/da = 14, each closure run once, after every "
+    "node that uses it",
+    timeout_hint=VISITED,
+)
 def backward_diamond(Value):
-    problem = _backward_problem(Value, "after `d.backward()` on the diamond d = (a + 1)·(2a) "
-                                       "at a = 3")
+    problem = _backward_problem(
+        Value, "after `d.backward()` on the diamond d = (a + 1)·(2a) at a = 3"
+    )
     if problem is not None:
         fail(problem)
 
 
 BACKWARD = Exercise(
-    5, "backward()", [backward_diamond, seeds_one, chapter_three_expression, twice_twice,
-                      random_graphs],
-    what="your `backward()`", answer_of=lambda Value: getattr(Value, "backward", None),
+    5,
+    "backward()",
+    [backward_diamond, seeds_one, chapter_three_expression, twice_twice, random_graphs],
+    what="your `backward()`",
+    answer_of=lambda Value: getattr(Value, "backward", None),
     unanswered=is_unwritten,
     todo="replace `...` with the body the docstring describes (seed, then the loop), run the "
-         "cell, then this check again")
+    "cell, then this check again",
+)
 
 
 def check_backward(Value):

@@ -11,11 +11,15 @@ SEEDS = range(5)
 # What a check that runs out of time says: the likely cause. On a busy test machine, with the
 # package's engine and the solutions, backward() on the deep chain took up to 3 s and the sort
 # up to 2 s: they may take 40 s and 30 s. Every other check took under 0.2 s of its 5.
-IN_A_SET = (f"keep the visited nodes in a set: looking a node up in a list takes longer the "
-            f"longer the list grows, and this chain has {DEPTH:,} nodes")
+IN_A_SET = (
+    f"keep the visited nodes in a set: looking a node up in a list takes longer the "
+    f"longer the list grows, and this chain has {DEPTH:,} nodes"
+)
 VISITED_IN_A_SET = f"{VISITED} And {IN_A_SET}"
-STUCK_LOOP = ("does each pass of your `while` loop either push an input that is not in `visited` "
-              "yet (and add it to `visited`) or pop the entry on top of the stack?")
+STUCK_LOOP = (
+    "does each pass of your `while` loop either push an input that is not in `visited` "
+    "yet (and add it to `visited`) or pop the entry on top of the stack?"
+)
 
 
 OPERATIONS = {"+": ARITHMETIC["add"], "*": ARITHMETIC["mul"], "tanh": TANH}
@@ -28,9 +32,13 @@ def random_program(seed, n_inputs=3, n_steps=12):
     node chosen at random, so nodes are shared; the inputs are all used, input 0 twice.
     """
     (inputs,), steps = make_program(
-        seed, OPERATIONS, n_inputs=n_inputs, n_steps=n_steps,
+        seed,
+        OPERATIONS,
+        n_inputs=n_inputs,
+        n_steps=n_steps,
         draw=lambda rng: rng.choice((-1, 1)) * rng.uniform(0.3, 1.5),
-        gather=lambda n: [("+", n - 1, i) for i in range(n - 1)])
+        gather=lambda n: [("+", n - 1, i) for i in range(n - 1)],
+    )
     steps.append(("*", n_inputs + len(steps) - 1, 0))
     return inputs, steps
 
@@ -78,8 +86,11 @@ def _depth_first(root, *, inputs=lambda node: node._prev, post=True):
 
 def _same_list(got, expected):
     """Are `got` and `expected` the same nodes in the same order (by identity)?"""
-    return (isinstance(got, (list, tuple)) and len(got) == len(expected)
-            and all(a is b for a, b in zip(got, expected)))
+    return (
+        isinstance(got, (list, tuple))
+        and len(got) == len(expected)
+        and all(a is b for a, b in zip(got, expected))
+    )
 
 
 def _listing(order, name, most=8):

@@ -13,13 +13,30 @@ dL/dx2 = w2·(1 − o²) = 0.5; and gradient descent on (o − 0.5)² that lower
 import math
 
 from .toolbox import (
-    Exercise, Prediction, SameArguments, check, declare_checkpoint, expect, expect_close, fail,
-    is_int, is_number, show,
+    Exercise,
+    Prediction,
+    SameArguments,
+    check,
+    declare_checkpoint,
+    expect,
+    expect_close,
+    fail,
+    is_int,
+    is_number,
+    show,
 )
 
-__all__ = ["checkpoint", "neuron", "check_dx1_by_hand", "check_reached_target",
-           "check_skipped_zero_grad", "descent_history", "training_history", "ARTICLE",
-           "ZERO_GRAD_ANSWERS"]
+__all__ = [
+    "checkpoint",
+    "neuron",
+    "check_dx1_by_hand",
+    "check_reached_target",
+    "check_skipped_zero_grad",
+    "descent_history",
+    "training_history",
+    "ARTICLE",
+    "ZERO_GRAD_ANSWERS",
+]
 
 ARTICLE = {"x1": 2.0, "x2": 0.0, "w1": -3.0, "w2": 1.0, "b": 6.8813735870195432}
 TOL = 1e-12
@@ -35,9 +52,14 @@ def neuron(Value, **numbers):
 @check("the article's neuron: o = 0.7071067811865476")
 def neuron_output(Value):
     _, o = neuron(Value)
-    expect_close(o.data, 0.7071067811865476, "`o.data`", tol=TOL,
-                 hint="o = tanh(2·(−3) + 0·1 + 6.8813735870195432) = tanh(0.8813735870195432), "
-                      "which is 1/√2")
+    expect_close(
+        o.data,
+        0.7071067811865476,
+        "`o.data`",
+        tol=TOL,
+        hint="o = tanh(2·(−3) + 0·1 + 6.8813735870195432) = tanh(0.8813735870195432), "
+        "which is 1/√2",
+    )
 
 
 @check("the article's gradients: dw1 = 1.0, dw2 = 0.0, dx1 = −1.5, dx2 = 0.5, db = 0.5")
@@ -45,13 +67,20 @@ def neuron_gradients(Value):
     leaves, o = neuron(Value)
     o.backward()
     # 1 − o² = 1/2, so each gradient is the other factor of its product, halved.
-    for name, grad, rule in (("w1", 1.0, "x1·(1 − o²) = 2·0.5"),
-                             ("w2", 0.0, "x2·(1 − o²), and x2 = 0"),
-                             ("x1", -1.5, "w1·(1 − o²) = −3·0.5"),
-                             ("x2", 0.5, "w2·(1 − o²) = 1·0.5"),
-                             ("b", 0.5, "1 − o²")):
-        expect_close(leaves[name].grad, grad, f"after `o.backward()`, `{name}.grad`", tol=TOL,
-                     hint=f"do{name} = {rule}")
+    for name, grad, rule in (
+        ("w1", 1.0, "x1·(1 − o²) = 2·0.5"),
+        ("w2", 0.0, "x2·(1 − o²), and x2 = 0"),
+        ("x1", -1.5, "w1·(1 − o²) = −3·0.5"),
+        ("x2", 0.5, "w2·(1 − o²) = 1·0.5"),
+        ("b", 0.5, "1 − o²"),
+    ):
+        expect_close(
+            leaves[name].grad,
+            grad,
+            f"after `o.backward()`, `{name}.grad`",
+            tol=TOL,
+            hint=f"do{name} = {rule}",
+        )
 
 
 @check("one gradient-descent step on (o − 0.5)² lowers the loss")
@@ -64,10 +93,12 @@ def descent_step(Value):
         leaves[name].data -= 0.1 * leaves[name].grad
     x1, x2, w1, w2, b = (leaves[k] for k in ("x1", "x2", "w1", "w2", "b"))
     after = ((x1 * w1 + x2 * w2 + b).tanh() - 0.5) ** 2
-    expect(after.data < before,
-           f"after one step `p.data -= 0.1 * p.grad` on w1, w2 and b, the loss should be lower "
-           f"than {show(before)}, but was {show(after.data)}: check the sign of the step and the "
-           "gradients of `-` and `**`")
+    expect(
+        after.data < before,
+        f"after one step `p.data -= 0.1 * p.grad` on w1, w2 and b, the loss should be lower "
+        f"than {show(before)}, but was {show(after.data)}: check the sign of the step and the "
+        "gradients of `-` and `**`",
+    )
 
 
 CHECKPOINT = [neuron_output, neuron_gradients, descent_step]
@@ -76,34 +107,52 @@ CHECKPOINT = [neuron_output, neuron_gradients, descent_step]
 @declare_checkpoint(6, "Chapter 6 checkpoint: training a neuron", CHECKPOINT)
 def checkpoint(Value):
     """Chapter 6's specification, run on the learner's Value class."""
+
+
 # --------------------------------------------------------------------- exercises
 
 
 # ∂o/∂x1, predicted before looking: a hint first, the number after a second wrong try.
 
 DX1 = Prediction(
-    6, "∂o/∂x1 by hand", "∂o/∂x1 for the article's neuron", -1.5,
+    6,
+    "∂o/∂x1 by hand",
+    "∂o/∂x1 for the article's neuron",
+    -1.5,
     hint="follow the path from o back to x1: first through the tanh, whose local derivative "
-         "is 1 − o² (and o² = 1/2 here), then into the product x1·w1, whose local derivative "
-         "with respect to x1 is the other factor. Multiply the two.",
+    "is 1 − o² (and o² = 1/2 here), then into the product x1·w1, whose local derivative "
+    "with respect to x1 is the other factor. Multiply the two.",
     explain="the tanh contributes 1 − o² = 0.5, and the product x1·w1 contributes its other "
-            "factor, w1 = −3: ∂o/∂x1 = w1·(1 − o²) = −3 · 0.5.",
+    "factor, w1 = −3: ∂o/∂x1 = w1·(1 − o²) = −3 · 0.5.",
     known_wrong=[
-        (-3.0, "that is w1 alone, the product's local derivative; on its way to o the path "
-               "also passes through the tanh, whose local derivative 1 − o² multiplies it."),
-        (0.5, "that is 1 − o², the tanh's local derivative alone (it is also ∂o/∂x2, since "
-              "w2 = 1); multiply it by the local derivative of x1·w1 with respect to x1."),
-        (1.5, "the size is right but the sign is off: the local derivative of x1·w1 with "
-              "respect to x1 is w1, and w1 is negative."),
-        (1.0, "that is ∂o/∂w1 = x1·(1 − o²); for x1 the other factor of the product is w1, "
-              "not x1."),
+        (
+            -3.0,
+            "that is w1 alone, the product's local derivative; on its way to o the path "
+            "also passes through the tanh, whose local derivative 1 − o² multiplies it.",
+        ),
+        (
+            0.5,
+            "that is 1 − o², the tanh's local derivative alone (it is also ∂o/∂x2, since "
+            "w2 = 1); multiply it by the local derivative of x1·w1 with respect to x1.",
+        ),
+        (
+            1.5,
+            "the size is right but the sign is off: the local derivative of x1·w1 with "
+            "respect to x1 is w1, and w1 is negative.",
+        ),
+        (
+            1.0,
+            "that is ∂o/∂w1 = x1·(1 − o²); for x1 the other factor of the product is w1, not x1.",
+        ),
         (-6.0, "that is x1·w1, the product's value, not its slope."),
-        (2.0, "that is x1's own value; the slope of x1·w1 with respect to x1 is the other "
-              "factor, w1."),
+        (
+            2.0,
+            "that is x1's own value; the slope of x1·w1 with respect to x1 is the other "
+            "factor, w1.",
+        ),
     ],
     what="your `my_dx1`",
-    todo="replace `None` with the number you expect `x1.grad` to hold, then run this check "
-         "again",
+    todo="replace `None` with the number you expect `x1.grad` to hold, then run this check again",
 )
 
 
@@ -151,34 +200,44 @@ def descent_history(learning_rate, steps, target, zero_grads=True):
 def _agree(got, expected, tol=1e-6):
     """Are two histories the same numbers (to `tol`, for the round-off of a different order
     of operations)?"""
-    return (isinstance(got, (list, tuple)) and len(got) == len(expected)
-            and all(is_number(g) and math.isclose(g, e, rel_tol=tol, abs_tol=tol)
-                    for g, e in zip(got, expected)))
+    return (
+        isinstance(got, (list, tuple))
+        and len(got) == len(expected)
+        and all(
+            is_number(g) and math.isclose(g, e, rel_tol=tol, abs_tol=tol)
+            for g, e in zip(got, expected)
+        )
+    )
 
 
 def _is_pair_from_train(x):
     """Is `x` the `(losses, outputs)` pair that `train` returns, kept whole?"""
-    return (isinstance(x, tuple) and len(x) == 2
-            and all(isinstance(part, list) for part in x))
+    return isinstance(x, tuple) and len(x) == 2 and all(isinstance(part, list) for part in x)
 
 
-_UNPACK = ("`train` returns two lists, `(losses, outputs)`: unpack them into two names, "
-           "`my_losses, my_outputs = train(...)`, as the stub does")
+_UNPACK = (
+    "`train` returns two lists, `(losses, outputs)`: unpack them into two names, "
+    "`my_losses, my_outputs = train(...)`, as the stub does"
+)
 
 
 def _expect_an_answer_of_the_right_kind(learning_rate, steps, outputs):
     """Fail unless the learning rate is a number, the steps a whole number and the outputs a
     list of numbers (not the pair that `train` returns)."""
     if _is_pair_from_train(outputs):
-        fail(f"`my_outputs` holds the pair `(losses, outputs)`, two lists, not the outputs: "
-             f"{_UNPACK}")
+        fail(
+            f"`my_outputs` holds the pair `(losses, outputs)`, two lists, not the outputs: "
+            f"{_UNPACK}"
+        )
     if not is_number(learning_rate):
         fail(f"`my_learning_rate` should be a number, but was {show(learning_rate)}")
     if not is_int(steps) or steps < 0:
         fail(f"`my_steps` should be a whole number of steps, but was {show(steps)}")
     if not (isinstance(outputs, list) and outputs and all(is_number(o) for o in outputs)):
-        fail(f"`my_outputs` should be the list of outputs that `train` returns second, but was "
-             f"{show(outputs)}")
+        fail(
+            f"`my_outputs` should be the list of outputs that `train` returns second, but was "
+            f"{show(outputs)}"
+        )
 
 
 def _expect_training_that_moves(learning_rate, steps, outputs, final):
@@ -187,22 +246,33 @@ def _expect_training_that_moves(learning_rate, steps, outputs, final):
     losses, expected = training_history(learning_rate, steps, GOAL)
     if _agree(outputs, losses) and not _agree(outputs, expected):
         fail(f"`my_outputs` holds the losses, not the outputs: {_UNPACK}, in that order")
-    said = (f"after {steps} step{'s' * (steps != 1)} at learning rate {learning_rate:g} the "
-            f"output is {final:.4f}, not within {GOAL_TOL:g} of {GOAL:g}")
-    if not _agree(outputs, expected) and _agree(outputs, training_history(
-            learning_rate, steps, 0.0)[1]):
-        fail(f"{said}: these outputs come from training towards 0, `train`'s default target; "
-             "pass `target=0.5`, as the stub does")
+    said = (
+        f"after {steps} step{'s' * (steps != 1)} at learning rate {learning_rate:g} the "
+        f"output is {final:.4f}, not within {GOAL_TOL:g} of {GOAL:g}"
+    )
+    if not _agree(outputs, expected) and _agree(
+        outputs, training_history(learning_rate, steps, 0.0)[1]
+    ):
+        fail(
+            f"{said}: these outputs come from training towards 0, `train`'s default target; "
+            "pass `target=0.5`, as the stub does"
+        )
     if steps == 0:
-        fail(f"{said}: with 0 steps `train` only measures the output, it never updates: "
-             "choose a number of steps too")
+        fail(
+            f"{said}: with 0 steps `train` only measures the output, it never updates: "
+            "choose a number of steps too"
+        )
     if learning_rate == 0:
-        fail(f"{said}: with a learning rate of 0 every update `p.data -= 0 * p.grad` is 0, so "
-             "nothing ever moves: choose a learning rate above 0")
+        fail(
+            f"{said}: with a learning rate of 0 every update `p.data -= 0 * p.grad` is 0, so "
+            "nothing ever moves: choose a learning rate above 0"
+        )
     if learning_rate < 0:
-        fail(f"{said}: a negative learning rate steps *uphill*, with the gradient instead of "
-             "against it, so every step moves the output away from 0.5: the learning rate must "
-             "be above 0")
+        fail(
+            f"{said}: a negative learning rate steps *uphill*, with the gradient instead of "
+            "against it, so every step moves the output away from 0.5: the learning rate must "
+            "be above 0"
+        )
     return said
 
 
@@ -212,27 +282,41 @@ def _fail_for_the_way_it_missed(said, outputs):
     gaps = [o - GOAL for o in outputs]
     crossings = [k for k in range(1, len(gaps)) if gaps[k - 1] * gaps[k] < 0]
     if not crossings:
-        fail(f"{said}: every step moved the output towards 0.5, but not far enough yet: take "
-             "more steps, or a larger learning rate")
+        fail(
+            f"{said}: every step moved the output towards 0.5, but not far enough yet: take "
+            "more steps, or a larger learning rate"
+        )
     k = crossings[0]
-    jump = (f"step {k} threw the output from {outputs[k - 1]:.4f} to {outputs[k]:.4f}, past "
-            f"{GOAL:g}")
+    jump = f"step {k} threw the output from {outputs[k - 1]:.4f} to {outputs[k]:.4f}, past {GOAL:g}"
     far = next((j for j in range(1, len(gaps)) if abs(gaps[j]) > abs(gaps[0])), None)
     if far is not None:  # further from the target than it started: diverged
-        worse = (f"{jump} and further from it than where it started" if far == k else
-                 f"{jump}, and by step {far} it was at {outputs[far]:.4f}, further from "
-                 f"{GOAL:g} than where it started")
-        stuck = (" It ended near ±1, where the tanh is flat, its gradient is almost 0, and the "
-                 "neuron barely moves any more." if abs(final) > 0.99 else "")
-        fail(f"{said}: the learning rate is too large, and training diverged: {worse}.{stuck} "
-             "More steps, or a larger rate, would only make it worse: take a smaller learning "
-             "rate")
+        worse = (
+            f"{jump} and further from it than where it started"
+            if far == k
+            else f"{jump}, and by step {far} it was at {outputs[far]:.4f}, further from "
+            f"{GOAL:g} than where it started"
+        )
+        stuck = (
+            " It ended near ±1, where the tanh is flat, its gradient is almost 0, and the "
+            "neuron barely moves any more."
+            if abs(final) > 0.99
+            else ""
+        )
+        fail(
+            f"{said}: the learning rate is too large, and training diverged: {worse}.{stuck} "
+            "More steps, or a larger rate, would only make it worse: take a smaller learning "
+            "rate"
+        )
     if abs(gaps[-1]) < abs(gaps[k]) and len(crossings) < 4:
-        fail(f"{said}: {jump}, and it has been swinging around the target since, the swings "
-             "shrinking slowly: take a smaller learning rate (or more steps)")
-    fail(f"{said}: the learning rate is too large: {jump}, and every step since jumps to the "
-         "other side again, so it swings around 0.5 without settling: take a smaller "
-         "learning rate")
+        fail(
+            f"{said}: {jump}, and it has been swinging around the target since, the swings "
+            "shrinking slowly: take a smaller learning rate (or more steps)"
+        )
+    fail(
+        f"{said}: the learning rate is too large: {jump}, and every step since jumps to the "
+        "other side again, so it swings around 0.5 without settling: take a smaller "
+        "learning rate"
+    )
 
 
 @check("the neuron's output ends within 0.01 of the target 0.5")
@@ -246,11 +330,16 @@ def reached_target(learning_rate, steps, outputs):
 
 
 REACH_TARGET = Exercise(
-    6, "drive the output to 0.5", [reached_target], what="your choice of learning rate and steps",
+    6,
+    "drive the output to 0.5",
+    [reached_target],
+    what="your choice of learning rate and steps",
     answer_of=SameArguments(),
-    unanswered=lambda answer: answer[0] == 0 and answer[1] == 0 and not _is_pair_from_train(
-        answer[2]),
-    todo="choose a learning rate and a number of steps, run the cell, then this check again")
+    unanswered=lambda answer: (
+        answer[0] == 0 and answer[1] == 0 and not _is_pair_from_train(answer[2])
+    ),
+    todo="choose a learning rate and a number of steps, run the cell, then this check again",
+)
 
 
 def check_reached_target(learning_rate, steps, outputs):
@@ -267,16 +356,18 @@ ZERO_GRAD_ANSWERS = ("same", "slower", "swings")
 
 _ZERO_GRAD_HINTS = {
     "same": "the first step is indeed the same, but from the second step on each update uses "
-            "the sum of all the gradients so far, not just the latest. While they all point "
-            "the same way, what does that sum do to the size of the steps, and what happens "
-            "when the output reaches the target?",
+    "the sum of all the gradients so far, not just the latest. While they all point "
+    "the same way, what does that sum do to the size of the steps, and what happens "
+    "when the output reaches the target?",
     "slower": "nothing here makes the steps smaller: without zeroing, each step adds the "
-              "latest gradient to all the earlier ones, so the steps grow while the gradients "
-              "point the same way. What happens when growing steps reach the target?",
+    "latest gradient to all the earlier ones, so the steps grow while the gradients "
+    "point the same way. What happens when growing steps reach the target?",
 }
-_ZERO_GRAD_ANSWER = ("it swings: without zeroing, step k uses the sum of the gradients of "
-                     "steps 1 to k, so the parameters keep moving the way they moved before, "
-                     "even after the output has passed the target, and they overshoot")
+_ZERO_GRAD_ANSWER = (
+    "it swings: without zeroing, step k uses the sum of the gradients of "
+    "steps 1 to k, so the parameters keep moving the way they moved before, "
+    "even after the output has passed the target, and they overshoot"
+)
 
 
 def _prediction(prediction):
@@ -287,45 +378,62 @@ def _prediction(prediction):
 def predicted(prediction, losses, learning_rate, target):
     answer = _prediction(prediction)
     if answer is None:
-        fail("no prediction yet: put \"same\", \"slower\" or \"swings\" in `my_prediction`")
-    expect(answer in ZERO_GRAD_ANSWERS,
-           f"choose one of \"same\", \"slower\" or \"swings\", not {show(prediction)}")
+        fail('no prediction yet: put "same", "slower" or "swings" in `my_prediction`')
+    expect(
+        answer in ZERO_GRAD_ANSWERS,
+        f'choose one of "same", "slower" or "swings", not {show(prediction)}',
+    )
     if answer == "swings":
         return
     outcome = ZERO_GRAD.outcome()
     if getattr(outcome, "wrong_predictions", 0) >= 1:  # the second wrong prediction: say it
-        fail(f"you predicted {show(answer)} again. The answer is \"swings\": {_ZERO_GRAD_ANSWER}. "
-             "Run it and look at the curve below.")
-    fail(f"you predicted {show(answer)}: {_ZERO_GRAD_HINTS[answer]} Try again: after a second "
-         "wrong prediction this check shows the answer (or expand the solution below it).")
+        fail(
+            f'you predicted {show(answer)} again. The answer is "swings": {_ZERO_GRAD_ANSWER}. '
+            "Run it and look at the curve below."
+        )
+    fail(
+        f"you predicted {show(answer)}: {_ZERO_GRAD_HINTS[answer]} Try again: after a second "
+        "wrong prediction this check shows the answer (or expand the solution below it)."
+    )
 
 
 @check("your losses come from training that never zeroes the gradients")
 def shown(prediction, losses, learning_rate, target):
     if losses is None:
-        fail("no losses yet: train with step 1 switched off (`zero_grads=False`) and keep "
-             "the losses in `forgetful_losses`")
+        fail(
+            "no losses yet: train with step 1 switched off (`zero_grads=False`) and keep "
+            "the losses in `forgetful_losses`"
+        )
     if _is_pair_from_train(losses):
-        fail("`forgetful_losses` holds the pair `(losses, outputs)`, two lists, not the "
-             "losses: `train` returns two lists, so unpack them, "
-             "`forgetful_losses, forgetful_outputs = train(...)`")
+        fail(
+            "`forgetful_losses` holds the pair `(losses, outputs)`, two lists, not the "
+            "losses: `train` returns two lists, so unpack them, "
+            "`forgetful_losses, forgetful_outputs = train(...)`"
+        )
     try:
         got = list(losses)
     except TypeError:
         fail(f"`forgetful_losses` should be a list of numbers, but was {show(losses)}")
-    expect(len(got) >= 11, f"train for at least 10 steps to see what happens (the list "
-                           f"holds {len(got)} losses, one more than the steps)")
+    expect(
+        len(got) >= 11,
+        f"train for at least 10 steps to see what happens (the list "
+        f"holds {len(got)} losses, one more than the steps)",
+    )
     steps = len(got) - 1
     if _first_difference(got, descent_history(learning_rate, steps, target)) is None:
-        fail("these are the losses of training that *does* zero the gradients: switch "
-             "step 1 off with `zero_grads=False`")
+        fail(
+            "these are the losses of training that *does* zero the gradients: switch "
+            "step 1 off with `zero_grads=False`"
+        )
     k = _first_difference(got, descent_history(learning_rate, steps, target, False))
     if k is not None:
         expected = descent_history(learning_rate, k, target, False)[k]
-        fail(f"after {k} step{'s' * (k != 1)} without zeroing, the loss should be "
-             f"{expected:.6g} but was "
-             f"{show(got[k])}: did you train from the article's numbers with learning "
-             f"rate {show(learning_rate)} and target {show(target)}?")
+        fail(
+            f"after {k} step{'s' * (k != 1)} without zeroing, the loss should be "
+            f"{expected:.6g} but was "
+            f"{show(got[k])}: did you train from the article's numbers with learning "
+            f"rate {show(learning_rate)} and target {show(target)}?"
+        )
 
 
 def _first_difference(got, expected, tol=1e-9):
@@ -354,11 +462,15 @@ class _PredictAndShow(Exercise):
 
 
 ZERO_GRAD = _PredictAndShow(
-    6, "skipping zero_grad", [predicted, shown], what="your zero_grad experiment",
+    6,
+    "skipping zero_grad",
+    [predicted, shown],
+    what="your zero_grad experiment",
     answer_of=SameArguments(pick=2),
     unanswered=lambda answer: answer[0] is None and answer[1] is None,
     todo="put your prediction in `my_prediction` and the losses of a run with "
-         "`zero_grads=False` in `forgetful_losses`, run the cell, then this check again")
+    "`zero_grads=False` in `forgetful_losses`, run the cell, then this check again",
+)
 
 
 def check_skipped_zero_grad(prediction, losses, *, learning_rate, target):

@@ -16,8 +16,18 @@ import inspect
 import re
 
 from .toolbox import (
-    Exercise, SameArguments, check, declare_checkpoint, expect, fail, is_int, is_number,
-    is_unwritten, returned, show, _text,
+    Exercise,
+    SameArguments,
+    check,
+    declare_checkpoint,
+    expect,
+    fail,
+    is_int,
+    is_number,
+    is_unwritten,
+    returned,
+    show,
+    _text,
 )
 
 __all__ = ["checkpoint", "check_layer_parameters", "check_zero_grad", "check_circles"]
@@ -40,8 +50,10 @@ def _classes(namespace):
     for name in ("Neuron", "Layer", "MLP"):
         cls = _lookup(namespace, name)
         if cls is None:
-            fail(f"found no `{name}`: pass the checkpoint something that holds `Neuron`, "
-                 "`Layer` and `MLP`, such as `globals()` or a module")
+            fail(
+                f"found no `{name}`: pass the checkpoint something that holds `Neuron`, "
+                "`Layer` and `MLP`, such as `globals()` or a module"
+            )
         found.append(cls)
     return found
 
@@ -67,53 +79,77 @@ def _expect_parameters(model, expected, what, why, parts=None, part_name=None):
     """`model.parameters()` is a list of `expected` distinct values, the model's own, the same
     objects on every call. `parts` (a layer's neurons, an MLP's layers) let a failure say what
     the list holds instead: lists, modules, only the first part's values, copies."""
-    params = returned(model.parameters(),
-                      none=f"`{what}.parameters()` returned None: the method has no `return` "
-                           "(a list built on the last line and never returned is thrown "
-                           "away); it must end with `return [...]`")
+    params = returned(
+        model.parameters(),
+        none=f"`{what}.parameters()` returned None: the method has no `return` "
+        "(a list built on the last line and never returned is thrown "
+        "away); it must end with `return [...]`",
+    )
     if not isinstance(params, list):
-        fail(f"`{what}.parameters()` should return a list, but returned a "
-             f"{type(params).__name__}" + (": wrap a comprehension in [ ], not ( )"
-                                            if inspect.isgenerator(params) else ""))
+        fail(
+            f"`{what}.parameters()` should return a list, but returned a "
+            f"{type(params).__name__}"
+            + (": wrap a comprehension in [ ], not ( )" if inspect.isgenerator(params) else "")
+        )
     part = part_name or "part"
     if any(isinstance(p, (list, tuple)) for p in params):
-        fail(f"`{what}.parameters()` returned a list of lists, one per {part}: flatten it "
-             f"into one list of values, every {part}'s parameters one after another (a list "
-             "comprehension with two `for`s does it, or `+=` in a loop)")
+        fail(
+            f"`{what}.parameters()` returned a list of lists, one per {part}: flatten it "
+            f"into one list of values, every {part}'s parameters one after another (a list "
+            "comprehension with two `for`s does it, or `+=` in a loop)"
+        )
     if any(_is_module(p) for p in params):
         kind = type(next(p for p in params if _is_module(p))).__name__
-        fail(f"`{what}.parameters()` held {kind} objects, not values: a {kind.lower()} is not "
-             f"a parameter, it *has* parameters; list each {part}'s `parameters()` instead")
+        fail(
+            f"`{what}.parameters()` held {kind} objects, not values: a {kind.lower()} is not "
+            f"a parameter, it *has* parameters; list each {part}'s `parameters()` instead"
+        )
     for p in params:
-        expect(_is_value(p), f"`{what}.parameters()` should hold values (with `data` and "
-                             f"`grad`), but held {show(p)}")
+        expect(
+            _is_value(p),
+            f"`{what}.parameters()` should hold values (with `data` and "
+            f"`grad`), but held {show(p)}",
+        )
     if parts:
         own = [_own_parameters(x) for x in parts]
         ids = [id(p) for p in params]
         if own[0] is not None and len(parts) > 1 and ids == [id(p) for p in own[0]]:
-            fail(f"`{what}.parameters()` held only the first {part}'s parameters ({len(params)} "
-                 f"values, not {expected}): go through every {part} of the {what.split('(')[0]}, "
-                 f"`self.{'neurons' if part == 'neuron' else 'layers'}`, not just the first")
+            fail(
+                f"`{what}.parameters()` held only the first {part}'s parameters ({len(params)} "
+                f"values, not {expected}): go through every {part} of the {what.split('(')[0]}, "
+                f"`self.{'neurons' if part == 'neuron' else 'layers'}`, not just the first"
+            )
         everything = {id(p) for ps in own if ps for p in ps}
         if everything and not set(ids) & everything:
-            fail(f"`{what}.parameters()` held new values, not the {part}s' own: an update "
-                 "`p.data -= ...` to them would never reach the model. Return the very "
-                 f"objects each {part}'s `parameters()` gives")
+            fail(
+                f"`{what}.parameters()` held new values, not the {part}s' own: an update "
+                "`p.data -= ...` to them would never reach the model. Return the very "
+                f"objects each {part}'s `parameters()` gives"
+            )
         weights = [w for x in parts for w in getattr(x, "w", [])]
         if weights and ids == [id(w) for w in weights]:
-            fail(f"`{what}.parameters()` held every weight but no bias ({len(params)} values, "
-                 f"not {expected}): each neuron's bias is a parameter too; use the neurons' "
-                 "own `parameters()`")
-    expect(len(params) == expected,
-           f"`{what}.parameters()` should hold {expected} values ({why}), but held {len(params)}")
-    expect(len({id(p) for p in params}) == len(params),
-           f"`{what}.parameters()` lists some value more than once")
+            fail(
+                f"`{what}.parameters()` held every weight but no bias ({len(params)} values, "
+                f"not {expected}): each neuron's bias is a parameter too; use the neurons' "
+                "own `parameters()`"
+            )
+    expect(
+        len(params) == expected,
+        f"`{what}.parameters()` should hold {expected} values ({why}), but held {len(params)}",
+    )
+    expect(
+        len({id(p) for p in params}) == len(params),
+        f"`{what}.parameters()` lists some value more than once",
+    )
     again = model.parameters()
-    expect(isinstance(again, list) and len(again) == len(params)
-           and all(p is q for p, q in zip(params, again)),
-           f"`{what}.parameters()` should return the model's own values, the same objects on "
-           "every call; it returned new ones the second time, so an update to them would never "
-           "reach the model")
+    expect(
+        isinstance(again, list)
+        and len(again) == len(params)
+        and all(p is q for p, q in zip(params, again)),
+        f"`{what}.parameters()` should return the model's own values, the same objects on "
+        "every call; it returned new ones the second time, so an update to them would never "
+        "reach the model",
+    )
 
 
 def _parts(model, name):
@@ -136,18 +172,25 @@ def _expect_neurons_given_right(layer, nin):
         return
     kind = type(neurons[0]).__name__
     said = f"{len(own)} values" + (", the same value more than once" if repeated else "")
-    fail(f"each neuron's own `{kind}.parameters()` should give its {nin} weights and its bias, "
-         f"{nin + 1} values once each, but gives {said}: `{kind}` is a given cell above, so was "
-         f"it edited? A layer's `parameters()` gathers its neurons' lists, and is only as "
-         f"right as they are")
+    fail(
+        f"each neuron's own `{kind}.parameters()` should give its {nin} weights and its bias, "
+        f"{nin + 1} values once each, but gives {said}: `{kind}` is a given cell above, so was "
+        f"it edited? A layer's `parameters()` gathers its neurons' lists, and is only as "
+        f"right as they are"
+    )
 
 
 def _expect_layer_parameters(Layer, nin, nout):
     layer = Layer(nin, nout)
     _expect_neurons_given_right(layer, nin)
-    _expect_parameters(layer, nout * (nin + 1), f"Layer({nin}, {nout})",
-                       f"{nout} neuron{'s' * (nout != 1)} of {nin} weights and a bias",
-                       parts=_parts(layer, "neurons"), part_name="neuron")
+    _expect_parameters(
+        layer,
+        nout * (nin + 1),
+        f"Layer({nin}, {nout})",
+        f"{nout} neuron{'s' * (nout != 1)} of {nin} weights and a bias",
+        parts=_parts(layer, "neurons"),
+        part_name="neuron",
+    )
 
 
 @check("parameter counts: Neuron(3) 4, Layer(3, 4) 16, MLP(2, [16, 16, 1]) 337")
@@ -156,27 +199,40 @@ def parameter_counts(namespace):
     _expect_parameters(Neuron(3), 4, "Neuron(3)", "3 weights and a bias")
     _expect_layer_parameters(Layer, 3, 4)
     model = MLP(2, [16, 16, 1])
-    _expect_parameters(model, 337, "MLP(2, [16, 16, 1])",
-                       "(2·16 + 16) + (16·16 + 16) + (16·1 + 1)", parts=_parts(model, "layers"),
-                       part_name="layer")
+    _expect_parameters(
+        model,
+        337,
+        "MLP(2, [16, 16, 1])",
+        "(2·16 + 16) + (16·16 + 16) + (16·1 + 1)",
+        parts=_parts(model, "layers"),
+        part_name="layer",
+    )
 
 
-@check("forward shapes: one value from a neuron, a list from a layer, one value from an MLP "
-       "with one output")
+@check(
+    "forward shapes: one value from a neuron, a list from a layer, one value from an MLP "
+    "with one output"
+)
 def forward_shapes(namespace):
     Neuron, Layer, MLP = _classes(namespace)
     out = Neuron(3)([1.0, -2.0, 0.5])
     expect(_is_value(out), f"a neuron should give one value, but `Neuron(3)(x)` gave {show(out)}")
     out = Layer(3, 4)([1.0, -2.0, 0.5])
-    expect(isinstance(out, list) and len(out) == 4 and all(_is_value(v) for v in out),
-           f"`Layer(3, 4)(x)` should give a list of 4 values, but gave {show(out)}")
+    expect(
+        isinstance(out, list) and len(out) == 4 and all(_is_value(v) for v in out),
+        f"`Layer(3, 4)(x)` should give a list of 4 values, but gave {show(out)}",
+    )
     out = MLP(2, [16, 16, 1])([1.0, -2.0])
-    expect(_is_value(out),
-           f"an MLP whose last layer has one neuron should give one value (not a list of one), "
-           f"but `MLP(2, [16, 16, 1])(x)` gave {show(out)}")
+    expect(
+        _is_value(out),
+        f"an MLP whose last layer has one neuron should give one value (not a list of one), "
+        f"but `MLP(2, [16, 16, 1])(x)` gave {show(out)}",
+    )
     out = MLP(2, [3, 2])([1.0, -2.0])
-    expect(isinstance(out, list) and len(out) == 2 and all(_is_value(v) for v in out),
-           f"`MLP(2, [3, 2])(x)` should give a list of 2 values, but gave {show(out)}")
+    expect(
+        isinstance(out, list) and len(out) == 2 and all(_is_value(v) for v in out),
+        f"`MLP(2, [3, 2])(x)` should give a list of 2 values, but gave {show(out)}",
+    )
 
 
 # --------------------------------------------------------------------- zero_grad
@@ -194,8 +250,11 @@ def _who_has(attribute, models):
     kinds = [type(m).__name__ for m in models if hasattr(m, attribute)]
     if not kinds:
         return "no module has"
-    return "only " + " and ".join(f"an {k}" if k[0] in "AEIMOU" else f"a {k}" for k in kinds) + \
-        (" has" if len(kinds) == 1 else " have")
+    return (
+        "only "
+        + " and ".join(f"an {k}" if k[0] in "AEIMOU" else f"a {k}" for k in kinds)
+        + (" has" if len(kinds) == 1 else " have")
+    )
 
 
 def _expect_zero_grad(model, what, others=()):
@@ -213,49 +272,68 @@ def _expect_zero_grad(model, what, others=()):
         message = _text(error)
         missing = re.search(r"has no attribute '(\w+)'", message)
         if "'list' object has no attribute 'grad'" in message:
-            fail(f"`{what}.zero_grad()` raised AttributeError ({message}): `self.parameters()` "
-                 "is a list, and a list has no `grad`: loop over it, and set each "
-                 "parameter's `grad`")
+            fail(
+                f"`{what}.zero_grad()` raised AttributeError ({message}): `self.parameters()` "
+                "is a list, and a list has no `grad`: loop over it, and set each "
+                "parameter's `grad`"
+            )
         if missing:
             name = missing.group(1)
-            fail(f"`{what}.zero_grad()` raised AttributeError ({message}): your `zero_grad` "
-                 f"goes through `self.{name}`, which {_who_has(name, [model, *others])} (a "
-                 "Neuron holds weights, a Layer neurons, an MLP layers). Loop over "
-                 "`self.parameters()` instead: every module has it, so one loop serves a "
-                 "neuron, a layer and a whole network")
+            fail(
+                f"`{what}.zero_grad()` raised AttributeError ({message}): your `zero_grad` "
+                f"goes through `self.{name}`, which {_who_has(name, [model, *others])} (a "
+                "Neuron holds weights, a Layer neurons, an MLP layers). Loop over "
+                "`self.parameters()` instead: every module has it, so one loop serves a "
+                "neuron, a layer and a whole network"
+            )
         raise
     n = len(params)
     left = [p for p in params if p.grad != 0.0]
     moved = [p for p, d in zip(params, data) if p.data != d]
     if left and moved and all(p.data == 0.0 for p in moved):
-        fail(f"after `{what}.zero_grad()`, the parameters' *values* were 0 and their gradients "
-             "untouched: it set `p.data`, the weight itself, instead of `p.grad`. That wipes "
-             "out what the model has learned; set `p.grad = 0.0`")
+        fail(
+            f"after `{what}.zero_grad()`, the parameters' *values* were 0 and their gradients "
+            "untouched: it set `p.data`, the weight itself, instead of `p.grad`. That wipes "
+            "out what the model has learned; set `p.grad = 0.0`"
+        )
     if moved:
-        fail(f"`{what}.zero_grad()` changed {len(moved)} of {n} parameters' `data`: it should "
-             "reset the gradients only, and leave the values alone")
+        fail(
+            f"`{what}.zero_grad()` changed {len(moved)} of {n} parameters' `data`: it should "
+            "reset the gradients only, and leave the values alone"
+        )
     if not left:
         return
     if len(left) == n - 1 and params[0].grad == 0.0:
-        fail(f"after `{what}.zero_grad()`, only the first parameter's grad was 0.0; the other "
-             f"{n - 1} still had theirs: loop over every parameter (is the `return`, or the "
-             "assignment, outside the loop?)")
+        fail(
+            f"after `{what}.zero_grad()`, only the first parameter's grad was 0.0; the other "
+            f"{n - 1} still had theirs: loop over every parameter (is the `return`, or the "
+            "assignment, outside the loop?)"
+        )
     if len(left) == n:
         source = _source(type(model).zero_grad)
         if re.search(r"\.grad\s*==", source):
-            fail(f"`{what}.zero_grad()` left every gradient as it was: `p.grad == 0.0` "
-                 "*compares* the gradient with 0 and throws the answer away; a single `=` "
-                 "assigns, `p.grad = 0.0`")
-        fail(f"`{what}.zero_grad()` left every gradient as it was ({n} of {n} still had one): "
-             "set `p.grad = 0.0` for every `p` in `self.parameters()`")
-    fail(f"after `{what}.zero_grad()`, {len(left)} of {n} parameters still had a gradient, "
-         f"such as {show(left[0].grad)}: every parameter's grad should be 0.0")
+            fail(
+                f"`{what}.zero_grad()` left every gradient as it was: `p.grad == 0.0` "
+                "*compares* the gradient with 0 and throws the answer away; a single `=` "
+                "assigns, `p.grad = 0.0`"
+            )
+        fail(
+            f"`{what}.zero_grad()` left every gradient as it was ({n} of {n} still had one): "
+            "set `p.grad = 0.0` for every `p` in `self.parameters()`"
+        )
+    fail(
+        f"after `{what}.zero_grad()`, {len(left)} of {n} parameters still had a gradient, "
+        f"such as {show(left[0].grad)}: every parameter's grad should be 0.0"
+    )
 
 
 def _zero_grad_models(namespace):
     Neuron, Layer, MLP = _classes(namespace)
-    models = [(Neuron(3), "Neuron(3)"), (Layer(3, 4), "Layer(3, 4)"),
-              (MLP(2, [4, 1]), "MLP(2, [4, 1])")]
+    models = [
+        (Neuron(3), "Neuron(3)"),
+        (Layer(3, 4), "Layer(3, 4)"),
+        (MLP(2, [4, 1]), "MLP(2, [4, 1])"),
+    ]
     return models
 
 
@@ -282,15 +360,19 @@ def descent_step(namespace):
     model.zero_grad()
     loss.backward()
     params = model.parameters()
-    expect(any(p.grad != 0.0 for p in params),
-           "after `loss.backward()` no parameter had a gradient: is the model's output built "
-           "from its parameters, and does `parameters()` return them?")
+    expect(
+        any(p.grad != 0.0 for p in params),
+        "after `loss.backward()` no parameter had a gradient: is the model's output built "
+        "from its parameters, and does `parameters()` return them?",
+    )
     for p in params:
         p.data -= LEARNING_RATE * p.grad
     after = mean_squared_error(model).data
-    expect(after < loss.data,
-           f"after one step `p.data -= {LEARNING_RATE} * p.grad`, the mean squared error should "
-           f"be lower than {show(loss.data)}, but was {show(after)}")
+    expect(
+        after < loss.data,
+        f"after one step `p.data -= {LEARNING_RATE} * p.grad`, the mean squared error should "
+        f"be lower than {show(loss.data)}, but was {show(after)}",
+    )
 
 
 CHECKPOINT = [parameter_counts, forward_shapes, zero_grad_resets, descent_step]
@@ -300,6 +382,8 @@ CHECKPOINT = [parameter_counts, forward_shapes, zero_grad_resets, descent_step]
 def checkpoint(namespace):
     """Chapter 7's specification, run on the learner's `Neuron`, `Layer` and `MLP`
     (pass `globals()`, a module, or a dict holding them)."""
+
+
 # --------------------------------------------------------------------- the chapter's given code
 # The classes the chapter gives in its cells, as it gives them (tests/test_checks_core.py finds
 # each one, word for word, in a cell of the notebook). When an exercise's solution fails its check
@@ -361,8 +445,9 @@ def given_classes(*cells):
     namespace = {"Value": stage(5), "random": random, "add_to_class": add_to_class}
     for cell in cells:
         exec(cell, namespace)
-    return {name: namespace[name] for name in ("Module", "Neuron", "Layer", "MLP")
-            if name in namespace}
+    return {
+        name: namespace[name] for name in ("Module", "Neuron", "Layer", "MLP") if name in namespace
+    }
 
 
 # --------------------------------------------------------------------- exercises
@@ -375,10 +460,15 @@ def layer_parameters(Layer):
 
 
 LAYER_PARAMETERS = Exercise(
-    7, "Layer.parameters", [layer_parameters], what="your `Layer.parameters`",
-    answer_of=lambda Layer: vars(Layer).get("parameters"), unanswered=is_unwritten,
+    7,
+    "Layer.parameters",
+    [layer_parameters],
+    what="your `Layer.parameters`",
+    answer_of=lambda Layer: vars(Layer).get("parameters"),
+    unanswered=is_unwritten,
     todo="replace `...` with a `return` of one flat list, run the cell, then this check again",
-    given=lambda: given_classes(GIVEN_MODULE, GIVEN_NEURON, GIVEN_LAYER))
+    given=lambda: given_classes(GIVEN_MODULE, GIVEN_NEURON, GIVEN_LAYER),
+)
 
 
 def check_layer_parameters(Layer):
@@ -400,11 +490,17 @@ def _zero_grad_of(namespace):
 
 
 ZERO_GRAD = Exercise(
-    7, "zero_grad", [zero_grad_everywhere], what="your `zero_grad`", answer_of=_zero_grad_of,
+    7,
+    "zero_grad",
+    [zero_grad_everywhere],
+    what="your `zero_grad`",
+    answer_of=_zero_grad_of,
     unanswered=is_unwritten,
     todo="replace `...` with a loop over the parameters, run the cell, then this check again",
-    given=lambda: given_classes(GIVEN_MODULE, GIVEN_NEURON, GIVEN_LAYER,
-                                SOLVED_LAYER_PARAMETERS, GIVEN_MLP))
+    given=lambda: given_classes(
+        GIVEN_MODULE, GIVEN_NEURON, GIVEN_LAYER, SOLVED_LAYER_PARAMETERS, GIVEN_MLP
+    ),
+)
 
 
 def check_zero_grad(namespace):
@@ -430,39 +526,53 @@ def circles_accuracy(model, steps, accuracy):
     if not is_number(accuracy):
         fail(f"`circle_accuracy` should be a fraction between 0 and 1, but was {show(accuracy)}")
     if not 0.0 <= accuracy <= 1.0:
-        fail(f"`circle_accuracy` should be a fraction between 0 and 1 (0.9 is 90%), but was "
-             f"{show(accuracy)}")
+        fail(
+            f"`circle_accuracy` should be a fraction between 0 and 1 (0.9 is 90%), but was "
+            f"{show(accuracy)}"
+        )
     if accuracy >= 0.9:
         return
     said = f"your model classified {accuracy:.0%} of the points right, below 90%"
     widths = _widths(model)
     if widths is not None and len(widths) == 1:
-        fail(f"{said}: `MLP(2, {widths})` is a linear model. With no hidden layer, its output "
-             "neuron (which has no relu) scores w1·x1 + w2·x2 + b, so its boundary is a "
-             "straight line, and no straight line separates a circle from the ring around it: "
-             "however long it trains, about half the points stay wrong. Add a hidden layer of "
-             "relu neurons: `MLP(2, [width, 1])`")
+        fail(
+            f"{said}: `MLP(2, {widths})` is a linear model. With no hidden layer, its output "
+            "neuron (which has no relu) scores w1·x1 + w2·x2 + b, so its boundary is a "
+            "straight line, and no straight line separates a circle from the ring around it: "
+            "however long it trains, about half the points stay wrong. Add a hidden layer of "
+            "relu neurons: `MLP(2, [width, 1])`"
+        )
     if widths is not None and min(widths[:-1]) < 3:
         narrow = min(widths[:-1])
-        fail(f"{said}: a hidden layer of {narrow} relu neuron{'s' * (narrow != 1)} draws a "
-             f"boundary of at most {narrow} straight piece{'s' * (narrow != 1)}, and a closed "
-             "boundary around the inner circle needs at least three: widen the hidden layers "
-             "(a dozen or more neurons make a fair circle)")
+        fail(
+            f"{said}: a hidden layer of {narrow} relu neuron{'s' * (narrow != 1)} draws a "
+            f"boundary of at most {narrow} straight piece{'s' * (narrow != 1)}, and a closed "
+            "boundary around the inner circle needs at least three: widen the hidden layers "
+            "(a dozen or more neurons make a fair circle)"
+        )
     if is_int(steps):
         if steps <= 0:
-            fail(f"{said}: `circle_steps` is {steps}, so the model never trained: its weights "
-                 "are still the random ones it started with")
+            fail(
+                f"{said}: `circle_steps` is {steps}, so the model never trained: its weights "
+                "are still the random ones it started with"
+            )
         if steps < 40:
-            fail(f"{said}: {steps} step{'s' * (steps != 1)} of 20 points each are too few for "
-                 "the network to find the circle: take more steps (the moons took 40)")
+            fail(
+                f"{said}: {steps} step{'s' * (steps != 1)} of 20 points each are too few for "
+                "the network to find the circle: take more steps (the moons took 40)"
+            )
     fail(f"{said}: train longer, or widen the hidden layers")
 
 
 CIRCLES = Exercise(
-    7, "90% on the circles", [circles_accuracy], what="your circle model",
+    7,
+    "90% on the circles",
+    [circles_accuracy],
+    what="your circle model",
     answer_of=SameArguments(),
     unanswered=lambda answer: _widths(answer[0]) == [1] and answer[1] == 0,
-    todo="choose better layers and a number of steps, run the cell, then this check again")
+    todo="choose better layers and a number of steps, run the cell, then this check again",
+)
 
 
 def check_circles(model, steps, accuracy):

@@ -69,8 +69,9 @@ def _mul_that_forgets_its_second_input(self, other):
     return out
 
 
-PlantedBug = namedtuple("PlantedBug", ["value_class", "method", "description", "example", "f",
-                                       "inputs"])
+PlantedBug = namedtuple(
+    "PlantedBug", ["value_class", "method", "description", "example", "f", "inputs"]
+)
 
 
 def _planted(method, function, description, example, f, inputs):
@@ -81,25 +82,36 @@ def _planted(method, function, description, example, f, inputs):
 
 BUGGY_CLASSES = {
     "add_overwrites": _planted(
-        "__add__", _add_that_overwrites,
+        "__add__",
+        _add_that_overwrites,
         "`__add__`'s backward assigns (`=`) instead of adding (`+=`)",
-        "x + x at x = 1.5 (dy/dx is 2, the bug gives 1)", lambda x: x + x, [1.5],
+        "x + x at x = 1.5 (dy/dx is 2, the bug gives 1)",
+        lambda x: x + x,
+        [1.5],
     ),
     "tanh_slope": _planted(
-        "tanh", _tanh_without_square,
+        "tanh",
+        _tanh_without_square,
         "tanh's derivative is written 1 − t instead of 1 − t²",
-        "tanh(x) at x = 0.8", lambda x: x.tanh(), [0.8],
+        "tanh(x) at x = 0.8",
+        lambda x: x.tanh(),
+        [0.8],
     ),
     "mul_swaps": _planted(
-        "__mul__", _mul_that_swaps,
+        "__mul__",
+        _mul_that_swaps,
         "`__mul__`'s backward gives each input its own data instead of the other's",
-        "x · y at x = 2, y = −3", lambda x, y: x * y, [2.0, -3.0],
+        "x · y at x = 2, y = −3",
+        lambda x, y: x * y,
+        [2.0, -3.0],
     ),
     "mul_second_input": _planted(
-        "__mul__", _mul_that_forgets_its_second_input,
+        "__mul__",
+        _mul_that_forgets_its_second_input,
         "`__mul__`'s backward passes nothing to its second input",
         "x · y at x = 2, y = −3 (x's gradient is right, y's is 0 instead of 2)",
-        lambda x, y: x * y, [2.0, -3.0],
+        lambda x, y: x * y,
+        [2.0, -3.0],
     ),
 }
 
@@ -107,7 +119,8 @@ BUGGY_CLASSES = {
 # that the two differ by about 1% (t = tanh(0.01) ≈ 0.01, so 1 − t ≈ 0.990 and
 # 1 − t² ≈ 0.9999).
 SUBTLE_BUG = BUGGY_CLASSES["tanh_slope"]._replace(
-    example="tanh(x) at x = 0.01, where 1 − t is only about 1% off 1 − t²", inputs=[0.01])
+    example="tanh(x) at x = 0.01, where 1 − t is only about 1% off 1 − t²", inputs=[0.01]
+)
 
 # ----------------------------------------------------------------- mystery classes
 # The chapter's exercise: three classes with one broken method each, named only by a letter,

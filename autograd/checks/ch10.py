@@ -28,18 +28,37 @@ import gc
 from ..engine import Value as Reference
 from ..profiling import collector_off
 from .ch10_objects import (  # offered here too, as `ch10.check_cycle_path` and so on
-    check_cycle_path, check_object_predictions, count_made_by_product,
+    check_cycle_path,
+    check_object_predictions,
+    count_made_by_product,
 )
 from .ch10_flat_exp import (  # noqa: F401 (the chapter's given class, offered here too)
-    GIVEN_FLAT_VALUE, check_flat_exp, given_flat_value,
+    GIVEN_FLAT_VALUE,
+    check_flat_exp,
+    given_flat_value,
 )
 from .toolbox import (
-    ARITHMETIC, VISITED, chain_of_sums, check, declare_checkpoint, default_recursion_limit,
-    expect, expect_close, make_program, run_steps, show,
+    ARITHMETIC,
+    VISITED,
+    chain_of_sums,
+    check,
+    declare_checkpoint,
+    default_recursion_limit,
+    expect,
+    expect_close,
+    make_program,
+    run_steps,
+    show,
 )
 
-__all__ = ["checkpoint", "check_cycle_path", "check_object_predictions", "check_flat_exp",
-           "count_made_by_product", "DEPTH"]
+__all__ = [
+    "checkpoint",
+    "check_cycle_path",
+    "check_object_predictions",
+    "check_flat_exp",
+    "count_made_by_product",
+    "DEPTH",
+]
 
 DEPTH = 20_000  # twenty times what a recursive sort survives
 SEEDS = range(5)
@@ -66,8 +85,13 @@ def random_program(seed, n_inputs=3, n_steps=14):
     then each step uses the node just before it, and often an earlier one as well, so nodes
     are shared.
     """
-    (inputs,), steps = make_program(seed, OPERATIONS, n_inputs=n_inputs, n_steps=n_steps,
-                                         draw=lambda rng: rng.uniform(-1.5, 1.5))
+    (inputs,), steps = make_program(
+        seed,
+        OPERATIONS,
+        n_inputs=n_inputs,
+        n_steps=n_steps,
+        draw=lambda rng: rng.uniform(-1.5, 1.5),
+    )
     return inputs, steps
 
 
@@ -80,13 +104,16 @@ def run_program(cls, inputs, steps):
 @check("no attribute dictionary: every attribute is declared in `__slots__`")
 def uses_slots(cls):
     for what, v in (("a leaf", cls(1.0)), ("a product", cls(1.0) * cls(2.0))):
-        expect(not hasattr(v, "__dict__"),
-               f"{what} has a `__dict__`: list every attribute in `__slots__` (and do not "
-               "inherit from a class without `__slots__`)")
+        expect(
+            not hasattr(v, "__dict__"),
+            f"{what} has a `__dict__`: list every attribute in `__slots__` (and do not "
+            "inherit from a class without `__slots__`)",
+        )
 
 
-@check("(a·b + c)·relu(a) + exp(c/2): the reference engine's value and gradients",
-       timeout_hint=VISITED)
+@check(
+    "(a·b + c)·relu(a) + exp(c/2): the reference engine's value and gradients", timeout_hint=VISITED
+)
 def fixed_expression(cls):
     def f(a, b, c):
         return (a * b + c) * a.relu() + (c * 0.5).exp()
@@ -100,8 +127,11 @@ def fixed_expression(cls):
         expect_close(v.grad, w.grad, f"d/d{name}", tol=1e-12)
 
 
-@check(f"random expressions with plain numbers on both sides (seeds {SEEDS[0]} to "
-       f"{SEEDS[-1]}): the reference engine's values and gradients", timeout_hint=VISITED)
+@check(
+    f"random expressions with plain numbers on both sides (seeds {SEEDS[0]} to "
+    f"{SEEDS[-1]}): the reference engine's values and gradients",
+    timeout_hint=VISITED,
+)
 def random_expressions(cls):
     for seed in SEEDS:
         inputs, steps = random_program(seed)
@@ -114,8 +144,9 @@ def random_expressions(cls):
             expect_close(v.grad, w.grad, f"program {seed}: the gradient of input {k}", tol=1e-9)
 
 
-@check("a value used twice collects both paths: d(x·x)/dx = 2x, d(x + x)/dx = 2",
-       timeout_hint=VISITED)
+@check(
+    "a value used twice collects both paths: d(x·x)/dx = 2x, d(x + x)/dx = 2", timeout_hint=VISITED
+)
 def shared_value(cls):
     x = cls(3.0)
     (x * x).backward()
@@ -125,8 +156,7 @@ def shared_value(cls):
     expect_close(x.grad, 2.0, "d(x + x)/dx", hint="add (`+=`) into each input's grad")
 
 
-@check("calling backward() twice adds one more copy of every leaf's gradient",
-       timeout_hint=VISITED)
+@check("calling backward() twice adds one more copy of every leaf's gradient", timeout_hint=VISITED)
 def backward_twice(cls):
     a, b, c = cls(2.0), cls(-3.0), cls(10.0)
     out = (a * b + c) * a
@@ -134,9 +164,13 @@ def backward_twice(cls):
     first = [a.grad, b.grad, c.grad]
     out.backward()
     for name, v, once in zip("abc", (a, b, c), first):
-        expect_close(v.grad, 2 * once, f"`{name}.grad` after two calls",
-                     hint="reset the gradients of the intermediate nodes (those with inputs) "
-                          "at the start of `backward()`, and leave the leaves alone")
+        expect_close(
+            v.grad,
+            2 * once,
+            f"`{name}.grad` after two calls",
+            hint="reset the gradients of the intermediate nodes (those with inputs) "
+            "at the start of `backward()`, and leave the leaves alone",
+        )
 
 
 @check("a plain number makes no node: `(v * 2.5)._prev` and `(1 + v)._prev` are `(v,)`")
@@ -144,14 +178,19 @@ def numbers_are_not_nodes(cls):
     v = cls(2.0)
     for text, out in (("v * 2.5", v * 2.5), ("1 + v", 1 + v)):
         prev = out._prev
-        expect(isinstance(prev, tuple) and len(prev) == 1 and prev[0] is v,
-               f"`({text})._prev` should be `(v,)` but holds {len(prev)} value(s): keep a "
-               "plain number out of the graph, and use it only in the output and the local "
-               "derivative")
+        expect(
+            isinstance(prev, tuple) and len(prev) == 1 and prev[0] is v,
+            f"`({text})._prev` should be `(v,)` but holds {len(prev)} value(s): keep a "
+            "plain number out of the graph, and use it only in the output and the local "
+            "derivative",
+        )
 
 
-@check("no reference cycles: a graph is freed without the garbage collector", seconds=15,
-       timeout_hint=VISITED)
+@check(
+    "no reference cycles: a graph is freed without the garbage collector",
+    seconds=15,
+    timeout_hint=VISITED,
+)
 def no_cycles(cls):
     def build_and_drop():
         inputs, steps = random_program(0, n_steps=60)
@@ -169,25 +208,43 @@ def no_cycles(cls):
     finally:
         del gc.garbage[kept:]
         gc.set_debug(flags)
-    expect(left == 0, f"after a graph's last reference went, {left} of its values were still "
-                      "waiting for the garbage collector: something in a reference cycle holds "
-                      "them (a node that holds a function which uses the node? a nested function "
-                      "in `backward()` that calls itself?)")
+    expect(
+        left == 0,
+        f"after a graph's last reference went, {left} of its values were still "
+        "waiting for the garbage collector: something in a reference cycle holds "
+        "them (a node that holds a function which uses the node? a nested function "
+        "in `backward()` that calls itself?)",
+    )
 
 
-@check(f"backward() works on a chain {DEPTH:,} nodes deep at the default recursion limit",
-       seconds=15, timeout_hint=VISITED)
+@check(
+    f"backward() works on a chain {DEPTH:,} nodes deep at the default recursion limit",
+    seconds=15,
+    timeout_hint=VISITED,
+)
 def deep_chain(cls):
     x, step, chain = chain_of_sums(cls, DEPTH, 0.5, 1.0)
     with default_recursion_limit():
         chain[-1].backward()
-    expect(x.grad == 1.0 and step.grad == DEPTH,
-           f"`x.grad` should be 1.0 and `step.grad` {DEPTH:,}, but were {show(x.grad)} and "
-           f"{show(step.grad)}")
+    expect(
+        x.grad == 1.0 and step.grad == DEPTH,
+        f"`x.grad` should be 1.0 and `step.grad` {DEPTH:,}, but were {show(x.grad)} and "
+        f"{show(step.grad)}",
+    )
 
 
-CHECKPOINT = [uses_slots, fixed_expression, random_expressions, shared_value, backward_twice,
-              numbers_are_not_nodes, no_cycles, deep_chain]
+CHECKPOINT = [
+    uses_slots,
+    fixed_expression,
+    random_expressions,
+    shared_value,
+    backward_twice,
+    numbers_are_not_nodes,
+    no_cycles,
+    deep_chain,
+]
+
+
 @declare_checkpoint(10, "Chapter 10 · Making it fast: your FlatValue", CHECKPOINT)
 def checkpoint(cls):
     """Chapter 10's specification, on a FlatValue-like class (see the module docstring)."""

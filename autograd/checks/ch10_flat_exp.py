@@ -9,7 +9,15 @@ import gc
 import math
 
 from .toolbox import (
-    Exercise, check, expect, expect_close, fail, is_close, is_unwritten, returned, show,
+    Exercise,
+    check,
+    expect,
+    expect_close,
+    fail,
+    is_close,
+    is_unwritten,
+    returned,
+    show,
 )
 
 __all__ = ["check_flat_exp", "GIVEN_FLAT_VALUE", "given_flat_value"]
@@ -26,15 +34,28 @@ def _exp_of(cls, x, *, first=False):
     v = cls(x)
     call = f"`FlatValue({x:g}).exp()`"
     out = returned(
-        v.exp(), kind=lambda out: isinstance(out, cls),
-        none=(f"{call} gave None: the method has no `return`; end it with `return "
-              "FlatValue(...)`, the new value") if first else
-             f"{call} gave None: there is no new value to check (see the first line)",
-        wrong=lambda out: (f"{call} should give a new FlatValue, but gave {show(out)}: build "
-                           "it with `FlatValue(data, op, a, da)`") if first else
-                          f"{call} gave {show(out)}, not a FlatValue (see the first line)")
-    expect(out is not v, f"{call} returned the very value it was called on: build and return "
-                         "a new FlatValue, and leave the input as it was")
+        v.exp(),
+        kind=lambda out: isinstance(out, cls),
+        none=(
+            f"{call} gave None: the method has no `return`; end it with `return "
+            "FlatValue(...)`, the new value"
+        )
+        if first
+        else f"{call} gave None: there is no new value to check (see the first line)",
+        wrong=lambda out: (
+            (
+                f"{call} should give a new FlatValue, but gave {show(out)}: build "
+                "it with `FlatValue(data, op, a, da)`"
+            )
+            if first
+            else f"{call} gave {show(out)}, not a FlatValue (see the first line)"
+        ),
+    )
+    expect(
+        out is not v,
+        f"{call} returned the very value it was called on: build and return "
+        "a new FlatValue, and leave the input as it was",
+    )
     return v, out
 
 
@@ -44,16 +65,20 @@ def exp_values(cls):
         v, out = _exp_of(cls, x, first=True)
         e = math.exp(x)
         if out.data is v:
-            fail(f"`FlatValue({x:g}).exp().data` is the input itself: the arguments are mixed "
-                 "up. `FlatValue(data, op, a, da)` takes the new data, the number e^x, first; "
-                 "then the op's name; then the input `self`; then its local derivative")
+            fail(
+                f"`FlatValue({x:g}).exp().data` is the input itself: the arguments are mixed "
+                "up. `FlatValue(data, op, a, da)` takes the new data, the number e^x, first; "
+                "then the op's name; then the input `self`; then its local derivative"
+            )
         if is_close(out.data, x) and not is_close(x, e):
-            fail(f"`FlatValue({x:g}).exp().data` should be e^x = {e:.6g} but was {x:g}, the "
-                 "input's data: the first argument is the new value, `math.exp(self.data)`")
-        expect_close(out.data, e, f"`FlatValue({x:g}).exp().data`",
-                     hint="use `math.exp(self.data)`")
-        expect(v.data == x, f"`FlatValue({x:g}).exp()` changed its input's data to "
-                            f"{show(v.data)}")
+            fail(
+                f"`FlatValue({x:g}).exp().data` should be e^x = {e:.6g} but was {x:g}, the "
+                "input's data: the first argument is the new value, `math.exp(self.data)`"
+            )
+        expect_close(
+            out.data, e, f"`FlatValue({x:g}).exp().data`", hint="use `math.exp(self.data)`"
+        )
+        expect(v.data == x, f"`FlatValue({x:g}).exp()` changed its input's data to {show(v.data)}")
 
 
 def _exp_input_problem(v, out, x):
@@ -61,21 +86,31 @@ def _exp_input_problem(v, out, x):
     prev = getattr(out, "_prev", None)
     if isinstance(prev, tuple) and len(prev) == 1 and prev[0] is v:
         return ""
-    order = ("`FlatValue(data, op, a, da)` takes the new data, the op's name, the input "
-             "`self`, then its local derivative")
+    order = (
+        "`FlatValue(data, op, a, da)` takes the new data, the op's name, the input "
+        "`self`, then its local derivative"
+    )
     if getattr(out, "_da", None) is v:
         held = getattr(out, "_a", None)
         held = f"{held:.6g}" if isinstance(held, float) else show(held)
-        return (f"the input and its local derivative are the wrong way round: `_a` holds "
-                f"{held} and `_da` holds the input. {order}")
+        return (
+            f"the input and its local derivative are the wrong way round: `_a` holds "
+            f"{held} and `_da` holds the input. {order}"
+        )
     if getattr(out, "_op", None) is v:
-        return (f"the input went where the op's name goes, and every argument after it moved "
-                f"one place: {order}")
+        return (
+            f"the input went where the op's name goes, and every argument after it moved "
+            f"one place: {order}"
+        )
     if getattr(out, "_b", None) is v:
-        return (f"the input went into the second slot, `b`: a node with one input keeps it in "
-                f"`a`. {order}")
-    return (f"`FlatValue({x:g}).exp()._prev` should be `(x,)`, its one input, but was "
-            f"{show(prev)}: pass `self` as the input `a`. {order}")
+        return (
+            f"the input went into the second slot, `b`: a node with one input keeps it in "
+            f"`a`. {order}"
+        )
+    return (
+        f"`FlatValue({x:g}).exp()._prev` should be `(x,)`, its one input, but was "
+        f"{show(prev)}: pass `self` as the input `a`. {order}"
+    )
 
 
 @check("its one input is `self`, with local derivative e^x: backward() gives d(e^x)/dx = e^x")
@@ -88,23 +123,44 @@ def exp_gradient(cls):
         out.backward()
         e = math.exp(x)
         wrong = [
-            (1.0, "the local derivative of e^x is e^x, not 1 (1 is the derivative of x itself, "
-                  "not of e^x)"),
-            (x, "that is x, the input's data: the local derivative of e^x is e^x, the output "
-                "itself"),
-            (x * math.exp(x - 1), "that is the power rule, x·e^(x−1), but e^x is not a power of "
-                                  "x: its derivative is e^x itself"),
-            (math.exp(e), "that is e^(e^x), exp taken twice: the local derivative is e^x, "
-                          "the new node's data"),
-            (0.0, "no gradient reached x: store the local derivative e^x as `da`, the argument "
-                  "after the input"),
+            (
+                1.0,
+                "the local derivative of e^x is e^x, not 1 (1 is the derivative of x itself, "
+                "not of e^x)",
+            ),
+            (
+                x,
+                "that is x, the input's data: the local derivative of e^x is e^x, the output "
+                "itself",
+            ),
+            (
+                x * math.exp(x - 1),
+                "that is the power rule, x·e^(x−1), but e^x is not a power of "
+                "x: its derivative is e^x itself",
+            ),
+            (
+                math.exp(e),
+                "that is e^(e^x), exp taken twice: the local derivative is e^x, "
+                "the new node's data",
+            ),
+            (
+                0.0,
+                "no gradient reached x: store the local derivative e^x as `da`, the argument "
+                "after the input",
+            ),
         ]
         for value, meaning in wrong:
             if is_close(v.grad, value) and not is_close(value, e):
-                fail(f"after `out = x.exp(); out.backward()` with x = {x:g}, `x.grad` should be "
-                     f"e^x = {e:.6g} but was {v.grad:.6g}: {meaning}")
-        expect_close(v.grad, e, f"after `out = x.exp(); out.backward()` with x = {x:g}, `x.grad`",
-                     hint="store e^x as the local derivative: the output is its own derivative")
+                fail(
+                    f"after `out = x.exp(); out.backward()` with x = {x:g}, `x.grad` should be "
+                    f"e^x = {e:.6g} but was {v.grad:.6g}: {meaning}"
+                )
+        expect_close(
+            v.grad,
+            e,
+            f"after `out = x.exp(); out.backward()` with x = {x:g}, `x.grad`",
+            hint="store e^x as the local derivative: the output is its own derivative",
+        )
 
 
 def _expect_given_backward(cls):
@@ -118,10 +174,12 @@ def _expect_given_backward(cls):
     except Exception:  # the checks that follow say what went wrong
         return
     if isinstance(v.grad, (int, float)) and not is_close(v.grad, 2 * x + 1):
-        fail(f"without `exp` at all, d(x·x + x)/dx at x = {x:g} should be {2 * x + 1:g} but was "
-             f"{v.grad:.6g}: the given `FlatValue` (its `+`, `*` or `backward()`, a cell above "
-             "this exercise) gives wrong gradients, so was that cell edited? `backward()` adds "
-             "each path's part with `+=`; run that cell again as the chapter gives it")
+        fail(
+            f"without `exp` at all, d(x·x + x)/dx at x = {x:g} should be {2 * x + 1:g} but was "
+            f"{v.grad:.6g}: the given `FlatValue` (its `+`, `*` or `backward()`, a cell above "
+            "this exercise) gives wrong gradients, so was that cell edited? `backward()` adds "
+            "each path's part with `+=`; run that cell again as the chapter gives it"
+        )
 
 
 @check("through other operations: d e^(2x)/dx = 2e^(2x), d(x·e^x)/dx = (x + 1)e^x")
@@ -139,18 +197,23 @@ def exp_chain_rule(cls):
                 got = f"{v.grad:.6g}" if isinstance(v.grad, float) else show(v.grad)
                 # backward() is the chapter's, not the learner's: only what exp() stores can
                 # be at fault here
-                fail(f"{what} at x = {x:g} should be {expected:.6g} but was {got}: `backward()` "
-                     "multiplies the local derivative that `exp()` stored by the gradient that "
-                     "arrives, and adds up the paths; so check what `exp()` stores as its local "
-                     "derivative: e^x, the new node's data")
+                fail(
+                    f"{what} at x = {x:g} should be {expected:.6g} but was {got}: `backward()` "
+                    "multiplies the local derivative that `exp()` stored by the gradient that "
+                    "arrives, and adds up the paths; so check what `exp()` stores as its local "
+                    "derivative: e^x, the new node's data"
+                )
 
 
 @check("no closure: the new node holds no function, so it is in no reference cycle")
 def exp_no_closure(cls):
     _, out = _exp_of(cls, 0.5)
     functions = [obj for obj in gc.get_referents(out) if type(obj).__name__ == "function"]
-    expect(not functions, "the node that `exp()` returns holds a function (a closure?): store "
-                          "the local derivative as a number in `_da` instead")
+    expect(
+        not functions,
+        "the node that `exp()` returns holds a function (a closure?): store "
+        "the local derivative as a number in `_da` instead",
+    )
 
 
 # The chapter's `FlatValue`, as its cell gives it (tests/test_checks_core.py finds it, word for
@@ -211,13 +274,17 @@ def given_flat_value():
     return {"FlatValue": namespace["FlatValue"]}
 
 
-EXP = Exercise(10, "exp without a closure",
-               [exp_values, exp_gradient, exp_chain_rule, exp_no_closure],
-               what="your `exp`", answer_of=lambda cls: vars(cls).get("exp"),
-               unanswered=is_unwritten,
-               todo="replace `...` with `return FlatValue(...)`: the new data, the op's name, "
-                    "the input and its local derivative; run the cell, then this check again",
-               given=given_flat_value)
+EXP = Exercise(
+    10,
+    "exp without a closure",
+    [exp_values, exp_gradient, exp_chain_rule, exp_no_closure],
+    what="your `exp`",
+    answer_of=lambda cls: vars(cls).get("exp"),
+    unanswered=is_unwritten,
+    todo="replace `...` with `return FlatValue(...)`: the new data, the op's name, "
+    "the input and its local derivative; run the cell, then this check again",
+    given=given_flat_value,
+)
 
 
 def check_flat_exp(cls):

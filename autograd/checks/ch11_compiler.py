@@ -19,10 +19,18 @@ UPSTREAM = 2.5  # the gradient arriving from above in the exercise's graphs: not
 # classic mistake: the checkpoint runs it to name the mistake whose numbers it sees.
 
 # Each operation's local slopes, d(out)/d(input), as Python text in `out`, `a` and `b`.
-_SLOPES = {"+": ("1.0", "1.0"), "*": ("{b}", "{a}"), "tanh": ("(1 - {out}**2)",),
-           "relu": ("({out} > 0)",)}
-_FORWARD = {"+": "{out} = {a} + {b}", "*": "{out} = {a} * {b}", "tanh": "{out} = math.tanh({a})",
-            "relu": "{out} = {a} if {a} > 0 else 0.0"}
+_SLOPES = {
+    "+": ("1.0", "1.0"),
+    "*": ("{b}", "{a}"),
+    "tanh": ("(1 - {out}**2)",),
+    "relu": ("({out} > 0)",),
+}
+_FORWARD = {
+    "+": "{out} = {a} + {b}",
+    "*": "{out} = {a} * {b}",
+    "tanh": "{out} = math.tanh({a})",
+    "relu": "{out} = {a} if {a} > 0 else 0.0",
+}
 
 
 def _trace(root, inputs):
@@ -67,7 +75,7 @@ def _source(tape, constants, inputs, *, backward=None, reverse=True, seed=1.0, t
     lines += [_FORWARD[op].format(out=out, a=args[0], b=args[-1]) for out, op, args in tape]
     lines += [f"d{name} = 0.0" for name in [*inputs, *constants, *(t[0] for t in tape)]]
     lines.append(f"d{result} = {seed!r}")
-    for out, op, args in (reversed(tape) if reverse else tape):
+    for out, op, args in reversed(tape) if reverse else tape:
         if op in backward:
             lines += list(backward[op](out, *args))
         else:

@@ -29,13 +29,32 @@ from ..engine import Value
 from ..graph import topological_order
 from ..higher_order import grad
 from .toolbox import (
-    Exercise, Prediction, call, check, declare_checkpoint, diagnose, expect, fail, is_close,
-    is_number, is_unwritten, _said, show,
+    Exercise,
+    Prediction,
+    call,
+    check,
+    declare_checkpoint,
+    diagnose,
+    expect,
+    fail,
+    is_close,
+    is_number,
+    is_unwritten,
+    _said,
+    show,
 )
 from .ch12_reference import OPERATIONS, _MISTAKES, reference_grad  # noqa: F401  (passed on)
 
-__all__ = ["checkpoint", "check_second_derivative_prediction", "check_hvp", "check_my_grad",
-           "reference_grad", "random_expression", "SEEDS", "numerical_hvp"]
+__all__ = [
+    "checkpoint",
+    "check_second_derivative_prediction",
+    "check_hvp",
+    "check_my_grad",
+    "reference_grad",
+    "random_expression",
+    "SEEDS",
+    "numerical_hvp",
+]
 
 SEEDS = range(6)
 TOL = 1e-9
@@ -44,17 +63,22 @@ TOL = 1e-9
 # --------------------------------------------------------------------- exercise: predict f''
 
 SECOND = Prediction(
-    12, "predict a second derivative", "f''(1.5) for f(x) = x³ − 2x", 9.0,
+    12,
+    "predict a second derivative",
+    "f''(1.5) for f(x) = x³ − 2x",
+    9.0,
     hint="differentiate twice by hand: f'(x) = 3x² − 2, then differentiate that again, and "
-         "put x = 1.5 in.",
+    "put x = 1.5 in.",
     explain="f'(x) = 3x² − 2 and f''(x) = 6x, so f''(1.5) = 6 · 1.5 = 9. The −2x is a straight "
-            "line: its slope is constant, so it leaves nothing for the second derivative.",
+    "line: its slope is constant, so it leaves nothing for the second derivative.",
     known_wrong=[
         (4.75, "that is the first derivative, f'(1.5) = 3 · 1.5² − 2. Differentiate once more."),
-        (6.75, "that is 3x² at 1.5, a first derivative (without its −2). Differentiate once "
-               "more."),
-        (7.0, "the −2x has slope −2, but its *second* derivative is 0: a straight line does "
-              "not bend."),
+        (6.75, "that is 3x² at 1.5, a first derivative (without its −2). Differentiate once more."),
+        (
+            7.0,
+            "the −2x has slope −2, but its *second* derivative is 0: a straight line does "
+            "not bend.",
+        ),
         (6.0, "6x is right, but at x = 1.5, not at x = 1."),
     ],
 )
@@ -70,6 +94,7 @@ def check_second_derivative_prediction(answer):
 
 def numerical_hvp(f, xs, v, h=1e-5):
     """H v by central differences of the gradient: (∇f(x + h v) − ∇f(x − h v)) / 2h."""
+
     def gradient(numbers):
         leaves = [Value(x) for x in numbers]
         return [g.data for g in grad(f(leaves), leaves)]
@@ -103,16 +128,19 @@ _HVP_CASES = (
 
 _NO_CREATE_GRAPH = (
     "the gradients were plain leaves, with no graph back to the inputs. Compute them with "
-    "`grad(..., create_graph=True)`, so that grad can differentiate their sum again")
+    "`grad(..., create_graph=True)`, so that grad can differentiate their sum again"
+)
 _LEFT_THE_GRAPH = (
     "you pass `create_graph=True`, so each g_i is a Value with a graph back to the inputs; "
     "but the sum you differentiate again is {how}: a float left the graph. Build the sum from "
     "the gradient Values themselves, `sum(gi * vi for gi, vi in zip(g, v))`, and take `.data` "
-    "only of the final answers")
+    "only of the final answers"
+)
 _FLOAT_HOW = "a plain {kind}, made from their numbers (`.data`)"
 _REWRAPPED_HOW = "a new Value made from their numbers (`.data`), with no graph behind it{zeros}"
-_ZEROS = (", so grad finds no path to the inputs; `allow_unused=True` only turns that into "
-          "gradients of 0")
+_ZEROS = (
+    ", so grad finds no path to the inputs; `allow_unused=True` only turns that into gradients of 0"
+)
 
 
 def _recorded_grad_calls(hvp, f, xs, v):
@@ -153,10 +181,12 @@ def _hvp_lost_graph(hvp, f, xs, v):
         calls = None
     if not calls or len(calls) < 2 or calls[0][2] is None:
         # its two grad calls could not be watched: say both causes, guess neither
-        return ("the sum you differentiate again has no graph back to the inputs. Either the "
-                "gradients were computed without `create_graph=True`, or a float left the "
-                "graph on the way (a `.data`, or a new `Value(...)` around a number): build the "
-                "sum from the gradient Values themselves, `gi * vi`")
+        return (
+            "the sum you differentiate again has no graph back to the inputs. Either the "
+            "gradients were computed without `create_graph=True`, or a float left the "
+            "graph on the way (a `.data`, or a new `Value(...)` around a number): build the "
+            "sum from the gradient Values themselves, `gi * vi`"
+        )
     (_, first_options, gradients), (output, options, _) = calls[:2]
     if not first_options.get("create_graph"):
         return _NO_CREATE_GRAPH
@@ -188,19 +218,28 @@ def _call_hvp(hvp, f, xs, v, what):
         why = _hvp_lost_graph(hvp, f, xs, v) if _plain_float_output(error) else ""
         return f"{said}: {why}" if why else said
 
-    got = call(hvp, f, list(xs), list(v), raised=raised,
-               none="`hvp` gave None: end it with `return [...]`, one number per input")
+    got = call(
+        hvp,
+        f,
+        list(xs),
+        list(v),
+        raised=raised,
+        none="`hvp` gave None: end it with `return [...]`, one number per input",
+    )
     try:
         numbers = list(got)
     except TypeError:
         fail(f"`hvp` should return a list of numbers, one per input, but returned {show(got)}")
     if any(isinstance(g, Value) for g in numbers):
-        fail(f"`hvp` should return a list of numbers, one per input, but returned Values: "
-             f"{show(got)}. Take the number out of each, `[d.data for d in ...]`, as "
-             "`gradient_numbers` does")
-    expect(len(numbers) == len(xs) and all(is_number(n) for n in numbers),
-           f"`hvp` should return a list of {len(xs)} numbers, one per input, but returned "
-           f"{show(got)}")
+        fail(
+            f"`hvp` should return a list of numbers, one per input, but returned Values: "
+            f"{show(got)}. Take the number out of each, `[d.data for d in ...]`, as "
+            "`gradient_numbers` does"
+        )
+    expect(
+        len(numbers) == len(xs) and all(is_number(n) for n in numbers),
+        f"`hvp` should return a list of {len(xs)} numbers, one per input, but returned {show(got)}",
+    )
     return numbers
 
 
@@ -210,16 +249,22 @@ def _hvp_why(f, xs, v, got):
     gradient = [g.data for g in grad(f(leaves), leaves)]
     ones = _exact_hvp(f, xs, [1.0] * len(xs))
     if all(is_close(a, b, 1e-6) for a, b in zip(got, gradient)):
-        return ("these are the first derivatives, the gradient itself: H v is the gradient of "
-                "the sum of grad_i · v_i, a second grad")
+        return (
+            "these are the first derivatives, the gradient itself: H v is the gradient of "
+            "the sum of grad_i · v_i, a second grad"
+        )
     if all(is_close(a, b, 1e-6) for a, b in zip(got, ones)):
-        return ("this is H times a vector of ones: multiply each gradient by its v_i before "
-                "adding them up")
+        return (
+            "this is H times a vector of ones: multiply each gradient by its v_i before "
+            "adding them up"
+        )
     return ""
 
 
-@check("H v for f(x, y) = x²y + tanh(xy) + y³ and for a function of three inputs, with v not "
-       "all ones: central differences of the gradient agree to 1e-5")
+@check(
+    "H v for f(x, y) = x²y + tanh(xy) + y³ and for a function of three inputs, with v not "
+    "all ones: central differences of the gradient agree to 1e-5"
+)
 def hvp_against_differences(hvp):
     for what, f, xs, v in _HVP_CASES:
         got = _call_hvp(hvp, f, xs, v, what)
@@ -229,8 +274,10 @@ def hvp_against_differences(hvp):
                 why = _hvp_why(f, xs, v, got)
                 if not why and all(n == 0 for n in got):
                     why = _hvp_lost_graph(hvp, f, xs, v)
-                said = (f"for {what} at {show(xs)} with v = {show(v)}, entry {i} of H v should "
-                        f"be {b:.6g} (central differences of the gradient) but was {a:.6g}")
+                said = (
+                    f"for {what} at {show(xs)} with v = {show(v)}, entry {i} of H v should "
+                    f"be {b:.6g} (central differences of the gradient) but was {a:.6g}"
+                )
                 fail(f"{said}: {why}" if why else said)
 
 
@@ -242,10 +289,15 @@ def hvp_shape(hvp):
     expect(len(got) == 2, f"`hvp` should give 2 numbers here, but gave {len(got)}")
 
 
-HVP = Exercise(12, "a Hessian-vector product", [hvp_against_differences, hvp_shape],
-               what="your `hvp`", unanswered=is_unwritten,
-               todo="replace `...` with the gradient, as Values, then grad of the sum of "
-                    "grad_i · v_i; run the cell, then this check again")
+HVP = Exercise(
+    12,
+    "a Hessian-vector product",
+    [hvp_against_differences, hvp_shape],
+    what="your `hvp`",
+    unanswered=is_unwritten,
+    todo="replace `...` with the gradient, as Values, then grad of the sum of "
+    "grad_i · v_i; run the cell, then this check again",
+)
 
 
 def check_hvp(hvp):
@@ -285,18 +337,26 @@ def random_expression(seed):
 
 def _call(my_grad, output, inputs, what):
     """The learner's gradients, as Values, failing with words otherwise."""
-    got = call(my_grad, output, list(inputs),
-               raised=lambda error: f"`my_grad` on {what} raised {_said(error)}",
-               none="`my_grad` gave None: end it with `return [...]`, one gradient per input",
-               kind=lambda got: isinstance(got, (list, tuple)) and len(got) == len(inputs),
-               wrong=lambda got: f"`my_grad(output, inputs)` should return a list with one "
-                                 f"gradient per input ({len(inputs)} here), but returned "
-                                 f"{show(got)}")
+    got = call(
+        my_grad,
+        output,
+        list(inputs),
+        raised=lambda error: f"`my_grad` on {what} raised {_said(error)}",
+        none="`my_grad` gave None: end it with `return [...]`, one gradient per input",
+        kind=lambda got: isinstance(got, (list, tuple)) and len(got) == len(inputs),
+        wrong=lambda got: (
+            f"`my_grad(output, inputs)` should return a list with one "
+            f"gradient per input ({len(inputs)} here), but returned "
+            f"{show(got)}"
+        ),
+    )
     for g in got:
         if not isinstance(g, Value):
-            fail(f"`my_grad` returned {show(g)} among the gradients, a {type(g).__name__}: "
-                 "each gradient should be a Value, built from the graph's own nodes, so that "
-                 "it can be differentiated again")
+            fail(
+                f"`my_grad` returned {show(g)} among the gradients, a {type(g).__name__}: "
+                "each gradient should be a Value, built from the graph's own nodes, so that "
+                "it can be differentiated again"
+            )
     return list(got)
 
 
@@ -321,9 +381,13 @@ def _diagnose(build, numbers, got_first, got_second=None):
 
         return lambda: _derivatives(with_mistake, build, numbers, second)
 
-    return diagnose((got_first, got_second),
-                    ((planted(mistake), words) for mistake, words in _MISTAKES),
-                    same=_same_all, right=right, otherwise="")
+    return diagnose(
+        (got_first, got_second),
+        ((planted(mistake), words) for mistake, words in _MISTAKES),
+        same=_same_all,
+        right=right,
+        otherwise="",
+    )
 
 
 def _derivatives(grad_function, build, numbers, second):
@@ -354,39 +418,53 @@ def _compare(my_grad, build, numbers, what, *, second=True):
     for name, got, right in zip(_NAMES, got_first, _numbers(witness)):
         if not is_close(got, right, TOL):
             why = _diagnose(build, numbers, got_first)
-            said = (f"{at}: d/d{name} should be {right:.6g} (autograd.grad's) but was "
-                    f"{got:.6g}")
+            said = f"{at}: d/d{name} should be {right:.6g} (autograd.grad's) but was {got:.6g}"
             fail(f"{said}: {why}" if why else said)
     if not second:
         return
-    got_second = [_numbers(_call(my_grad, g, leaves, f"your own d/d{_NAMES[i]} of {at}"))
-                  for i, g in enumerate(first)]
+    got_second = [
+        _numbers(_call(my_grad, g, leaves, f"your own d/d{_NAMES[i]} of {at}"))
+        for i, g in enumerate(first)
+    ]
     for i, row in enumerate(got_second):
         right = _numbers(grad(witness[i], leaves, allow_unused=True))
         for name, got, expected in zip(_NAMES, row, right):
             if not is_close(got, expected, TOL):
                 why = _diagnose(build, numbers, got_first, got_second)
-                said = (f"{at}: the second derivative d/d{name} of d/d{_NAMES[i]} should be "
-                        f"{expected:.6g} (grad of grad) but was {got:.6g}")
+                said = (
+                    f"{at}: the second derivative d/d{name} of d/d{_NAMES[i]} should be "
+                    f"{expected:.6g} (grad of grad) but was {got:.6g}"
+                )
                 fail(f"{said}: {why}" if why else said)
 
 
-@check("y = 2.5·tanh(x·w + x)·x: x used three times, the gradient from above not 1; "
-       "autograd.grad's first derivatives")
+@check(
+    "y = 2.5·tanh(x·w + x)·x: x used three times, the gradient from above not 1; "
+    "autograd.grad's first derivatives"
+)
 def reused_value(my_grad):
-    _compare(my_grad, lambda x, w: 2.5 * (x * w + x).tanh() * x, [0.7, -0.4],
-             "y = 2.5·tanh(x·w + x)·x", second=False)
+    _compare(
+        my_grad,
+        lambda x, w: 2.5 * (x * w + x).tanh() * x,
+        [0.7, -0.4],
+        "y = 2.5·tanh(x·w + x)·x",
+        second=False,
+    )
 
 
-@check("each gradient is a Value whose graph reaches the inputs: grad of your gradient gives "
-       "the second derivatives of y = x·x·x·w and of y = tanh(x·w)")
+@check(
+    "each gradient is a Value whose graph reaches the inputs: grad of your gradient gives "
+    "the second derivatives of y = x·x·x·w and of y = tanh(x·w)"
+)
 def second_derivatives(my_grad):
     _compare(my_grad, lambda x, w: x * x * x * w, [1.5, -2.0], "y = x·x·x·w")
     _compare(my_grad, lambda x, w: (x * w).tanh(), [0.6, 0.9], "y = tanh(x·w)")
 
 
-@check(f"random expressions of +, · and tanh, values used twice, numbers on either side "
-       f"(seeds {SEEDS[0]} to {SEEDS[-1]}): autograd.grad's first and second derivatives")
+@check(
+    f"random expressions of +, · and tanh, values used twice, numbers on either side "
+    f"(seeds {SEEDS[0]} to {SEEDS[-1]}): autograd.grad's first and second derivatives"
+)
 def random_expressions(my_grad):
     for seed in SEEDS:
         numbers, build = random_expression(seed)
@@ -399,18 +477,26 @@ def leaves_grad_alone(my_grad):
     y = (x * w + x).tanh()
     _call(my_grad, y, [x, w], "tanh(x·w + x)")
     touched = [n for n in topological_order(y) if n.grad != 0.0]
-    expect(not touched, f"after `my_grad`, {len(touched)} node(s) had a `.grad` that was not "
-                        "0: keep the gradients in your dict `grads`, and don't call "
-                        "`backward()`")
+    expect(
+        not touched,
+        f"after `my_grad`, {len(touched)} node(s) had a `.grad` that was not "
+        "0: keep the gradients in your dict `grads`, and don't call "
+        "`backward()`",
+    )
 
 
 CHECKPOINT = [reused_value, second_derivatives, random_expressions, leaves_grad_alone]
 
-MY_GRAD = Exercise(12, "your own grad", CHECKPOINT, what="your `my_grad`",
-                   unanswered=is_unwritten,
-                   todo="replace `...` with the rules of +, * and tanh: for each input of the "
-                        "node, its local slope (a Value) times `g`, added into `grads`; run "
-                        "the cell, then this check again")
+MY_GRAD = Exercise(
+    12,
+    "your own grad",
+    CHECKPOINT,
+    what="your `my_grad`",
+    unanswered=is_unwritten,
+    todo="replace `...` with the rules of +, * and tanh: for each input of the "
+    "node, its local slope (a Value) times `g`, added into `grads`; run "
+    "the cell, then this check again",
+)
 
 
 def check_my_grad(my_grad):
@@ -418,7 +504,11 @@ def check_my_grad(my_grad):
     return MY_GRAD.check(my_grad)
 
 
-@declare_checkpoint(12, "Chapter 12 · Gradients of gradients: your my_grad", CHECKPOINT,
-                    takes="your function `my_grad(output, inputs)`")
+@declare_checkpoint(
+    12,
+    "Chapter 12 · Gradients of gradients: your my_grad",
+    CHECKPOINT,
+    takes="your function `my_grad(output, inputs)`",
+)
 def checkpoint(my_grad):
     """Chapter 12's specification, on `my_grad(output, inputs)` (see the module docstring)."""

@@ -9,8 +9,18 @@ from ..graph import topological_order
 OPERATIONS = ("+", "*", "tanh")  # what my_grad knows
 
 
-def reference_grad(output, inputs, *, assign=False, upstream=True, floats=False, alone=(),
-                   from_data=(), swapped=False, tanh_of_input=False):
+def reference_grad(
+    output,
+    inputs,
+    *,
+    assign=False,
+    upstream=True,
+    floats=False,
+    alone=(),
+    from_data=(),
+    swapped=False,
+    tanh_of_input=False,
+):
     """The chapter's `my_grad`, or with a classic mistake planted: `assign` (`=` for `+=`),
     `upstream=False` (the local slope alone, no `* g`), `floats` (slopes from `.data`); `alone`
     and `from_data` plant the last two in the rules of some operations only, e.g. `("*",)`;
@@ -33,12 +43,15 @@ def reference_grad(output, inputs, *, assign=False, upstream=True, floats=False,
                 slopes.reverse()
         elif node._op == "tanh":
             t = node._prev[0] if tanh_of_input else node
-            slopes = [1 - t.data ** 2] if numbers else [1 - t * t]
+            slopes = [1 - t.data**2] if numbers else [1 - t * t]
         else:
             raise NotImplementedError(node._op)
         for child, slope in zip(node._prev, slopes):
-            part = slope * g if node._op not in alone else (slope if isinstance(slope, Value)
-                                                            else Value(slope))
+            part = (
+                slope * g
+                if node._op not in alone
+                else (slope if isinstance(slope, Value) else Value(slope))
+            )
             if id(child) in grads and not assign:
                 grads[id(child)] = grads[id(child)] + part
             else:
@@ -47,38 +60,58 @@ def reference_grad(output, inputs, *, assign=False, upstream=True, floats=False,
 
 
 _MISTAKES = (
-    ({"assign": True},
-     "`grads[id(child)] = part` assigns with `=` instead of adding with `+=`: a value used "
-     "twice keeps only its last contribution. Add the part to what `grads` already holds for "
-     "that input"),
-    ({"upstream": False},
-     "each operation passes the local slope alone: multiply it by `g`, the gradient arriving "
-     "from above (the chain rule: local slope times upstream)"),
-    ({"floats": True},
-     "a local slope computed from `.data` is a plain float: the first derivatives come out "
-     "right, but the gradient's graph no longer reaches the inputs, so it is not "
-     "differentiable again. Build each slope from the nodes themselves (`b`, `1 - node * "
-     "node`), not from their `.data`"),
-    ({"swapped": True},
-     "the rule of `*` gives each factor its own value as its slope: for `node = a * b`, "
-     "d(node)/da is `b`, the other factor, and d(node)/db is `a`, so the parts are "
-     "`[b * g, a * g]`, in the order of `node._prev`"),
-    ({"tanh_of_input": True},
-     "the slope of tanh is built from its input: for `t = tanh(a)` the slope is 1 − t², with "
-     "t the tanh node itself (`node`), not its input a (`node._prev[0]`): write "
-     "`(1 - node * node) * g`"),
-    ({"assign": True, "upstream": False},
-     "two mistakes at once: `=` instead of `+=` (a value used twice keeps only its last "
-     "contribution), and the local slope alone, without `* g`"),
-) + tuple(
-    ({"alone": (op,)},
-     f"the rule of `{op}` passes its local slope alone: multiply it by `g`, the gradient "
-     "arriving from above (the chain rule: local slope times upstream)")
-    for op in OPERATIONS
-) + tuple(
-    ({"from_data": (op,)},
-     f"the slope of `{op}` is computed from `.data`, a plain float: the first derivatives come "
-     "out right, but the gradient's graph no longer reaches the inputs there, so it is not "
-     "differentiable again. Build it from the nodes themselves, not from their `.data`")
-    for op in OPERATIONS[1:]  # `+`'s slope is 1 either way
+    (
+        (
+            {"assign": True},
+            "`grads[id(child)] = part` assigns with `=` instead of adding with `+=`: a value used "
+            "twice keeps only its last contribution. Add the part to what `grads` already holds for "
+            "that input",
+        ),
+        (
+            {"upstream": False},
+            "each operation passes the local slope alone: multiply it by `g`, the gradient arriving "
+            "from above (the chain rule: local slope times upstream)",
+        ),
+        (
+            {"floats": True},
+            "a local slope computed from `.data` is a plain float: the first derivatives come out "
+            "right, but the gradient's graph no longer reaches the inputs, so it is not "
+            "differentiable again. Build each slope from the nodes themselves (`b`, `1 - node * "
+            "node`), not from their `.data`",
+        ),
+        (
+            {"swapped": True},
+            "the rule of `*` gives each factor its own value as its slope: for `node = a * b`, "
+            "d(node)/da is `b`, the other factor, and d(node)/db is `a`, so the parts are "
+            "`[b * g, a * g]`, in the order of `node._prev`",
+        ),
+        (
+            {"tanh_of_input": True},
+            "the slope of tanh is built from its input: for `t = tanh(a)` the slope is 1 − t², with "
+            "t the tanh node itself (`node`), not its input a (`node._prev[0]`): write "
+            "`(1 - node * node) * g`",
+        ),
+        (
+            {"assign": True, "upstream": False},
+            "two mistakes at once: `=` instead of `+=` (a value used twice keeps only its last "
+            "contribution), and the local slope alone, without `* g`",
+        ),
+    )
+    + tuple(
+        (
+            {"alone": (op,)},
+            f"the rule of `{op}` passes its local slope alone: multiply it by `g`, the gradient "
+            "arriving from above (the chain rule: local slope times upstream)",
+        )
+        for op in OPERATIONS
+    )
+    + tuple(
+        (
+            {"from_data": (op,)},
+            f"the slope of `{op}` is computed from `.data`, a plain float: the first derivatives come "
+            "out right, but the gradient's graph no longer reaches the inputs there, so it is not "
+            "differentiable again. Build it from the nodes themselves, not from their `.data`",
+        )
+        for op in OPERATIONS[1:]  # `+`'s slope is 1 either way
+    )
 )

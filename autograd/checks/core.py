@@ -6,7 +6,6 @@ itself, and what the learner answered, live in `report.py`; this module offers t
 of them.
 """
 
-
 import _thread
 import math
 import os
@@ -20,7 +19,13 @@ from contextlib import contextmanager
 from .._floats import is_int, is_real as is_number  # noqa: F401  (no bool passes either)
 from .._platform import IN_BROWSER
 from .report import (  # noqa: F401  (passed on: the checks import them from here)
-    _EXERCISES, _OUTCOMES, ChecksFailed, Report, SolutionFailed, answers_for, forget_answers,
+    _EXERCISES,
+    _OUTCOMES,
+    ChecksFailed,
+    Report,
+    SolutionFailed,
+    answers_for,
+    forget_answers,
     solution_failed,
 )
 
@@ -126,8 +131,7 @@ class _Deadline:
         self.sent = 0  # interrupts the watcher sent (it alone writes this)
         self.received = 0  # interrupts the handler took (it alone writes this)
         self._stop = threading.Event()
-        self._watcher = threading.Thread(target=self._watch, name="check time limit",
-                                         daemon=True)
+        self._watcher = threading.Thread(target=self._watch, name="check time limit", daemon=True)
 
     def start(self):
         self._watcher.start()
@@ -266,11 +270,15 @@ def run_checks(title, checks, *args, chapter=None, seconds=None):
         timeouts = 0
         for function in checks:
             if timeouts == GIVE_UP_AFTER:  # the rest would most likely run out of time too
-                results.append(CheckResult(
-                    getattr(function, "check_name", function.__name__), False,
-                    f"not run: {GIVE_UP_AFTER} checks already ran out of time, and this one "
-                    "would most likely wait as long. Fix the loop first, then run the checks "
-                    "again"))
+                results.append(
+                    CheckResult(
+                        getattr(function, "check_name", function.__name__),
+                        False,
+                        f"not run: {GIVE_UP_AFTER} checks already ran out of time, and this one "
+                        "would most likely wait as long. Fix the loop first, then run the checks "
+                        "again",
+                    )
+                )
                 continue
             current, started = function, time.monotonic()
             limit = _seconds_for(function, seconds) if timed else None
@@ -301,8 +309,11 @@ def _interrupted(title, checks, results, current, seconds):
     report = Report(title, results)
     if current is not None:
         name = getattr(current, "check_name", current.__name__)
-        report.results.append(CheckResult(
-            name, False, f"interrupted (Ctrl-C) after {seconds:.1f} s, before it finished"))
+        report.results.append(
+            CheckResult(
+                name, False, f"interrupted (Ctrl-C) after {seconds:.1f} s, before it finished"
+            )
+        )
         during = f" during check '{name}'"
     else:
         during = ""

@@ -23,12 +23,25 @@ from ..stages import stage
 from .core import run_checks
 from .toolbox import ARITHMETIC, RELU, TANH, make_program, run_steps
 
-__all__ = ["run", "main", "length", "torch_programs", "check_parts", "checks_of", "exercise_of",
-           "first_failure"]
+__all__ = [
+    "run",
+    "main",
+    "length",
+    "torch_programs",
+    "check_parts",
+    "checks_of",
+    "exercise_of",
+    "first_failure",
+]
 
-OPERATIONS = {**ARITHMETIC, "tanh": TANH, "relu": RELU,
-              "sub": (2, lambda a, b: a - b), "square": (1, lambda a: a**2),
-              "sigmoid": (1, lambda a: a.sigmoid())}
+OPERATIONS = {
+    **ARITHMETIC,
+    "tanh": TANH,
+    "relu": RELU,
+    "sub": (2, lambda a, b: a - b),
+    "square": (1, lambda a: a**2),
+    "sigmoid": (1, lambda a: a.sigmoid()),
+}
 PROGRAMS = 25  # random programs compared with PyTorch
 
 
@@ -47,9 +60,14 @@ def torch_programs(Value, n=PROGRAMS):
         return None
     failures = []
     for seed in range(n):
-        (inputs,), steps = make_program(seed, OPERATIONS, n_inputs=3, n_steps=14,
-                                        draw=lambda rng: rng.uniform(-1.5, 1.5),
-                                        every_operation=True)
+        (inputs,), steps = make_program(
+            seed,
+            OPERATIONS,
+            n_inputs=3,
+            n_steps=14,
+            draw=lambda rng: rng.uniform(-1.5, 1.5),
+            every_operation=True,
+        )
         try:
             leaves = [Value(x) for x in inputs]
             out = run_steps(leaves, steps, OPERATIONS)
@@ -64,8 +82,10 @@ def torch_programs(Value, n=PROGRAMS):
         for k, (a, b) in enumerate(zip(ours, theirs)):
             if not math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9):
                 ops = ", ".join(sorted({name for name, _, _ in steps}))
-                failures.append(f"random program {seed} ({len(steps)} operations: {ops}): "
-                                f"x{k}.grad is {a!r}, PyTorch says {b!r}")
+                failures.append(
+                    f"random program {seed} ({len(steps)} operations: {ops}): "
+                    f"x{k}.grad is {a!r}, PyTorch says {b!r}"
+                )
                 break
     return failures
 
@@ -121,8 +141,10 @@ def check_parts(loaded, upto):
     for part in wanted:
         if part in problems or part == "topological_order":  # checked with backward()
             continue
-        Value = stage(LAST if part in MODULE_PARTS else upto,
-                      **({} if part in MODULE_PARTS else {part: methods[part]}))
+        Value = stage(
+            LAST if part in MODULE_PARTS else upto,
+            **({} if part in MODULE_PARTS else {part: methods[part]}),
+        )
         found = first_failure(checks_of(part, Value, sort))
         if found:
             problems[part] = found
@@ -143,8 +165,10 @@ def run(path=None, *, out=print, name=None):
     if path is None:
         path = files.file_path()
         if path is None:
-            out(f"my_engine.py is switched off here ({files.ENVIRONMENT}=off), so this is the "
-                "suite run on the course's engine, as the file starts before you write a part:")
+            out(
+                f"my_engine.py is switched off here ({files.ENVIRONMENT}=off), so this is the "
+                "suite run on the course's engine, as the file starts before you write a part:"
+            )
             with tempfile.TemporaryDirectory() as folder:
                 course = Path(folder) / files.FILE_NAME
                 course.write_text(files.fresh_text(), encoding="utf-8")
@@ -168,8 +192,11 @@ def run(path=None, *, out=print, name=None):
         for title, checks, args in checks_of(part, Value, sort):
             runs.setdefault(title, (title, checks, args))
     for title, checks, args in runs.values():
-        name = (f"Chapter {title.split()[1]}'s specification" if title.startswith("chapter")
-                else f"The exercise's checks for {title}")
+        name = (
+            f"Chapter {title.split()[1]}'s specification"
+            if title.startswith("chapter")
+            else f"The exercise's checks for {title}"
+        )
         report = run_checks(f"{name}, on {path}", checks, *args)
         passed = passed and report.passed
         if report.passed:
@@ -178,8 +205,10 @@ def run(path=None, *, out=print, name=None):
             out(str(report))
     failures = torch_programs(Value)
     if failures is None:
-        out("• PyTorch is not installed, so no random programs were compared with it "
-            "(pip install -r requirements-torch.txt to add them).")
+        out(
+            "• PyTorch is not installed, so no random programs were compared with it "
+            "(pip install -r requirements-torch.txt to add them)."
+        )
     elif failures:
         passed = False
         out(f"✗ Gradients on {PROGRAMS} random programs, against PyTorch:")
@@ -191,13 +220,21 @@ def run(path=None, *, out=print, name=None):
     lines, code = length(loaded.text)
     course_lines, course_code = length(files.fresh_text())
     whose = sum(1 for w in loaded.whose.values() if w == "yours")
-    out(f"Your engine is {lines} lines ({code} of them code), {whose} of its "
+    out(
+        f"Your engine is {lines} lines ({code} of them code), {whose} of its "
         f"{len(PARTS)} parts yours; the article's engine, as the course writes it "
         f"(autograd/{course_engine.__name__.split('.')[-1]}.py in the same layout), is "
-        f"{course_lines} lines ({course_code} of them code).")
-    out(("Everything passed: a working autograd engine, and every part of it yours."
-         if whose == len(PARTS) else "Everything passed: a working autograd engine.")
-        if passed else "Some checks failed: see the messages above, fix my_engine.py, and run this again.")
+        f"{course_lines} lines ({course_code} of them code)."
+    )
+    out(
+        (
+            "Everything passed: a working autograd engine, and every part of it yours."
+            if whose == len(PARTS)
+            else "Everything passed: a working autograd engine."
+        )
+        if passed
+        else "Some checks failed: see the messages above, fix my_engine.py, and run this again."
+    )
     return passed
 
 

@@ -31,28 +31,56 @@ import textwrap
 
 from . import cells, solution_cell
 from .core import (  # noqa: F401  (answers_for, forget_answers: offered here too)
-    _EXERCISES, _OUTCOMES, CheckFailed, ChecksFailed, Report, SolutionFailed, _show,
-    answers_for, fail, forget_answers, is_close, is_number, run_checks, show,
+    _EXERCISES,
+    _OUTCOMES,
+    CheckFailed,
+    ChecksFailed,
+    Report,
+    SolutionFailed,
+    _show,
+    answers_for,
+    fail,
+    forget_answers,
+    is_close,
+    is_number,
+    run_checks,
+    show,
 )
 from .solution_cell import (  # noqa: F401  (solution, register_magic: passed on)
-    UNANSWERED, WRONG, YOURS, Outcome, _capital, _put_in_place, register_magic, solution,
+    UNANSWERED,
+    WRONG,
+    YOURS,
+    Outcome,
+    _capital,
+    _put_in_place,
+    register_magic,
+    solution,
 )
 
-__all__ = ["Exercise", "Prediction", "NotAnswered", "SolutionFailed", "answers_for",
-           "forget_answers", "solution", "is_unwritten", "untouched_stub", "SameArguments",
-           "graded", "NoPoints"]
+__all__ = [
+    "Exercise",
+    "Prediction",
+    "NotAnswered",
+    "SolutionFailed",
+    "answers_for",
+    "forget_answers",
+    "solution",
+    "is_unwritten",
+    "untouched_stub",
+    "SameArguments",
+    "graded",
+    "NoPoints",
+]
 
 
 class NotAnswered(CheckFailed):
     """Raised by a check that finds the exercise's stub still as it was given."""
 
 
-
 # Called as hook(exercise, outcome, report) after each check of a learner's answer (not of a
 # solution's); it may add to `report.note`. autograd.yours adds the one that keeps the answers
 # that build the engine in the learner's my_engine.py.
 AFTER_CHECK = []
-
 
 
 class Exercise:
@@ -70,9 +98,18 @@ class Exercise:
     # towards showing the answer, and no message offers a solution the graded copy lacks.
     class_edition = False
 
-    def __init__(self, chapter, title, checks, *, what, answer_of=None, unanswered=None,
-                 todo="replace the stub with your answer, then run it and this check again",
-                 given=None):
+    def __init__(
+        self,
+        chapter,
+        title,
+        checks,
+        *,
+        what,
+        answer_of=None,
+        unanswered=None,
+        todo="replace the stub with your answer, then run it and this check again",
+        given=None,
+    ):
         self.chapter = chapter
         self.title = title
         self.checks = list(checks)
@@ -118,24 +155,35 @@ class Exercise:
         else:
             report = run_checks(title, self.checks, *args)
             failures = report.failures
-            outcome = Outcome(WRONG if failures else YOURS,
-                              failures[0].message if failures else "", answer=answer)
+            outcome = Outcome(
+                WRONG if failures else YOURS, failures[0].message if failures else "", answer=answer
+            )
         if Exercise.class_edition:
             _class_edition_words(report)
         report.exercise, report.args = self, args
-        report.by_solution = (raised is None and previous is not None and previous.by_solution
-                              and _same(answer, previous.solution_answer))
+        report.by_solution = (
+            raised is None
+            and previous is not None
+            and previous.by_solution
+            and _same(answer, previous.solution_answer)
+        )
         if solution_cell._solution_running:
             return report  # the solution checking itself: nothing to remember
         if report.by_solution:
             # the check ran on what the solution put in place, not on the learner's answer
             report.title += " (on the solution's answer, not yours)"
-            report.note = (f"The solution replaced {self.what}, so this checked the "
-                           "solution's. To check yours, run your answer's cell again, then "
-                           "this one.")
+            report.note = (
+                f"The solution replaced {self.what}, so this checked the "
+                "solution's. To check yours, run your answer's cell again, then "
+                "this one."
+            )
             return report
-        if (solution_cell._quiet and previous is not None and _identical(previous.answer, answer)
-                and getattr(previous, "raised", None) is raised):
+        if (
+            solution_cell._quiet
+            and previous is not None
+            and _identical(previous.answer, answer)
+            and getattr(previous, "raised", None) is raised
+        ):
             return report  # a solution cell re-checking what its check cell just checked
         if previous is not None:
             outcome.wrong_tries = previous.wrong_tries
@@ -169,8 +217,11 @@ def untouched_stub(given=0):
             body = definition.body
         except (OSError, TypeError, SyntaxError, ValueError, AttributeError):
             return True
-        if body and isinstance(body[0], ast.Expr) and isinstance(
-                getattr(body[0].value, "value", None), str):
+        if (
+            body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(getattr(body[0].value, "value", None), str)
+        ):
             body = body[1:]  # the docstring
         return len(body) <= given + 1
 
@@ -191,8 +242,11 @@ class SameArguments:
     def __call__(self, *args):
         answer = args if self.pick is None else args[: self.pick]
         last = self._last
-        if last is not None and len(last) == len(answer) and all(
-                a is b for a, b in zip(last, answer)):
+        if (
+            last is not None
+            and len(last) == len(answer)
+            and all(a is b for a, b in zip(last, answer))
+        ):
             return last
         self._last = tuple(answer)
         return self._last
@@ -262,9 +316,21 @@ class Prediction(Exercise):
     with `places` decimals, as precise as the question asks.
     """
 
-    def __init__(self, chapter, title, question, expected, *, explain, hint, known_wrong=(),
-                 tol=1e-6, places=None, what="your prediction",
-                 todo="replace `None` with the number you expect, then run this check again"):
+    def __init__(
+        self,
+        chapter,
+        title,
+        question,
+        expected,
+        *,
+        explain,
+        hint,
+        known_wrong=(),
+        tol=1e-6,
+        places=None,
+        what="your prediction",
+        todo="replace `None` with the number you expect, then run this check again",
+    ):
         self.expected = expected
         self.explain = explain
         self.hint = hint
@@ -292,24 +358,30 @@ class Prediction(Exercise):
         said = f"{self.number(answer)} is not it"
         if self.wrong_tries >= 1:  # this is at least the second wrong try: show the answer
             fail(f"{said}. The answer is {self.number(self.expected)}: {self.explain}")
-        hint = next((why for value, why in self.known_wrong if is_close(answer, value, self.tol)),
-                    self.hint)
-        fail(f"{said}: {hint} Try again: after a second wrong try this check shows the "
-             "answer (or expand the solution below it).")
+        hint = next(
+            (why for value, why in self.known_wrong if is_close(answer, value, self.tol)), self.hint
+        )
+        fail(
+            f"{said}: {hint} Try again: after a second wrong try this check shows the "
+            "answer (or expand the solution below it)."
+        )
 
 
 # --------------------------------------------------------------------- the class edition
 
 _stand_in = None  # (check call, solution code, namespace) for the next `graded` exercise
-_TRY_AGAIN = re.compile(r" ?Try again: after a second wrong (?:try|prediction) this check "
-                        r"shows the \w+ \(or expand the solution below it\)\.")
+_TRY_AGAIN = re.compile(
+    r" ?Try again: after a second wrong (?:try|prediction) this check "
+    r"shows the \w+ \(or expand the solution below it\)\."
+)
 
 
 def _class_edition_words(report):
     """The class edition's words: a prediction's "Try again" without the promise of the
     answer after a second try, or of a solution below (its graded copy has none)."""
-    report.results = [r._replace(message=_TRY_AGAIN.sub(" Try again.", r.message))
-                      for r in report.results]
+    report.results = [
+        r._replace(message=_TRY_AGAIN.sub(" Try again.", r.message)) for r in report.results
+    ]
 
 
 class NoPoints(ChecksFailed):
@@ -341,27 +413,40 @@ def graded(report):
         raise TypeError(f"graded() takes the report a check returns, not {show(report)}")
     missing = [e.title for e, o in report.answers if o is None or o.status != YOURS]
     if report.answers:
-        report.note = ("Graded on these checks, once every exercise has a right answer of "
-                       "yours: a solution that stood in for one earns no points.")
+        report.note = (
+            "Graded on these checks, once every exercise has a right answer of "
+            "yours: a solution that stood in for one earns no points."
+        )
     _show(report)
     exercise = getattr(report, "exercise", None)
     if not report.failures and not report.interrupted:
         if missing:
-            raise NoPoints(f"{report.title}: no points, because not every exercise has a "
-                           f"right answer of yours: {', '.join(missing)}")
+            raise NoPoints(
+                f"{report.title}: no points, because not every exercise has a "
+                f"right answer of yours: {', '.join(missing)}"
+            )
         return
     unanswered = getattr(report, "unanswered", False)
     if stand_in is not None and exercise is not None:
         check_expression, body, namespace = stand_in
         _put_in_place(exercise, check_expression, body, namespace)
-        why = ("Not answered yet" if unanswered else
-               f"{_capital(exercise.what)} did not pass its check")
-        print(f"{why}, so the rest of this notebook ran with the course's solution in its "
-              "place:\nthe cells after this one are graded on their own.".replace("`", ""))
-    said = ("not answered yet" if unanswered else report._failed_in_words()
-            .removeprefix(f"{report.title}: ").removesuffix(": see the report above"))
-    raise NoPoints(f"{report.title}: {said}, so this cell gives no points (see the report "
-                   "above)")
+        why = (
+            "Not answered yet"
+            if unanswered
+            else f"{_capital(exercise.what)} did not pass its check"
+        )
+        print(
+            f"{why}, so the rest of this notebook ran with the course's solution in its "
+            "place:\nthe cells after this one are graded on their own.".replace("`", "")
+        )
+    said = (
+        "not answered yet"
+        if unanswered
+        else report._failed_in_words()
+        .removeprefix(f"{report.title}: ")
+        .removesuffix(": see the report above")
+    )
+    raise NoPoints(f"{report.title}: {said}, so this cell gives no points (see the report above)")
 
 
 def _stand_in_for_grading(check_expression, body, namespace):

@@ -53,9 +53,11 @@ def _html_message(text):
     line up."""
     parts, last = [], 0
     for match in _ARRAY.finditer(text):
-        parts.append(_html_text(text[last:match.start()]))
-        parts.append('<code style="display:block;white-space:pre;overflow-x:auto;'
-                     f'margin:0.2em 0">{html.escape(match.group())}</code>')
+        parts.append(_html_text(text[last : match.start()]))
+        parts.append(
+            '<code style="display:block;white-space:pre;overflow-x:auto;'
+            f'margin:0.2em 0">{html.escape(match.group())}</code>'
+        )
         last = match.end()
     parts.append(_html_text(text[last:]))
     return "".join(parts)
@@ -128,9 +130,11 @@ class Report:
             outcome = _outcome(exercise)
             by = "came from the solution" if outcome.by_solution else "is still yours"
             parts.append(f"{exercise.what} {by} because yours failed its check (see above)")
-        for status, said in (("filled in", "not answered yet, so the solution stood in"),
-                             ("unanswered", "not answered yet"),
-                             ("unchecked", "not checked yet (run their cells)")):
+        for status, said in (
+            ("filled in", "not answered yet, so the solution stood in"),
+            ("unanswered", "not answered yet"),
+            ("unchecked", "not checked yet (run their cells)"),
+        ):
             if by_status.get(status):
                 parts.append(f"{said}: " + ", ".join(e.title for e in by_status[status]))
         return "; ".join(parts)
@@ -162,8 +166,11 @@ class Report:
                 used = "; the solution's answer was used" if outcome.by_solution else ""
                 yield "•", name, f"not answered yet{used}"
             else:
-                used = ("\nThe checks above ran with the solution's answer instead."
-                        if outcome.by_solution else "")
+                used = (
+                    "\nThe checks above ran with the solution's answer instead."
+                    if outcome.by_solution
+                    else ""
+                )
                 yield "✗", name, f"yours failed its check: {outcome.message}{used}"
 
     def __str__(self):
@@ -196,7 +203,9 @@ class Report:
         def item(mark, name, message=""):
             detail = (
                 '<div class="check-message" style="margin:0.2em 0 0.4em 1.6em;color:#57606a">'
-                f"{_html_message(message)}</div>" if message else ""
+                f"{_html_message(message)}</div>"
+                if message
+                else ""
             )
             return f"<li>{marks[mark]} {_html_message(name)}{detail}</li>"
 
@@ -207,8 +216,12 @@ class Report:
         if self.note:
             parts.append(f"<p>{_html_message(self.note)}</p>")
         neutral = "•" if getattr(self, "unanswered", False) else "✗"
-        parts.append(listing(item("✓" if r.passed else neutral, r.name,
-                                  "" if r.passed else r.message) for r in self.results))
+        parts.append(
+            listing(
+                item("✓" if r.passed else neutral, r.name, "" if r.passed else r.message)
+                for r in self.results
+            )
+        )
         if self.answers:
             parts.append("<p>Your answers to the chapter's exercises:</p>")
             answer_items = []
@@ -245,8 +258,12 @@ def solution_failed(message):
     raise SolutionFailed(message) from None
 """
 _SHORT_ERRORS_NAME = "<autograd.checks>"
-linecache.cache[_SHORT_ERRORS_NAME] = (len(_SHORT_ERRORS), None, _SHORT_ERRORS.splitlines(True),
-                                       _SHORT_ERRORS_NAME)  # so that a traceback shows the line
+linecache.cache[_SHORT_ERRORS_NAME] = (
+    len(_SHORT_ERRORS),
+    None,
+    _SHORT_ERRORS.splitlines(True),
+    _SHORT_ERRORS_NAME,
+)  # so that a traceback shows the line
 _compiled = {}
 exec(compile(_SHORT_ERRORS, _SHORT_ERRORS_NAME, "exec"), globals(), _compiled)
 Report.raise_if_failed = _compiled["raise_if_failed"]

@@ -54,34 +54,46 @@ def solution(check_expression, body, namespace, *, out=None):
         _quiet = False
     exercise = getattr(report, "exercise", None)
     if exercise is None:
-        raise TypeError(f"%%solution needs an exercise's check, such as "
-                        f"`ch03.check_pow(Value)`; `{check_expression}` gave {show(report)}")
+        raise TypeError(
+            f"%%solution needs an exercise's check, such as "
+            f"`ch03.check_pow(Value)`; `{check_expression}` gave {show(report)}"
+        )
     outcome = _OUTCOMES[exercise]
     if report.passed and not report.by_solution:
-        write(f"✓ {_capital(exercise.what)} passed its check, so this solution did not run: "
-              "the chapter goes on with your answer.")
+        write(
+            f"✓ {_capital(exercise.what)} passed its check, so this solution did not run: "
+            "the chapter goes on with your answer."
+        )
         return report
     if report.by_solution:
-        write(f"This solution already replaced {exercise.what}, and the chapter goes on with "
-              "it. To use yours, run your answer's cell and its check, then this cell again.")
+        write(
+            f"This solution already replaced {exercise.what}, and the chapter goes on with "
+            "it. To use yours, run your answer's cell and its check, then this cell again."
+        )
         return report
     checked = _put_in_place(exercise, check_expression, body, namespace)
     raised = getattr(outcome, "raised", None)
     if raised is not None:
         cells.forget()
         checkpoint = "; the checkpoint will say so" if _has_checkpoint(exercise.chapter) else ""
-        write(f"✗ {_capital(exercise.what)}: its cell raised {cells.said(raised.error)}, so "
-              f"this solution ran instead and the chapter goes on with it{checkpoint}. Fix "
-              "your cell, run it and its check, then this cell again.")
+        write(
+            f"✗ {_capital(exercise.what)}: its cell raised {cells.said(raised.error)}, so "
+            f"this solution ran instead and the chapter goes on with it{checkpoint}. Fix "
+            "your cell, run it and its check, then this cell again."
+        )
     elif outcome.status == UNANSWERED:
-        write(f"Not answered yet, so this solution ran and the chapter goes on with it. Your "
-              f"turn is still open: write {exercise.what}, run it and its check, then this "
-              "cell again.")
+        write(
+            f"Not answered yet, so this solution ran and the chapter goes on with it. Your "
+            f"turn is still open: write {exercise.what}, run it and its check, then this "
+            "cell again."
+        )
     else:
         checkpoint = "; the checkpoint will say so" if _has_checkpoint(exercise.chapter) else ""
-        write(f"✗ {_capital(exercise.what)} did not pass its check (see above), so this "
-              f"solution ran instead and the chapter goes on with it{checkpoint}. Fix yours, "
-              "run it and its check, then this cell again.")
+        write(
+            f"✗ {_capital(exercise.what)} did not pass its check (see above), so this "
+            f"solution ran instead and the chapter goes on with it{checkpoint}. Fix yours, "
+            "run it and its check, then this cell again."
+        )
     return checked
 
 
@@ -108,9 +120,11 @@ def _stand_in_for_missing(error, check_expression, body, namespace, write):
         raise error
     _OUTCOMES[exercise] = Outcome(UNANSWERED)
     checked = _put_in_place(exercise, check_expression, body, namespace)
-    write(f"Not answered yet ({name or 'a name it needs'} is not defined: has its cell run?), "
-          f"so this solution ran and the chapter goes on with it. Your turn is still open: "
-          f"write {exercise.what}, run it and its check, then this cell again.")
+    write(
+        f"Not answered yet ({name or 'a name it needs'} is not defined: has its cell run?), "
+        f"so this solution ran and the chapter goes on with it. Your turn is still open: "
+        f"write {exercise.what}, run it and its check, then this cell again."
+    )
     return checked
 
 
@@ -128,8 +142,9 @@ def _put_in_place(exercise, check_expression, body, namespace):
     finally:
         _solution_running = False
     if not checked.passed:
-        solution_failed(_solution_failed(exercise, checked, check_expression, body, namespace,
-                                         filename))
+        solution_failed(
+            _solution_failed(exercise, checked, check_expression, body, namespace, filename)
+        )
     outcome = _OUTCOMES[exercise]
     outcome.by_solution = True
     outcome.solution_answer = exercise.answer_of(*checked.args)
@@ -149,23 +164,31 @@ def _solution_failed(exercise, checked, check_expression, body, namespace, filen
     evidence the message says which is likely, and what to do in either case.
     """
     first = checked.failures[0] if checked.failures else None
-    found = (f"What the check '{first.name}' found wrong: {first.message}" if first is not None
-             else checked.summary())
+    found = (
+        f"What the check '{first.name}' found wrong: {first.message}"
+        if first is not None
+        else checked.summary()
+    )
     sound = _sound_on_given_code(exercise, check_expression, body, namespace, filename)
     if sound is False:
-        return (f"the solution of '{exercise.title}' fails its own check, even on the "
-                "chapter's own given code: the fault is in the course, not in your notebook "
-                f"(please report this):\n{checked}")
+        return (
+            f"the solution of '{exercise.title}' fails its own check, even on the "
+            "chapter's own given code: the fault is in the course, not in your notebook "
+            f"(please report this):\n{checked}"
+        )
     if sound:
-        why = ("it passes on the chapter's given code, so the fault is in a given cell above "
-               "that was edited, not in the solution (and perhaps not in your answer either)")
+        why = (
+            "it passes on the chapter's given code, so the fault is in a given cell above "
+            "that was edited, not in the solution (and perhaps not in your answer either)"
+        )
     else:
-        why = ("so the fault is probably in a given cell above that was edited, not in your "
-               "answer")
-    text = (f"The solution of '{exercise.title}' fails its check too, on your notebook's code: "
-            f"{why}.\n{found}\n"
-            "Undo the edit in that cell (as the chapter gives it), run it and the cells after "
-            "it, then your answer, its check and this cell again.")
+        why = "so the fault is probably in a given cell above that was edited, not in your answer"
+    text = (
+        f"The solution of '{exercise.title}' fails its check too, on your notebook's code: "
+        f"{why}.\n{found}\n"
+        "Undo the edit in that cell (as the chapter gives it), run it and the cells after "
+        "it, then your answer, its check and this cell again."
+    )
     if sound is None:
         text += " If you edited no cell above, the fault is in the course: please report it."
     return text
@@ -179,8 +202,7 @@ def _sound_on_given_code(exercise, check_expression, body, namespace, filename):
 
     state = random.getstate()
     try:
-        given = exercise.given() if exercise.given is not None else _stage_for(exercise,
-                                                                               namespace)
+        given = exercise.given() if exercise.given is not None else _stage_for(exercise, namespace)
     except Exception:  # no evidence either way
         given = None
     if not given:
@@ -232,6 +254,5 @@ def register_magic():
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
     if shell is not None:
-        shell.register_magic_function(_solution_magic, magic_kind="cell",
-                                      magic_name="solution")
+        shell.register_magic_function(_solution_magic, magic_kind="cell", magic_name="solution")
         cells.watch(shell)  # an answer cell that raises fails its check (cells.py)

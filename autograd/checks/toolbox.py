@@ -26,11 +26,25 @@ import sys
 
 from ..graph import backward_by_hand, backward_order
 from .core import (  # noqa: F401  (passed on: the chapters' building blocks)
-    CheckFailed, check, expect, expect_close, fail, is_close, is_int, is_number, run_checks,
-    show, _said, _text,
+    CheckFailed,
+    check,
+    expect,
+    expect_close,
+    fail,
+    is_close,
+    is_int,
+    is_number,
+    run_checks,
+    show,
+    _said,
+    _text,
 )
 from .exercise import (  # noqa: F401  (passed on)
-    Exercise, Prediction, SameArguments, is_unwritten, untouched_stub,
+    Exercise,
+    Prediction,
+    SameArguments,
+    is_unwritten,
+    untouched_stub,
 )
 
 # --------------------------------------------------------------------- the learner's code
@@ -102,8 +116,7 @@ def diagnoses(got, mistakes, *, same=is_close, right=_ANY):
 def diagnose(got, mistakes, *, same=is_close, right=_ANY, otherwise=None):
     """The words of the first of `mistakes` that `got` reproduces (see `diagnoses`), or
     `otherwise`."""
-    return next((words for _, words in diagnoses(got, mistakes, same=same, right=right)),
-                otherwise)
+    return next((words for _, words in diagnoses(got, mistakes, same=same, right=right)), otherwise)
 
 
 # --------------------------------------------------------------------- driving a graph
@@ -112,8 +125,7 @@ def diagnose(got, mistakes, *, same=is_close, right=_ANY, otherwise=None):
 def describe_nodes(nodes, names):
     """`nodes` written with the names a check gave them: `(a, b)`, `[b, a]`, `a set {a, b}`."""
     try:
-        parts = ", ".join(names[id(node)] if id(node) in names else show(node)
-                          for node in nodes)
+        parts = ", ".join(names[id(node)] if id(node) in names else show(node) for node in nodes)
     except TypeError:  # not a collection at all
         return show(nodes)
     if isinstance(nodes, tuple):
@@ -130,11 +142,15 @@ def expect_children(node, children, names, what):
     prev = node._prev
     expected = describe_nodes(tuple(children), names)
     if not isinstance(prev, tuple):
-        fail(f"`{what}._prev` should be the tuple `{expected}` (a tuple keeps the order, so a "
-             f"graph draws the same way every time), but was {describe_nodes(prev, names)}")
+        fail(
+            f"`{what}._prev` should be the tuple `{expected}` (a tuple keeps the order, so a "
+            f"graph draws the same way every time), but was {describe_nodes(prev, names)}"
+        )
     if len(prev) != len(children) or any(p is not c for p, c in zip(prev, children)):
-        fail(f"`{what}._prev` should be `{expected}` in that order, but was "
-             f"`{describe_nodes(prev, names)}`")
+        fail(
+            f"`{what}._prev` should be `{expected}` in that order, but was "
+            f"`{describe_nodes(prev, names)}`"
+        )
 
 
 def reverse_topological_order(root):
@@ -154,12 +170,21 @@ def expect_closure(x, out, expected_local, expression, *, seed=2.5, wrong_rules=
     """Check the closure of a one-input operation the learner wrote: `out` was built from the
     leaf `x` by `expression` (such as "a ** 3"), whose local derivative at x is
     `expected_local` (`rule` says it in words). See `expect_gradients`."""
-    expect_gradients([x], out, [expected_local], expression, names="x", seed=seed,
-                     wrong_rules=[wrong_rules], rules=[rule] if rule else None)
+    expect_gradients(
+        [x],
+        out,
+        [expected_local],
+        expression,
+        names="x",
+        seed=seed,
+        wrong_rules=[wrong_rules],
+        rules=[rule] if rule else None,
+    )
 
 
-def expect_gradients(leaves, out, expected_locals, expression, *, names="abc", seed=2.5,
-                     wrong_rules=None, rules=None):
+def expect_gradients(
+    leaves, out, expected_locals, expression, *, names="abc", seed=2.5, wrong_rules=None, rules=None
+):
     """Check the gradients an operation passes back, in the setting that exposes its bugs.
 
     `out` was built from `leaves` by `expression`; `expected_locals` are its local derivatives
@@ -180,20 +205,29 @@ def expect_gradients(leaves, out, expected_locals, expression, *, names="abc", s
         got, expected = leaf.grad, seed * (local + 1)
         if is_close(got, expected):
             continue
-        where = (f"with every input used twice, as `y = {reuse}`, and an upstream gradient "
-                 f"y.grad = {seed:g}, `{name}.grad`")
+        where = (
+            f"with every input used twice, as `y = {reuse}`, and an upstream gradient "
+            f"y.grad = {seed:g}, `{name}.grad`"
+        )
         mistakes = [
-            (seed * local,
-             f"it lost the gradient {name} already had from its other use: the closure "
-             "assigned with `=` instead of adding with `+=`"),
-            (local + seed,
-             "the closure passed its local derivative alone: multiply it by the gradient "
-             "arriving from above, `* out.grad`"),
+            (
+                seed * local,
+                f"it lost the gradient {name} already had from its other use: the closure "
+                "assigned with `=` instead of adding with `+=`",
+            ),
+            (
+                local + seed,
+                "the closure passed its local derivative alone: multiply it by the gradient "
+                "arriving from above, `* out.grad`",
+            ),
             (local, "two bugs at once: `=` instead of `+=`, and no `* out.grad`"),
-            (seed, f"the closure passed nothing back to {name}: did you attach it with "
-                   "`out._backward = _backward`?"),
+            (
+                seed,
+                f"the closure passed nothing back to {name}: did you attach it with "
+                "`out._backward = _backward`?",
+            ),
         ]
-        for rule, value in (wrong_rules[i] if wrong_rules else ()):
+        for rule, value in wrong_rules[i] if wrong_rules else ():
             mistakes += [
                 (seed * (value + 1), f"the local derivative is wrong: it looks like {rule}"),
                 (seed * value, f"`=` instead of `+=`, and the local derivative looks like {rule}"),
@@ -208,7 +242,9 @@ def expect_gradients(leaves, out, expected_locals, expression, *, names="abc", s
         _fail_gradient(
             f"{where} should be {expected:.6g}, that is {seed:g} × ({local:.6g} + 1): the local "
             f"derivative{rule}, plus 1 for the second use, times the upstream gradient; but it "
-            f"was {show(got)}: check the local derivative in `_backward`", said)
+            f"was {show(got)}: check the local derivative in `_backward`",
+            said,
+        )
 
 
 class GradientFailed(CheckFailed):
@@ -244,8 +280,9 @@ def add_up(n_inputs, add="add"):
     return [(add, n_inputs - 1 + k, k) for k in range(n_inputs - 1)]
 
 
-def make_program(seed, operations, *, n_steps, draw, n_inputs=3, runs=1, gather=add_up,
-                   every_operation=False):
+def make_program(
+    seed, operations, *, n_steps, draw, n_inputs=3, runs=1, gather=add_up, every_operation=False
+):
     """A seeded random program: `runs` lists of `n_inputs` numbers (each drawn by
     `draw(rng)`), and its steps.
 
@@ -340,8 +377,9 @@ def declare_checkpoint(chapter, title, checks, *, takes=None):
         @functools.wraps(declared)
         def checkpoint(obj):
             if takes is not None and not callable(obj):
-                raise TypeError(f"checkpoint({chapter}, ...) takes {takes}, but was given "
-                                f"{show(obj)}")
+                raise TypeError(
+                    f"checkpoint({chapter}, ...) takes {takes}, but was given {show(obj)}"
+                )
             return run_checks(title, checks, obj, chapter=chapter)
 
         return checkpoint

@@ -134,11 +134,26 @@ per module, each taking what the stage before gave. Following `compile_loss` to 
 """
 
 from .build import CacheWarning
-from .front import (FUSE_PYTHON_FROM, CompiledLoss, NoCompilerWarning, TraceMismatch,
-                    c_compiler, compile_loss)
+from .front import (
+    FUSE_PYTHON_FROM,
+    CompiledLoss,
+    NoCompilerWarning,
+    TraceMismatch,
+    c_compiler,
+    compile_loss,
+)
 from .step import CompiledStep, compile_step
 from .tape import Instruction
 
-__all__ = ["compile_loss", "compile_step", "c_compiler", "CompiledLoss", "CompiledStep",
-           "Instruction", "TraceMismatch", "NoCompilerWarning", "CacheWarning",
-           "FUSE_PYTHON_FROM"]
+__all__ = [
+    "compile_loss",
+    "compile_step",
+    "c_compiler",
+    "CompiledLoss",
+    "CompiledStep",
+    "Instruction",
+    "TraceMismatch",
+    "NoCompilerWarning",
+    "CacheWarning",
+    "FUSE_PYTHON_FROM",
+]

@@ -132,8 +132,8 @@ class Library:
             if self._function(p, x, out):
                 return None
             if self._has_aux:
-                return out[0], out[1:1 + n], out[1 + n:]
-            return out[0], out[1:1 + n]
+                return out[0], out[1 : 1 + n], out[1 + n :]
+            return out[0], out[1 : 1 + n]
 
 
 _LOCKS, _LOCKS_LOCK = {}, threading.Lock()
@@ -156,8 +156,9 @@ def build(program: Program, opt_level=0, fuse=True):
     trace = program.trace
     compiler = find_compiler()
     if compiler is None:
-        raise CannotBuild("backend='c' needs a C compiler (cc, gcc or clang) on the PATH, and "
-                          "none was found")
+        raise CannotBuild(
+            "backend='c' needs a C compiler (cc, gcc or clang) on the PATH, and none was found"
+        )
     code = fused_c_program(program) if fuse else c_program(program)
     source = code.source
     identity = compiler_identity(compiler)
@@ -171,8 +172,10 @@ def build(program: Program, opt_level=0, fuse=True):
     except OSError as e:
         distrust = f"cannot be made ({e})"
     if distrust:
-        _warn(f"the C cache folder {folder} {distrust}; the library was built in a private "
-              "temporary folder instead, as it will be in every process until you fix that")
+        _warn(
+            f"the C cache folder {folder} {distrust}; the library was built in a private "
+            "temporary folder instead, as it will be in every process until you fix that"
+        )
         folder = _temporary_folder()
     path = folder / name
     damage = None
@@ -191,12 +194,15 @@ def build(program: Program, opt_level=0, fuse=True):
             try:
                 library = _load(trace, source, folder / name, key, record)
             except _Refused as again:
-                raise CannotBuild(f"the library built in {folder} {again} (and in "
-                                  f"{path.parent} {why})") from None
+                raise CannotBuild(
+                    f"the library built in {folder} {again} (and in {path.parent} {why})"
+                ) from None
     except CannotBuild as failed:
         if damage:
-            raise CannotBuild(f"the cached C library {path} was not loaded: {damage}; and "
-                              f"building it again failed: {failed}") from None
+            raise CannotBuild(
+                f"the cached C library {path} was not loaded: {damage}; and "
+                f"building it again failed: {failed}"
+            ) from None
         raise
     except OSError as e:
         raise CannotBuild(f"could not build the C code in {folder}: {e}") from None
@@ -229,8 +235,13 @@ def compiler_identity(compiler):
         stamp = (compiler, real, None, None)
     if stamp not in _IDENTITIES:
         try:
-            done = subprocess.run([compiler, "--version"], stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, text=True, timeout=60)
+            done = subprocess.run(
+                [compiler, "--version"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                timeout=60,
+            )
             version = done.stdout.strip()
         except (OSError, subprocess.SubprocessError, UnicodeDecodeError):
             version = ""
@@ -258,11 +269,13 @@ def _distrust(st, what):
         return None
     if st.st_uid != os.geteuid():
         return f"{what} owned by another user (uid {st.st_uid})"
-    writers = [who for who, bit in (("its group", 0o020), ("other users", 0o002))
-               if st.st_mode & bit]
+    writers = [
+        who for who, bit in (("its group", 0o020), ("other users", 0o002)) if st.st_mode & bit
+    ]
     if writers:
-        return (f"{what} writable by {' and '.join(writers)} (mode "
-                f"{oct(stat.S_IMODE(st.st_mode))[2:]})")
+        return (
+            f"{what} writable by {' and '.join(writers)} (mode {oct(stat.S_IMODE(st.st_mode))[2:]})"
+        )
     return None
 
 
@@ -297,8 +310,7 @@ def _folder_of_this_process(prefix, inside=None):
     with _LOCKS_LOCK:
         made = _MINE.get((prefix, inside))
         if made is None or made[0] != os.getpid() or not made[1].is_dir():
-            made = os.getpid(), Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-",
-                                                      dir=inside))
+            made = os.getpid(), Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=inside))
             _MINE[prefix, inside] = made
             atexit.register(_remove_if_mine, *made)
             if inside is not None:
@@ -312,7 +324,7 @@ def _remove_left_behind(prefix, inside):
     if not _POSIX:
         return
     for entry in os.scandir(inside):
-        pid = entry.name[len(prefix):].split("-")[0]
+        pid = entry.name[len(prefix) :].split("-")[0]
         if not (entry.name.startswith(prefix) and pid.isdigit()) or int(pid) == os.getpid():
             continue
         try:
@@ -350,8 +362,9 @@ def _read_trusted(path, what):
                 raise _Refused(why)
             return f.read(), st
     except FileNotFoundError:
-        raise _Refused(f"{what} is missing (an interrupted build, or a file put there by "
-                       "hand)") from None
+        raise _Refused(
+            f"{what} is missing (an interrupted build, or a file put there by hand)"
+        ) from None
     except OSError as e:
         raise _Refused(f"{what} cannot be read ({e})") from None
 
@@ -370,8 +383,10 @@ def _load(trace, source, path, key, record):
     if recorded != record:
         raise _Refused("it was built from other C code, or by another compiler or command")
     if _sha256(data) != recorded_sha:
-        raise _Refused("its SHA-256 is not the one recorded when it was built (the file is "
-                       "damaged, or another program's)")
+        raise _Refused(
+            "its SHA-256 is not the one recorded when it was built (the file is "
+            "damaged, or another program's)"
+        )
     # Loaded from a copy of the bytes just checked, in this process's own folder: what runs
     # is what was checked, and a later change to the cached file (truncated in place, say)
     # cannot reach a library this process has mapped. (Windows keeps a loaded file from
@@ -435,15 +450,22 @@ def _compile(compiler, flags, program, work, built):
         _run(_link(compiler, flags, built, ["main.c"]), work)
         return
     files = [(work / "main.c", "\n".join([program.header, program.main]))]
-    files += [(work / f"part{i}.c", "\n".join([program.header, *group]))
-              for i, group in enumerate(groups)]
+    files += [
+        (work / f"part{i}.c", "\n".join([program.header, *group])) for i, group in enumerate(groups)
+    ]
     compile_only = [f for f in flags if f != "-shared"]
     running = []
     for c_file, text in files:
         c_file.write_text(text)
-        running.append(subprocess.Popen(
-            [compiler, *compile_only, "-c", "-o", c_file.with_suffix(".o").name, c_file.name],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=work))
+        running.append(
+            subprocess.Popen(
+                [compiler, *compile_only, "-c", "-o", c_file.with_suffix(".o").name, c_file.name],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                cwd=work,
+            )
+        )
     outputs = [process.communicate()[0] for process in running]
     for process, output in zip(running, outputs):
         if process.returncode:
@@ -453,13 +475,20 @@ def _compile(compiler, flags, program, work, built):
 
 def _link(compiler, flags, built, inputs):
     """The command that makes the library `built` of `inputs` (C files or objects)."""
-    return [compiler, *flags, "-o", built.name, *inputs, *(["-lm"] if sys.platform != "win32"
-                                                           else [])]
+    return [
+        compiler,
+        *flags,
+        "-o",
+        built.name,
+        *inputs,
+        *(["-lm"] if sys.platform != "win32" else []),
+    ]
 
 
 def _run(command, work):
-    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          cwd=work)
+    done = subprocess.run(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=work
+    )
     if done.returncode:
         _failed(command, done.stdout)
 

@@ -134,23 +134,40 @@ def c_program(program, chunk=CHUNK):
     forward_statements = _folded_forward(trace, folded, lang)
     ends = [lang.guard(lang.v(name)) for name in ends]
     # a parameter's gradient that shares another variable (see `passes.gradient_flow`), or 0
-    copies = [f"dp[{i}] = {g};" for i, g in enumerate(gradients(flow, lang))
-              if g != lang.d(f"p{i}")]
+    copies = [
+        f"dp[{i}] = {g};" for i, g in enumerate(gradients(flow, lang)) if g != lang.d(f"p{i}")
+    ]
     results = [f"out[0] = {lang.v(trace.result)};"] + [
-        f"out[{1 + trace.n_params + i}] = {lang.v(name)};" for i, name in enumerate(trace.aux)]
-    sizes = {"p": trace.n_params, "x": trace.n_inputs, "t": len(lang.values),
-             "dt": len(lang.gradients)}
+        f"out[{1 + trace.n_params + i}] = {lang.v(name)};" for i, name in enumerate(trace.aux)
+    ]
+    sizes = {
+        "p": trace.n_params,
+        "x": trace.n_inputs,
+        "t": len(lang.values),
+        "dt": len(lang.gradients),
+    }
     arrays = ", ".join(f"{name}[{max(n, 1)}]" for name, n in sizes.items())
     header = _PRELUDE + f"\nextern SHARED double {arrays};\n"
-    functions = _functions(forward_statements, "forward", "SHARED int {}(void)", "    return 0;", chunk)
+    functions = _functions(
+        forward_statements, "forward", "SHARED int {}(void)", "    return 0;", chunk
+    )
     n_forward = len(functions)
     functions += _functions(statements, "backward", "SHARED void {}(double *dp)", "", chunk)
     n_backward = len(functions) - n_forward
-    copy_in = ["    double *dp = out + 1;",
-               f"    for (int i = 0; i < {trace.n_params}; i++) p[i] = p_in[i];",
-               f"    for (int i = 0; i < {trace.n_inputs}; i++) x[i] = x_in[i];"]
-    main = _main(arrays, n_forward, n_backward, "dp", copy_in, ["    " + line for line in ends],
-                 ["    " + line for line in copies + results])
+    copy_in = [
+        "    double *dp = out + 1;",
+        f"    for (int i = 0; i < {trace.n_params}; i++) p[i] = p_in[i];",
+        f"    for (int i = 0; i < {trace.n_inputs}; i++) x[i] = x_in[i];",
+    ]
+    main = _main(
+        arrays,
+        n_forward,
+        n_backward,
+        "dp",
+        copy_in,
+        ["    " + line for line in ends],
+        ["    " + line for line in copies + results],
+    )
     return CCode(header, functions, main)
 
 
@@ -162,9 +179,12 @@ def _main(arrays, n_forward, n_backward, argument, copy_in, between, after):
     declarations += [f"SHARED void backward_{i}(double *{argument});" for i in range(n_backward)]
     body = copy_in + [f"    if (forward_{i}()) return 1;" for i in range(n_forward)] + between
     body += [f"    backward_{i}({argument});" for i in range(n_backward)] + after
-    return ("\n".join(declarations) + f"\n\nSHARED double {arrays};\n\n"
-            "EXPORT int loss_and_grads(const double *p_in, const double *x_in, double *out) {\n"
-            + "\n".join(body) + "\n    return 0;\n}\n")
+    return (
+        "\n".join(declarations) + f"\n\nSHARED double {arrays};\n\n"
+        "EXPORT int loss_and_grads(const double *p_in, const double *x_in, double *out) {\n"
+        + "\n".join(body)
+        + "\n    return 0;\n}\n"
+    )
 
 
 def _folded_forward(trace, folded, lang):
@@ -190,8 +210,10 @@ def _functions(statements, name, signature, ending, chunk):
     """`statements` as functions `name_0`, `name_1`, ... of at most `chunk` statements each."""
     functions = []
     for start in range(0, len(statements), chunk):
-        body = "\n".join("    " + line for line in statements[start:start + chunk])
-        functions.append(f"{signature.format(f'{name}_{len(functions)}')} {{\n{body}\n{ending}\n}}\n")
+        body = "\n".join("    " + line for line in statements[start : start + chunk])
+        functions.append(
+            f"{signature.format(f'{name}_{len(functions)}')} {{\n{body}\n{ending}\n}}\n"
+        )
     return functions
 
 
@@ -207,8 +229,9 @@ def fused_c_program(program, chunk=CHUNK):
     statements as `c_program` writes, in the same order, with every sum of products a running
     sum and every repeated block a loop."""
     trace = program.trace
-    fused = fusion.fused_statements(program, lambda values, grads: FusedC(trace, values, grads),
-                                    fold=True)
+    fused = fusion.fused_statements(
+        program, lambda values, grads: FusedC(trace, values, grads), fold=True
+    )
     lang = fused.lang
     ends = places.results(trace, fused.flow, lang, "out", 0)
     forward_items = loops.roll(fused.forward)
@@ -217,17 +240,28 @@ def fused_c_program(program, chunk=CHUNK):
     n_grads = trace.n_params + len(lang.gradients)
     arrays = f"v[{max(n_values, 1)}], d[{max(n_grads, 1)}]"
     constants = ", ".join(map(_c_number, lang.constants)) or "0.0"
-    header = _PRELUDE + (f"\nextern SHARED double {arrays};\n"
-                         f"static const double c[{max(len(lang.constants), 1)}] = {{{constants}}};\n")
+    header = _PRELUDE + (
+        f"\nextern SHARED double {arrays};\n"
+        f"static const double c[{max(len(lang.constants), 1)}] = {{{constants}}};\n"
+    )
     lines = functools.partial(c_lines, number=loops.Numbers(lang.constants, _c_number, "c"))
-    functions = _item_functions(lines(forward_items), "forward", "SHARED int {}(void)",
-                                "    double s;", "    return 0;", chunk)
+    functions = _item_functions(
+        lines(forward_items),
+        "forward",
+        "SHARED int {}(void)",
+        "    double s;",
+        "    return 0;",
+        chunk,
+    )
     n_forward = len(functions)
-    functions += _item_functions(lines(backward_items), "backward",
-                                 "SHARED void {}(double *out)", "", "", chunk)
+    functions += _item_functions(
+        lines(backward_items), "backward", "SHARED void {}(double *out)", "", "", chunk
+    )
     n_backward = len(functions) - n_forward
-    copy_in = [f"    for (int i = 0; i < {trace.n_params}; i++) v[i] = p_in[i];",
-               f"    for (int i = 0; i < {trace.n_inputs}; i++) v[{trace.n_params} + i] = x_in[i];"]
+    copy_in = [
+        f"    for (int i = 0; i < {trace.n_params}; i++) v[i] = p_in[i];",
+        f"    for (int i = 0; i < {trace.n_inputs}; i++) v[{trace.n_params} + i] = x_in[i];",
+    ]
     return CCode(header, functions, _main(arrays, n_forward, n_backward, "out", copy_in, [], []))
 
 

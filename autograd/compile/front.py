@@ -15,8 +15,16 @@ from . import build
 from .python import Python, load, python_source
 from .python_fused import fused_python_source
 from ..ops import OPS, find
-from .inputs import (batch_of_floats, flatten, leaves, numbers, point_lengths, shape_text,
-                     type_name, unflatten)
+from .inputs import (
+    batch_of_floats,
+    flatten,
+    leaves,
+    numbers,
+    point_lengths,
+    shape_text,
+    type_name,
+    unflatten,
+)
 from .passes import Program
 from .tape import is_name, record
 from .tracing import creations
@@ -48,8 +56,17 @@ def c_compiler():
     return build.find_compiler()
 
 
-def compile_loss(fn, params, inputs=(), *, check=False, has_aux=False, backend="python",
-                 opt_level=OPT_LEVEL, fuse=None):
+def compile_loss(
+    fn,
+    params,
+    inputs=(),
+    *,
+    check=False,
+    has_aux=False,
+    backend="python",
+    opt_level=OPT_LEVEL,
+    fuse=None,
+):
     """Trace `fn(params, inputs)` once and return a `CompiledLoss` that replays it on numbers.
 
     `fn` takes a list of parameter `Value`s and the inputs (the same nesting of lists as
@@ -73,8 +90,16 @@ def compile_loss(fn, params, inputs=(), *, check=False, has_aux=False, backend="
     about a second, and runs about as fast); a shorter tape's Python is one line per
     operation, for reading.
     """
-    return CompiledLoss(fn, params, inputs, check=check, has_aux=has_aux, backend=backend,
-                        opt_level=opt_level, fuse=fuse)
+    return CompiledLoss(
+        fn,
+        params,
+        inputs,
+        check=check,
+        has_aux=has_aux,
+        backend=backend,
+        opt_level=opt_level,
+        fuse=fuse,
+    )
 
 
 def _check_options(backend, fuse, opt_level):
@@ -82,11 +107,14 @@ def _check_options(backend, fuse, opt_level):
     if backend not in BACKENDS:
         raise ValueError(f"backend must be 'python' or 'c', not {backend!r}")
     if fuse is not None and type(fuse) is not bool:
-        raise TypeError(f"fuse must be True, False or None (the default: see compile_loss), "
-                        f"not {fuse!r}")
+        raise TypeError(
+            f"fuse must be True, False or None (the default: see compile_loss), not {fuse!r}"
+        )
     if type(opt_level) is not int or not 0 <= opt_level <= 3:
-        raise ValueError(f"opt_level must be a whole number from 0 to 3 (the C compiler's "
-                         f"-O level), not {opt_level!r}")
+        raise ValueError(
+            f"opt_level must be a whole number from 0 to 3 (the C compiler's "
+            f"-O level), not {opt_level!r}"
+        )
 
 
 class CompiledLoss:
@@ -98,8 +126,18 @@ class CompiledLoss:
     `None` for a single number), `check`, `has_aux` and `fused` (whether the code is fused).
     """
 
-    def __init__(self, fn, params, inputs=(), *, check=False, has_aux=False, backend="python",
-                 opt_level=OPT_LEVEL, fuse=None):
+    def __init__(
+        self,
+        fn,
+        params,
+        inputs=(),
+        *,
+        check=False,
+        has_aux=False,
+        backend="python",
+        opt_level=OPT_LEVEL,
+        fuse=None,
+    ):
         started = time.perf_counter()
         _check_options(backend, fuse, opt_level)
         self.fn, self.check, self.has_aux = fn, check, has_aux
@@ -131,15 +169,21 @@ class CompiledLoss:
             try:
                 self._c = build.build(self._program, opt_level, fuse is not False)
             except build.CannotBuild as reason:
-                warnings.warn(f"{reason}; running the compiled Python code instead",
-                              NoCompilerWarning, stacklevel=4)
+                warnings.warn(
+                    f"{reason}; running the compiled Python code instead",
+                    NoCompilerWarning,
+                    stacklevel=4,
+                )
         if self._c is not None:
             self.backend, self.source = "c", self._c.source
         else:
             if fuse is None:
                 fuse = len(self.tape) >= FUSE_PYTHON_FROM
-            self.source = (fused_python_source(self._program) if fuse
-                           else python_source(self._program, careful=False))
+            self.source = (
+                fused_python_source(self._program)
+                if fuse
+                else python_source(self._program, careful=False)
+            )
             self._function = load(self.source)
         self.fused = fuse is not False if self.backend == "c" else bool(fuse)
 
@@ -176,9 +220,11 @@ class CompiledLoss:
         return numbers(flat, "input")
 
     def __repr__(self):
-        return (f"<CompiledLoss: {len(self.tape)} instructions, {self.n_params} parameters, "
-                f"inputs {shape_text(self.input_shape)}, {self.backend}"
-                f"{', check' if self.check else ''}>")
+        return (
+            f"<CompiledLoss: {len(self.tape)} instructions, {self.n_params} parameters, "
+            f"inputs {shape_text(self.input_shape)}, {self.backend}"
+            f"{', check' if self.check else ''}>"
+        )
 
     def _replay(self, p, x):
         """(loss, grads[, aux]) from the fast code, or from the careful code where it gives up."""
@@ -208,10 +254,14 @@ class CompiledLoss:
                 )
             raise compiled[3]
         (_, c_loss, c_grads, *c_aux), (_, e_loss, e_grads, *e_aux) = compiled, eager
-        pairs = [("the loss", c_loss, e_loss)] + [
-            (f"the gradient of parameter {i}", c, e)
-            for i, (c, e) in enumerate(zip(c_grads, e_grads))] + [
-            (f"auxiliary value {i}", c, e) for i, (c, e) in enumerate(zip(*c_aux, *e_aux))]
+        pairs = (
+            [("the loss", c_loss, e_loss)]
+            + [
+                (f"the gradient of parameter {i}", c, e)
+                for i, (c, e) in enumerate(zip(c_grads, e_grads))
+            ]
+            + [(f"auxiliary value {i}", c, e) for i, (c, e) in enumerate(zip(*c_aux, *e_aux))]
+        )
         for what, c, e in pairs:
             if not _same_bits(c, e):
                 raise TraceMismatch(
@@ -233,38 +283,56 @@ class CompiledLoss:
                 continue  # a constant, as `record` makes it
             known[id(node)] = True
             if k >= len(self.tape):
-                return where + (f"The engine ran more operations than the {len(self.tape)} of "
-                                f"the trace (the next was {node._op!r}): fn took another "
-                                f"path. {_CAUSES}")
+                return where + (
+                    f"The engine ran more operations than the {len(self.tape)} of "
+                    f"the trace (the next was {node._op!r}): fn took another "
+                    f"path. {_CAUSES}"
+                )
             ins = self.tape[k]
             row = find(node._op)
             if row is None or row.name != ins.op:
-                return where + (f"They part ways at operation {k + 1}: the compiled code runs "
-                                f"{_instruction_text(ins)} where the engine ran {node._op!r}. "
-                                f"{_CAUSES}")
+                return where + (
+                    f"They part ways at operation {k + 1}: the compiled code runs "
+                    f"{_instruction_text(ins)} where the engine ran {node._op!r}. "
+                    f"{_CAUSES}"
+                )
             value = ours.get(ins.out)
             if value is not None and not _same_bits(value, node.data):
                 constants = [Python.v(a) for a in ins.args if not is_name(a)]
-                hint = (f" Its constant {constants[0]} is a number frozen at the trace: has the "
-                        f"Value or number it came from changed?" if constants else "")
-                return where + (f"They part ways at operation {k + 1}, {_instruction_text(ins)}, "
-                                f"which gives {value!r} in the compiled code but {node.data!r} "
-                                f"in the engine{_apart(value, node.data)}.{hint} {_CAUSES}")
+                hint = (
+                    f" Its constant {constants[0]} is a number frozen at the trace: has the "
+                    f"Value or number it came from changed?"
+                    if constants
+                    else ""
+                )
+                return where + (
+                    f"They part ways at operation {k + 1}, {_instruction_text(ins)}, "
+                    f"which gives {value!r} in the compiled code but {node.data!r} "
+                    f"in the engine{_apart(value, node.data)}.{hint} {_CAUSES}"
+                )
             k += 1
         if self._c is not None:
             python = _outcome(load(python_source(self._program, careful=True)), p, x)
             engine_run = _outcome(self._run_engine, p, x)
-            if python[:3] == engine_run[:3] and (python[0] == "error" or all(
-                    _same_bits(a, b) for a, b in zip(_flat_numbers(python[1:]),
-                                                _flat_numbers(engine_run[1:])))):
-                return where + ("Every operation of the trace ran as the engine ran it, and the "
-                                "same tape run as Python agrees with the engine: the C code "
-                                "alone differs, so the cause is the C build (the C compiler "
-                                "computed some operation, a pow or a libm call, with other "
-                                "rounding), not fn: backend='python' gives the engine's numbers.")
-        return where + ("Every operation of the trace ran as the engine ran it, with the same "
-                        "numbers; the gradients differ, so a node's _backward or _prev was "
-                        f"changed after the trace, or the C build rounds differently. {_CAUSES}")
+            if python[:3] == engine_run[:3] and (
+                python[0] == "error"
+                or all(
+                    _same_bits(a, b)
+                    for a, b in zip(_flat_numbers(python[1:]), _flat_numbers(engine_run[1:]))
+                )
+            ):
+                return where + (
+                    "Every operation of the trace ran as the engine ran it, and the "
+                    "same tape run as Python agrees with the engine: the C code "
+                    "alone differs, so the cause is the C build (the C compiler "
+                    "computed some operation, a pow or a libm call, with other "
+                    "rounding), not fn: backend='python' gives the engine's numbers."
+                )
+        return where + (
+            "Every operation of the trace ran as the engine ran it, with the same "
+            "numbers; the gradients differ, so a node's _backward or _prev was "
+            f"changed after the trace, or the C build rounds differently. {_CAUSES}"
+        )
 
     def _engine_operations(self, p, x):
         """(every Value the engine makes running fn at these numbers, in order; the parameter
@@ -277,7 +345,7 @@ class CompiledLoss:
                 leaves.append(given)
             else:
                 leaves.append(Value(number))
-        params, inputs = leaves[:len(p)], leaves[len(p):]
+        params, inputs = leaves[: len(p)], leaves[len(p) :]
         try:
             with creations() as made:
                 self.fn(list(params), unflatten(inputs, self.input_shape))
@@ -303,7 +371,8 @@ class CompiledLoss:
             params = [leaf(g, n) for g, n in zip(self._params, p)]
             inputs = [leaf(g, n) for g, n in zip(self._inputs, x)]
             root, aux = _loss_and_aux(
-                self.fn(list(params), unflatten(inputs, self.input_shape)), self.has_aux)
+                self.fn(list(params), unflatten(inputs, self.input_shape)), self.has_aux
+            )
             root.backward()
             grads = [v.grad for v in params]
             if self.has_aux:
@@ -375,8 +444,10 @@ def _loss_and_aux(result, has_aux):
     aux = ()
     if has_aux:
         if not (isinstance(result, (tuple, list)) and len(result) == 2):
-            raise TypeError(f"with has_aux=True the function must return (loss, values), but "
-                            f"returned {result!r}")
+            raise TypeError(
+                f"with has_aux=True the function must return (loss, values), but "
+                f"returned {result!r}"
+            )
         result, aux = result
         aux = list(aux) if isinstance(aux, (tuple, list)) else [aux]
         for i, a in enumerate(aux):

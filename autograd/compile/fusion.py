@@ -50,8 +50,7 @@ def dot_statements(dot, lang, recipes=None):
         out = recipes.write(("start", kinds(s.args[:1])), _start, s.args[:1])
         terms = [(m, s), *dot.terms]
     else:
-        out = recipes.write(("head", kinds(m.args), kinds(s.args[1:])), _head,
-                            (*m.args, s.args[1]))
+        out = recipes.write(("head", kinds(m.args), kinds(s.args[1:])), _head, (*m.args, s.args[1]))
         terms = dot.terms
     cache = recipes.cache
     for m, _ in terms:
@@ -70,15 +69,19 @@ def _start(lang, x):  # s = c
 def _head(lang, x):  # s = (a * b) + c
     product = Instruction(_slot("m"), "*", x[:2])
     total = Instruction(_slot("s"), "+", (product.out, x[2]))
-    return [lang.assign(lang.sum, write(RULES["+"].forward, lang, total,
-                                        _within(lang, product, None)))]
+    return [
+        lang.assign(lang.sum, write(RULES["+"].forward, lang, total, _within(lang, product, None)))
+    ]
 
 
 def _term(lang, x):  # s = s + (a * b)
     product = Instruction(_slot("m"), "*", x[:2])
     total = Instruction(_slot("s"), "+", (_slot("p"), product.out))
-    return [lang.assign(lang.sum, write(RULES["+"].forward, lang, total,
-                                        _within(lang, product, _slot("p"))))]
+    return [
+        lang.assign(
+            lang.sum, write(RULES["+"].forward, lang, total, _within(lang, product, _slot("p")))
+        )
+    ]
 
 
 def _store(lang, x):  # the result, stored once
@@ -87,10 +90,12 @@ def _store(lang, x):  # the result, stored once
 
 def _within(lang, product, partial):
     """An operand of a Dot's sum: the product written inside it, the partial sum as `s`."""
+
     def name(x):
         if x == product.out:
             return lang.join("(", write(RULES["*"].forward, lang, product), ")")
         return lang.sum if x == partial else lang.v(x)
+
     return name
 
 
@@ -127,11 +132,17 @@ def fused_statements(program, writer, fold=False):
         given = (out, *args)
         if out in folded:
             key = (op, True, *map(recipes.kind, args))
-            (shape, places), = write(key, _folded, given, op, raw=True)
+            ((shape, places),) = write(key, _folded, given, op, raw=True)
             expressions[out] = ("(", *shape, ")"), places
             continue
-        key = (op, False, *[("@" if a not in expressions else expressions[a][0])
-                            if type(a) is str else "#" for a in args])
+        key = (
+            op,
+            False,
+            *[
+                ("@" if a not in expressions else expressions[a][0]) if type(a) is str else "#"
+                for a in args
+            ],
+        )
         recipe = cache.get(key)
         lines += recipe(given) if recipe else write(key, _forward, given, op)
     lines.extend(statement(lang.guard(lang.v(name))) for name in ends)
@@ -282,23 +293,36 @@ class Recipes:
         made, shapes = [], {}
         for j, (shape, parts, _) in enumerate(lines):
             shapes[f"shape{j}"] = shape
-            places = "".join(f"f{p}, " if p >= 0 else f"*expressions[given[{~p}]][1], "
-                             for p in parts)
+            places = "".join(
+                f"f{p}, " if p >= 0 else f"*expressions[given[{~p}]][1], " for p in parts
+            )
             count = sum(type(piece) is Place for piece in shape)
             shapes[f"still{j}"] = ((),) * count
-            made.append(f"(shape{j}, ({places}))" if raw else
-                        f"new(Statement, (shape{j}, ({places}), still{j}))")
+            made.append(
+                f"(shape{j}, ({places}))"
+                if raw
+                else f"new(Statement, (shape{j}, ({places}), still{j}))"
+            )
         source = "def recipe(given):\n" + "".join(f"    {line}\n" for line in body)
         source += f"    return [{', '.join(made)}]\n"
-        namespace = dict(shapes, place=self.place, gradient=self.gradient,
-                         constants=self.lang.constants, expressions=self.expressions,
-                         new=tuple.__new__, Statement=Statement)
+        namespace = dict(
+            shapes,
+            place=self.place,
+            gradient=self.gradient,
+            constants=self.lang.constants,
+            expressions=self.expressions,
+            new=tuple.__new__,
+            Statement=Statement,
+        )
         exec(compile(source, "<a recipe of autograd.compile.fusion>", "exec"), namespace)
         return namespace["recipe"]
 
     def _recipe(self, make, given, extra):
-        shapes = {k: self.expressions[x][0] for k, x in enumerate(given)
-                  if type(x) is str and x in self.expressions}
+        shapes = {
+            k: self.expressions[x][0]
+            for k, x in enumerate(given)
+            if type(x) is str and x in self.expressions
+        }
         writer = self.recording.__new__(self.recording)
         _Recording.__init__(writer, shapes)
         stand_ins = []

@@ -19,7 +19,8 @@ def leaves(params, inputs):
     for i, p in enumerate(params):
         require_leaf_or_number(p, f"parameter {i}")
     if len({id(p) for p in params if isinstance(p, Value)}) != sum(
-            isinstance(p, Value) for p in params):
+        isinstance(p, Value) for p in params
+    ):
         raise ValueError("the same Value appears twice in params: list each parameter once")
     flat_inputs, shape = flatten(inputs)
     seen = {id(p): f"parameter {i}" for i, p in enumerate(params) if isinstance(p, Value)}
@@ -56,22 +57,29 @@ def numbers(values, what):
     try:
         values = list(values)
     except TypeError:
-        raise TypeError(f"the {what}s must be a sequence of numbers, but were given "
-                        f"{_floats.show(values)} of type {type_name(values)}") from None
+        raise TypeError(
+            f"the {what}s must be a sequence of numbers, but were given "
+            f"{_floats.show(values)} of type {type_name(values)}"
+        ) from None
     if set(map(type, values)) <= {float}:  # the common case, checked at C speed
         return values
     for i, x in enumerate(values):
         if type(x) is not float and not _floats.is_real(x):
-            raise TypeError(f"{what} {i} must be a real number, but was given "
-                            f"{_floats.show(x)} of type {type_name(x)}")
+            raise TypeError(
+                f"{what} {i} must be a real number, but was given "
+                f"{_floats.show(x)} of type {type_name(x)}"
+            )
     return [x if type(x) is float else _floats.as_float(x) for x in values]
 
 
 def type_name(x):
     """`float`, `str`, or `numpy.ndarray`: the type of x, with its module unless a built-in."""
     kind = type(x)
-    return kind.__qualname__ if kind.__module__ == "builtins" else (
-        f"{kind.__module__}.{kind.__qualname__}")
+    return (
+        kind.__qualname__
+        if kind.__module__ == "builtins"
+        else (f"{kind.__module__}.{kind.__qualname__}")
+    )
 
 
 _SEQUENCES = (list, tuple)
@@ -89,8 +97,12 @@ def batch_of_floats(inputs, lengths):
     """The numbers of a batch of points shaped by `lengths` (see `point_lengths`), each a list
     or tuple of floats, in order; None for any other inputs, which `flatten` and `numbers`
     then read (and refuse with a message where they must)."""
-    if lengths is None or type(inputs) not in _SEQUENCES or not set(map(type, inputs)) <= {
-            list, tuple} or list(map(len, inputs)) != lengths:
+    if (
+        lengths is None
+        or type(inputs) not in _SEQUENCES
+        or not set(map(type, inputs)) <= {list, tuple}
+        or list(map(len, inputs)) != lengths
+    ):
         return None
     flat = list(chain.from_iterable(inputs))
     return flat if set(map(type, flat)) <= {float} else None

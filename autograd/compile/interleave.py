@@ -39,19 +39,27 @@ def interleaved(loop, number, names, counts, indent):
             continue
         j = f"i{len(inner)}"
         body.append(f"for (int {j} = 0; {j} < {term.count}; {j}++) {{")
-        body += ["    " + spelled(term.body[0], 1, u, (*inner, j), (*group, term.count))
-                 for u in range(UNROLL)]
+        body += [
+            "    " + spelled(term.body[0], 1, u, (*inner, j), (*group, term.count))
+            for u in range(UNROLL)
+        ]
         body.append("}")
     for u in range(UNROLL):
         body += [spelled(item, 0, u) for item in (store, *rest)]
-    lines = [f"{indent}{{", f"{indent}    int {k};", f"{indent}    double {', '.join(sums)};",
-             f"{indent}    for ({k} = 0; {k} + {UNROLL} <= {n}; {k} += {UNROLL}) {{"]
+    lines = [
+        f"{indent}{{",
+        f"{indent}    int {k};",
+        f"{indent}    double {', '.join(sums)};",
+        f"{indent}    for ({k} = 0; {k} + {UNROLL} <= {n}; {k} += {UNROLL}) {{",
+    ]
     lines += [f"{indent}        {line}" for line in body]
     lines.append(f"{indent}    }}")
     if n % UNROLL:  # the turns left over, one at a time, as written
         lines.append(f"{indent}    for (; {k} < {n}; {k}++) {{")
         for item in loop.body:
-            lines += [line for line in _plain(item, number, inner, (*counts, n), indent + "        ")]
+            lines += [
+                line for line in _plain(item, number, inner, (*counts, n), indent + "        ")
+            ]
         lines.append(f"{indent}    }}")
     return lines + [f"{indent}}}"]
 
@@ -71,8 +79,9 @@ def _plain(item, number, names, counts, indent):
 def _is_term(item):
     """Whether an item is a term of a running sum, `s = s + ...`, or a loop of one."""
     if type(item) is loops.Loop:
-        return len(item.body) == 1 and type(item.body[0]) is loops.Statement and _is_term(
-            item.body[0])
+        return (
+            len(item.body) == 1 and type(item.body[0]) is loops.Statement and _is_term(item.body[0])
+        )
     return item.shape[:4] == (SUM, " = ", SUM, " + ") and SUM not in item.shape[4:]
 
 
@@ -90,9 +99,12 @@ def _parts(loop):
         end += 1
     if end == 1 or end >= len(body) or type(body[end]) is not loops.Statement:
         return None
-    store, rest = body[end], body[end + 1:]
-    if store.shape[1:3] != (" = ", SUM) or SUM in store.shape[3:] or type(
-            store.shape[0]) is not loops.Place:
+    store, rest = body[end], body[end + 1 :]
+    if (
+        store.shape[1:3] != (" = ", SUM)
+        or SUM in store.shape[3:]
+        or type(store.shape[0]) is not loops.Place
+    ):
         return None
     if any(type(item) is not loops.Statement or SUM in item.shape for item in rest):
         return None
@@ -102,8 +114,9 @@ def _parts(loop):
 def _shifted(item, level, u):
     """A statement of the loop's turn `k + u` instead of `k`: each place moved by `u` steps of
     the loop, whose steps come `level`-th in each form (1 inside a loop of terms)."""
-    return item._replace(constants=tuple(
-        c + steps[level] * u for c, steps in zip(item.constants, item.moves)))
+    return item._replace(
+        constants=tuple(c + steps[level] * u for c, steps in zip(item.constants, item.moves))
+    )
 
 
 def _accesses(item, level):
@@ -113,7 +126,14 @@ def _accesses(item, level):
     counts = () if type(item) is loops.Statement else (item.count,)
     for place, (c, steps) in zip(loops.places_of(statement), statement.places):
         if place.kind == "@":
-            yield place.array, c, steps[:level + 1], counts, steps[level + 1:], bool(place.written)
+            yield (
+                place.array,
+                c,
+                steps[: level + 1],
+                counts,
+                steps[level + 1 :],
+                bool(place.written),
+            )
 
 
 def _apart(parts, n, counts):
@@ -122,8 +142,11 @@ def _apart(parts, n, counts):
     range of places, and the ranges do not meet; where both move alike with the loops around,
     at any one turn of those, else over all of them."""
     start, terms, store, rest = parts
-    reads = [a for item in (start, *terms) for a in _accesses(item, int(item is not start and
-                                                                           type(item) is loops.Loop))]
+    reads = [
+        a
+        for item in (start, *terms)
+        for a in _accesses(item, int(item is not start and type(item) is loops.Loop))
+    ]
     writes = [a for item in (store, *rest) for a in _accesses(item, 0) if a[5]]
     around = tuple(reversed(counts))  # innermost first, as the steps
     for array, c, steps, inner, outer, _ in writes:
@@ -132,10 +155,16 @@ def _apart(parts, n, counts):
                 continue
             ends = (_span(c, steps, (n,)), _span(c2, steps2, (*inner2, n)))
             if outer != outer2:  # they move apart with the loops around: every turn of those
-                ends = ((ends[0][0] + _span(0, outer, around)[0],
-                         ends[0][1] + _span(0, outer, around)[1]),
-                        (ends[1][0] + _span(0, outer2, around)[0],
-                         ends[1][1] + _span(0, outer2, around)[1]))
+                ends = (
+                    (
+                        ends[0][0] + _span(0, outer, around)[0],
+                        ends[0][1] + _span(0, outer, around)[1],
+                    ),
+                    (
+                        ends[1][0] + _span(0, outer2, around)[0],
+                        ends[1][1] + _span(0, outer2, around)[1],
+                    ),
+                )
             if not (ends[0][1] < ends[1][0] or ends[1][1] < ends[0][0]):
                 return False
     return True

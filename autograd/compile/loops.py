@@ -63,14 +63,15 @@ _NO_STEPS = ((),) * 64
 def _new_statement(shape, constants):
     """A `Statement` not inside any loop yet: its places do not move."""
     n = len(constants)
-    return tuple.__new__(Statement, (shape, constants,
-                                     _NO_STEPS[:n] if n <= 64 else ((),) * n))
+    return tuple.__new__(Statement, (shape, constants, _NO_STEPS[:n] if n <= 64 else ((),) * n))
 
 
 def statement(code):
     """The `Statement` of a statement written as `places.Code` (its places `Mark`s)."""
-    return _new_statement(tuple(p.place if type(p) is Mark else p for p in code),
-                          tuple(p.at for p in code if type(p) is Mark))
+    return _new_statement(
+        tuple(p.place if type(p) is Mark else p for p in code),
+        tuple(p.at for p in code if type(p) is Mark),
+    )
 
 
 def _stepped(item, steps, outer):
@@ -82,16 +83,23 @@ def _stepped(item, steps, outer):
 
 def _step(item, steps, outer):
     if type(item) is Statement:
-        return Statement(item.shape, item.constants, tuple(
-            s[:len(s) - outer] + (next(steps),) + s[len(s) - outer:] for s in item.moves))
+        return Statement(
+            item.shape,
+            item.constants,
+            tuple(s[: len(s) - outer] + (next(steps),) + s[len(s) - outer :] for s in item.moves),
+        )
     return _loop(item.count, [_step(part, steps, outer) for part in item.body])
 
 
 def _loop(count, body):
     body = tuple(body)
-    return Loop(count, body, ("loop", count, tuple(b.signature for b in body)),
-                tuple(chain.from_iterable(b.constants for b in body)),
-                tuple(chain.from_iterable(b.moves for b in body)))
+    return Loop(
+        count,
+        body,
+        ("loop", count, tuple(b.signature for b in body)),
+        tuple(chain.from_iterable(b.constants for b in body)),
+        tuple(chain.from_iterable(b.moves for b in body)),
+    )
 
 
 def roll(lines, window=4096, candidates=4):
@@ -117,8 +125,10 @@ def _roll_once(items, window, candidates, outer):
     same signature) whose repetitions cover the most items becomes a loop."""
     # Each signature as a small number (a nested tuple's hash is not kept: one hash each)
     numbered = {}
-    signatures = [numbered.setdefault(item[0] if type(item) is Statement else item.signature,
-                                      len(numbered)) for item in items]
+    signatures = [
+        numbered.setdefault(item[0] if type(item) is Statement else item.signature, len(numbered))
+        for item in items
+    ]
     constants = [item.constants for item in items]
     moves = [item.moves for item in items]
     later = [[] for _ in numbered]  # signature -> the positions where it occurs, in order
@@ -143,11 +153,11 @@ def _roll_once(items, window, candidates, outer):
         while positions[seen[s]] < i:
             seen[s] += 1
         best = None
-        for j in positions[seen[s] + 1:seen[s] + 1 + candidates]:
+        for j in positions[seen[s] + 1 : seen[s] + 1 + candidates]:
             size = j - i
             if size > window:
                 break
-            if j + size > n or signatures[i:j] != signatures[j:j + size]:
+            if j + size > n or signatures[i:j] != signatures[j : j + size]:
                 continue
             (first, how), (second, how_next) = block(i, size), block(j, size)
             if how != how_next:
@@ -156,7 +166,7 @@ def _roll_once(items, window, candidates, outer):
             times, previous = 2, second
             while i + (times + 1) * size <= n:
                 at = i + times * size
-                if signatures[i:j] != signatures[at:at + size]:
+                if signatures[i:j] != signatures[at : at + size]:
                     break
                 following, how_next = block(at, size)
                 if how != how_next or tuple(map(sub, following, previous)) != steps:
@@ -171,7 +181,7 @@ def _roll_once(items, window, candidates, outer):
         times, size, steps = best
         body, at = [], 0
         for k in range(i, i + size):
-            body.append(_stepped(items[k], steps[at:at + len(constants[k])], outer))
+            body.append(_stepped(items[k], steps[at : at + len(constants[k])], outer))
             at += len(constants[k])
         inner = _roll(body, window, candidates, outer + 1) if size > 1 else body
         out.append(_loop(times, inner))
@@ -183,7 +193,7 @@ def index(form, names):
     """A place's number as an expression in the loop indices `names` (outermost first)."""
     c, steps = form
     text = [str(c)] if c else []
-    for step, name in zip(steps, reversed(names[len(names) - len(steps):])):
+    for step, name in zip(steps, reversed(names[len(names) - len(steps) :])):
         if step:
             term = name if abs(step) == 1 else f"{abs(step)}*{name}"
             sign = ("-" if step < 0 else "") if not text else (" - " if step < 0 else " + ")
@@ -218,7 +228,7 @@ def values(form, counts, most=4096):
     `counts`, outermost first); None if more than `most`."""
     c, steps = form
     found = {c}
-    for step, n in zip(steps, reversed(counts[len(counts) - len(steps):])):
+    for step, n in zip(steps, reversed(counts[len(counts) - len(steps) :])):
         if step:
             found = {v + step * k for v in found for k in range(n)}
             if len(found) > most:
@@ -252,5 +262,4 @@ class Numbers:
 
 def count_statements(items):
     """How many statements the items run (each loop's body as many times as it runs)."""
-    return sum(1 if isinstance(i, Statement) else i.count * count_statements(i.body)
-               for i in items)
+    return sum(1 if isinstance(i, Statement) else i.count * count_statements(i.body) for i in items)

@@ -122,16 +122,25 @@ def gradient_flow(trace, count=None):
             assign(out)
         shared = False
         plain = _PLAIN.get(op)
-        for to, expr, condition, passes_on in (
-                plain or [(args.index(target), e, c, c is None and e == GRADIENT)
-                          for target, e, c in shares(ins)]):
+        for to, expr, condition, passes_on in plain or [
+            (args.index(target), e, c, c is None and e == GRADIENT) for target, e, c in shares(ins)
+        ]:
             target = args[to]
             if target not in need:  # a constant or an input, whose gradient nobody wants
                 continue
-            if passes_on and target not in assigned and (
-                    not shared or (target == args[-1] and count.get(target) == 1
-                                   and count.get(args[0]) == 1
-                                   and op_of.get(target, "+") != "+")):
+            if (
+                passes_on
+                and target not in assigned
+                and (
+                    not shared
+                    or (
+                        target == args[-1]
+                        and count.get(target) == 1
+                        and count.get(args[0]) == 1
+                        and op_of.get(target, "+") != "+"
+                    )
+                )
+            ):
                 variable[target] = variable.get(out, out)
                 assign(target)
                 shared = True
@@ -159,18 +168,25 @@ def backward_reads(flow):
 # The shares of each operation that a number of the trace never leaves out (no `nonzero`):
 # {op: ((input, template, condition, whether it passes the gradient on as it is), ...)}, what
 # `shares` gives for every instruction.
-_PLAIN = {op: tuple((share.to, share.expr, share.condition,
-                     share.condition is None and share.expr == GRADIENT)
-                    for share in rule.backward)
-          for op, rule in RULES.items() if not any(share.nonzero for share in rule.backward)}
+_PLAIN = {
+    op: tuple(
+        (share.to, share.expr, share.condition, share.condition is None and share.expr == GRADIENT)
+        for share in rule.backward
+    )
+    for op, rule in RULES.items()
+    if not any(share.nonzero for share in rule.backward)
+}
 
 
 @functools.lru_cache(maxsize=None)
 def _reads(*templates):
     """Which operands the templates read, in order: an input's index, or -1 for the result."""
     roles = ("a", "b")
-    return tuple(-1 if role == "out" else roles.index(role)
-                 for template in templates for role in role_names(template))
+    return tuple(
+        -1 if role == "out" else roles.index(role)
+        for template in templates
+        for role in role_names(template)
+    )
 
 
 def folded(trace, kept, count=None):
@@ -234,8 +250,11 @@ class Dot(NamedTuple):
     def operands(self):
         """The names and numbers the sum reads."""
         m, s = self.head
-        return [*m.args, *(a for a in s.args if a != m.out),
-                *(a for m, _ in self.terms for a in m.args)]
+        return [
+            *m.args,
+            *(a for a in s.args if a != m.out),
+            *(a for m, _ in self.terms for a in m.args),
+        ]
 
 
 def dots(trace, kept, least=2, count=None):
@@ -248,8 +267,13 @@ def dots(trace, kept, least=2, count=None):
 
     def product(i):  # a product whose result is used once, by the next instruction, a sum
         out, op, _ = tape[i]
-        return (op == "*" and tape[i + 1].op == "+" and type(out) is str
-                and count.get(out) == 1 and out not in kept)
+        return (
+            op == "*"
+            and tape[i + 1].op == "+"
+            and type(out) is str
+            and count.get(out) == 1
+            and out not in kept
+        )
 
     found, i = {}, 0
     while i + 1 < n:
@@ -258,8 +282,12 @@ def dots(trace, kept, least=2, count=None):
             i += 1
             continue
         terms, j, last = [], i + 2, s.out
-        while j + 1 < n and product(j) and tape[j + 1].args == (last, tape[j].out) and (
-                count.get(last) == 1 and last not in kept):
+        while (
+            j + 1 < n
+            and product(j)
+            and tape[j + 1].args == (last, tape[j].out)
+            and (count.get(last) == 1 and last not in kept)
+        ):
             terms.append((tape[j], tape[j + 1]))
             last = tape[j + 1].out
             j += 2
@@ -334,8 +362,11 @@ class Program:
         "folded": the unfused C's, "fused": the fused Python's, "fused and folded": the fused
         C's) given none."""
         if away not in self._places:
-            gone = {"none": set, "folded": lambda: self.folded,
-                    "fused": lambda: self.inside_dots,
-                    "fused and folded": lambda: self.fused_folded | self.inside_dots}[away]()
+            gone = {
+                "none": set,
+                "folded": lambda: self.folded,
+                "fused": lambda: self.inside_dots,
+                "fused and folded": lambda: self.fused_folded | self.inside_dots,
+            }[away]()
             self._places[away] = slots(self.trace, self.flow, gone)
         return self._places[away]

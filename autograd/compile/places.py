@@ -157,5 +157,7 @@ def results(trace, flow, lang, target, first):
     into the array `target`, from place `first` on."""
     place = Place("@", target)
     values = [lang.v(trace.result), *gradients(flow, lang), *map(lang.v, trace.aux)]
-    return [lang.assign((Mark(place, first + i),), value if type(value) is tuple else value)
-            for i, value in enumerate(values)]
+    return [
+        lang.assign((Mark(place, first + i),), value if type(value) is tuple else value)
+        for i, value in enumerate(values)
+    ]

@@ -96,11 +96,15 @@ def python_source(program, careful):
         for ins in trace.tape:
             lines.extend("    " + line for line in forward(ins, Python))
         lines.extend("    " + Python.guard(name) for name in program.ends)
-    lines.append("    # backward: the engine's _backward closures, in the order backward() runs them")
+    lines.append(
+        "    # backward: the engine's _backward closures, in the order backward() runs them"
+    )
     flow = program.flow
     lines.extend("    " + line for line in backward(flow, Python))
     aux = f", [{', '.join(map(Python.v, trace.aux))}]" if trace.has_aux else ""
-    lines.append(f"    return {Python.v(trace.result)}, [{', '.join(gradients(flow, Python))}]{aux}")
+    lines.append(
+        f"    return {Python.v(trace.result)}, [{', '.join(gradients(flow, Python))}]{aux}"
+    )
     return "\n".join(lines) + "\n"
 
 

@@ -22,19 +22,24 @@ def fused_python_source(program):
     loop is written out (`_written_out`): CPython spends longer on a turn of a loop than on
     the arithmetic in it, and a whole slice read or written at once costs about one turn."""
     trace = program.trace
-    fused = fusion.fused_statements(program,
-                                    lambda values, grads: FusedPython(trace, values, grads))
+    fused = fusion.fused_statements(
+        program, lambda values, grads: FusedPython(trace, values, grads)
+    )
     lang = fused.lang
     n_out = 1 + trace.n_params + len(trace.aux)
     forward_items = loops.roll(fused.forward)
     backward_items = loops.roll(fused.backward + places.results(trace, fused.flow, lang, "out", 0))
     number = loops.Numbers(lang.constants, literal, "c")
-    lines = ["def loss_and_grads(p, x):",
-             f"    v = [*p, *x] + [0.0] * {len(lang.values)}",
-             f"    d = [0.0] * {trace.n_params + len(lang.gradients)}",
-             "    # forward: each sum of products a running sum s, each repeated block a loop"]
+    lines = [
+        "def loss_and_grads(p, x):",
+        f"    v = [*p, *x] + [0.0] * {len(lang.values)}",
+        f"    d = [0.0] * {trace.n_params + len(lang.gradients)}",
+        "    # forward: each sum of products a running sum s, each repeated block a loop",
+    ]
     lines += python_lines(forward_items, number)
-    lines.append("    # backward: the engine's _backward closures, in the order backward() runs them")
+    lines.append(
+        "    # backward: the engine's _backward closures, in the order backward() runs them"
+    )
     lines.append(f"    out = [0.0] * {n_out}")
     lines += python_lines(backward_items, number)
     n = trace.n_params
@@ -59,8 +64,10 @@ def python_lines(items, number, names=(), counts=(), indent="    "):
 
 def _parse(item):
     """(a statement's shape, and for each place: its kind, its list, whether written)."""
-    return item.shape, [(place.kind, place.array if place.kind == "@" else None,
-                         bool(place.written)) for place in loops.places_of(item)]
+    return item.shape, [
+        (place.kind, place.array if place.kind == "@" else None, bool(place.written))
+        for place in loops.places_of(item)
+    ]
 
 
 def _statements(items, counts):
@@ -91,13 +98,21 @@ def _loop(loop, number, names, counts, indent, ahead=None):
     depth = f"_{len(names)}" if names else ""  # a loop inside keeps its own names
     written = _written_places(loop.body, around)
     parsed = [_parse(item) if isinstance(item, loops.Statement) else None for item in loop.body]
-    before_loop, zipped, names_of = _names_in_loop(loop.body, parsed, written, names, counts,
-                                                   n, indent)
-    by_index = any(parts is None or any(  # a place read where the loop writes it: its `w`
-        form[1][0] and (kind == "#" or not ((array, form, writes) in names_of
-                                            or (array, form, True) in names_of))
-        for form, (kind, array, writes) in zip(item.places, parts[1]))
-        for item, parts in zip(loop.body, parsed))
+    before_loop, zipped, names_of = _names_in_loop(
+        loop.body, parsed, written, names, counts, n, indent
+    )
+    by_index = any(
+        parts is None
+        or any(  # a place read where the loop writes it: its `w`
+            form[1][0]
+            and (
+                kind == "#"
+                or not ((array, form, writes) in names_of or (array, form, True) in names_of)
+            )
+            for form, (kind, array, writes) in zip(item.places, parts[1])
+        )
+        for item, parts in zip(loop.body, parsed)
+    )
     if by_index or not zipped:
         zipped.insert(0, (k, f"range({n})"))
     unpacked, unpacking = {}, []  # (array, form) -> names unpacked before the loop; the lines
@@ -153,6 +168,7 @@ def _in_loop(item, holes, names_of, number, names, counts):
             text.append(name)
     return "".join(text)
 
+
 def _written_places(body, around):
     """{list: every place the statements of `body` write in it, over all turns of the loops
     `around` (None: too many to list)}."""
@@ -192,8 +208,19 @@ def _names_in_loop(body, parsed, written, names, counts, n, indent):
             if step:
                 names_of[key] = f"r{len(zipped)}{depth}"
                 stop = loops.values((c + step * n, steps[1:]), counts, most=1 << 16)
-                zipped.append((names_of[key], _slice(array, (c, steps[1:]), names, step, n,
-                                                     stop is not None and min(stop) >= 0)))
+                zipped.append(
+                    (
+                        names_of[key],
+                        _slice(
+                            array,
+                            (c, steps[1:]),
+                            names,
+                            step,
+                            n,
+                            stop is not None and min(stop) >= 0,
+                        ),
+                    )
+                )
             else:
                 names_of[key] = f"h{len(before_loop)}{depth}"
                 before_loop.append(f"{indent}{names_of[key]} = {array}[{start}]")
@@ -271,8 +298,11 @@ def _written_out(loop, number, names, counts, indent, ahead=None):
         if not form[1][0]:  # the same place at every turn: read once, first
             if (array, form) not in held:
                 held[(array, form)] = f"h{len(held)}{depth}"
-                lines.insert(len(held) - 1, f"{indent}{held[(array, form)]} = "
-                                            f"{array}[{loops.index((form[0], form[1][1:]), names)}]")
+                lines.insert(
+                    len(held) - 1,
+                    f"{indent}{held[(array, form)]} = "
+                    f"{array}[{loops.index((form[0], form[1][1:]), names)}]",
+                )
             return [held[(array, form)]] * n
         if (array, form) not in unpacked:
             before = ahead and ahead(array, form, n, names)
@@ -295,8 +325,12 @@ def _written_out(loop, number, names, counts, indent, ahead=None):
             terms = [f"{old} + {term}" for old, term in zip(read(array, form), terms)]
         run, down = _run(array, form, n, names)
         lines.append(f"{indent}{run} = [{', '.join(terms[::-1] if down else terms)}]")
-        for key in [key for key in unpacked if key[0] == array and (
-                key[1] == form or not places_of(form).isdisjoint(places_of(key[1])))]:
+        for key in [
+            key
+            for key in unpacked
+            if key[0] == array
+            and (key[1] == form or not places_of(form).isdisjoint(places_of(key[1])))
+        ]:
             del unpacked[key]  # written: read again where read again
     return lines
 
@@ -342,9 +376,16 @@ def _statements_written_out(body):
             target, expr = None, shape[4:]
         else:
             first = shape[0]
-            if not (type(first) is loops.Place and first.written and reads[0][0][1][0]
-                    and shape[1] == f" {first.written} ") or places.SUM in shape or any(
-                    w for _, _, w in holes[1:]):
+            if (
+                not (
+                    type(first) is loops.Place
+                    and first.written
+                    and reads[0][0][1][0]
+                    and shape[1] == f" {first.written} "
+                )
+                or places.SUM in shape
+                or any(w for _, _, w in holes[1:])
+            ):
                 return None  # not `place = ...` or `place += ...`, a place that moves
             array, form = first.array, reads[0][0]
             target, expr, reads = (array, form, first.written), shape[2:], reads[1:]
@@ -373,8 +414,12 @@ def _sums_as_expressions(body):
             start = shape[2:]
             total = start if len(start) == 1 else ("(", *start, ")")
             forms = item.places
-        elif (len(shape) == 3 and shape[1:] == (" = ", places.SUM) and total is not None
-              and type(shape[0]) is loops.Place):
+        elif (
+            len(shape) == 3
+            and shape[1:] == (" = ", places.SUM)
+            and total is not None
+            and type(shape[0]) is loops.Place
+        ):
             out.append(loops.statement_of((shape[0], " = ", *total), item.places + forms))
             total = None
         elif places.SUM in shape:
@@ -393,9 +438,15 @@ def _apart(accesses, places_of):
         if writes:
             written = places_of(form)
             for other, its_form, _ in accesses:
-                if other == array and its_form != form and (
-                        written is None or places_of(its_form) is None
-                        or not written.isdisjoint(places_of(its_form))):
+                if (
+                    other == array
+                    and its_form != form
+                    and (
+                        written is None
+                        or places_of(its_form) is None
+                        or not written.isdisjoint(places_of(its_form))
+                    )
+                ):
                     return False
     return True
 
@@ -405,8 +456,11 @@ def _simple(expr):
     place, a product of two, or one pair of brackets around pieces that hold none."""
     if len(expr) == 1 or (len(expr) == 3 and expr[1] == " * "):
         return all(type(piece) is not str for piece in expr[::2])
-    return (expr[0] == "(" and expr[-1] == ")" and not any(
-        type(piece) is str and ("(" in piece or ")" in piece) for piece in expr[1:-1]))
+    return (
+        expr[0] == "("
+        and expr[-1] == ")"
+        and not any(type(piece) is str and ("(" in piece or ")" in piece) for piece in expr[1:-1])
+    )
 
 
 def _unpack(targets, array, form, names):

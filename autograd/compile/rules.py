@@ -76,7 +76,7 @@ def _share(to, part):
 
 def _rule(op):
     """The `Rule` of the row `op`: its forward and its derivative rules run on placeholders."""
-    inputs = [_PLACES[role] for role in _ROLES[:op.arity + op.parameters]]
+    inputs = [_PLACES[role] for role in _ROLES[: op.arity + op.parameters]]
     out, g = _PLACES["out"], _PLACES["g"]
     shares = []
     for to, rule in enumerate(op.backward):
@@ -84,8 +84,14 @@ def _rule(op):
         if part is not None:
             shares.append(_share(to, part))
     operator = op.helper is None
-    return Rule(None if op.statement else _template(ops.TEXT.call(op.name, *inputs)),
-                tuple(shares), op.guard, operator, operator and not op.guard, op.statement)
+    return Rule(
+        None if op.statement else _template(ops.TEXT.call(op.name, *inputs)),
+        tuple(shares),
+        op.guard,
+        operator,
+        operator and not op.guard,
+        op.statement,
+    )
 
 
 RULES = {name: _rule(op) for name, op in ops.OPS.items()}

@@ -43,8 +43,9 @@ def backward(flow, lang):
         if isinstance(step, passes.Seed):
             lines.append(lang.assign(lang.d(flow.of(step.name)), lang.v(step.value)))
             continue
-        lines.append(backward_step(step, lang, lang.d(flow.of(step.ins.out)),
-                                   lang.d(flow.of(step.target))))
+        lines.append(
+            backward_step(step, lang, lang.d(flow.of(step.ins.out)), lang.d(flow.of(step.target)))
+        )
     return lines
 
 

@@ -11,8 +11,18 @@ from .front import OPT_LEVEL, compile_loss
 __all__ = ["compile_step", "CompiledStep"]
 
 
-def compile_step(model, X, y, *, loss="hinge", alpha=1e-4, backend="python",
-                 opt_level=OPT_LEVEL, check=False, fuse=None):
+def compile_step(
+    model,
+    X,
+    y,
+    *,
+    loss="hinge",
+    alpha=1e-4,
+    backend="python",
+    opt_level=OPT_LEVEL,
+    check=False,
+    fuse=None,
+):
     """One training step of `model` on points shaped like `X`, compiled: a `CompiledStep`.
 
     `model` is an `autograd.nn` model with one output whose parameters are leaf `Value`s of
@@ -23,8 +33,17 @@ def compile_step(model, X, y, *, loss="hinge", alpha=1e-4, backend="python",
     `nn.bce_with_logits` chooses between two formulas in Python for each point (`if m.data
     >= 0`), which a trace would freeze. `alpha` weighs the L2 penalty, as in `nn.train_step`.
     """
-    return CompiledStep(model, X, y, loss=loss, alpha=alpha, backend=backend,
-                        opt_level=opt_level, check=check, fuse=fuse)
+    return CompiledStep(
+        model,
+        X,
+        y,
+        loss=loss,
+        alpha=alpha,
+        backend=backend,
+        opt_level=opt_level,
+        check=check,
+        fuse=fuse,
+    )
 
 
 class CompiledStep:
@@ -37,8 +56,19 @@ class CompiledStep:
     `CompiledLoss` it runs.
     """
 
-    def __init__(self, model, X, y, *, loss="hinge", alpha=1e-4, backend="python",
-                 opt_level=OPT_LEVEL, check=False, fuse=None):
+    def __init__(
+        self,
+        model,
+        X,
+        y,
+        *,
+        loss="hinge",
+        alpha=1e-4,
+        backend="python",
+        opt_level=OPT_LEVEL,
+        check=False,
+        fuse=None,
+    ):
         if loss == "bce":
             raise ValueError(
                 "compile_step cannot compile loss='bce': nn.bce_with_logits picks one of two "
@@ -65,16 +95,24 @@ class CompiledStep:
             points, labels = inputs
             scores = [model(point) for point in points]
             if scores and isinstance(scores[0], list):
-                raise ValueError(f"compile_step needs a model with one output, but {model!r} "
-                                 "has several")
+                raise ValueError(
+                    f"compile_step needs a model with one output, but {model!r} has several"
+                )
             total = nn.LOSSES[loss](scores, labels)
             if alpha:
                 total = total + nn.l2_penalty(params, alpha)
             return total, scores
 
-        self.compiled = compile_loss(loss_and_scores, self.params, (list(X), list(y)),
-                                     has_aux=True, backend=backend, opt_level=opt_level,
-                                     check=check, fuse=fuse)
+        self.compiled = compile_loss(
+            loss_and_scores,
+            self.params,
+            (list(X), list(y)),
+            has_aux=True,
+            backend=backend,
+            opt_level=opt_level,
+            check=check,
+            fuse=fuse,
+        )
 
     def _check_labels(self, y):
         if self.loss == "hinge":
@@ -97,5 +135,7 @@ class CompiledStep:
         return nn.StepResult(loss, nn.accuracy(scores, y))
 
     def __repr__(self):
-        return (f"<CompiledStep: {self.model!r}, {self.loss} loss, "
-                f"{len(self.compiled.tape)} instructions, {self.compiled.backend}>")
+        return (
+            f"<CompiledStep: {self.model!r}, {self.loss} loss, "
+            f"{len(self.compiled.tape)} instructions, {self.compiled.backend}>"
+        )

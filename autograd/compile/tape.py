@@ -102,7 +102,8 @@ def record(root, aux, has_aux, param_leaves, input_leaves, made):
             require_engine_derivative(node, "compile_loss")
         if row is None:
             raise NotImplementedError(
-                f"compile_loss does not know the operation {node._op!r} of {node!r}")
+                f"compile_loss does not know the operation {node._op!r} of {node!r}"
+            )
         if len(prev) == 2:  # each input a name, or a number
             a, b = prev
             args = (get(id(a), a.data), get(id(b), b.data))

@@ -73,14 +73,16 @@ def _load():
             raise VizJsNotLoadedError(
                 "Graphviz for the browser (viz-js) is still loading, and this browser cannot "
                 "wait for it inside a cell. Run the cell again in a moment (or use Chromium, "
-                "Chrome or Edge, where the first drawing waits for it).")
+                "Chrome or Edge, where the first drawing waits for it)."
+            )
         run_sync(box.done)
     if box.error:
         _loading = None  # the next drawing tries again
         raise VizJsNotLoadedError(
             f"Graphviz for the browser (viz-js) did not load from {url}: {box.error}\n"
             "The site was built without it (lite/build.py copies it to static/viz/viz.js), "
-            "or the page lost its connection to the site. Reload the page to try again.")
+            "or the page lost its connection to the site. Reload the page to try again."
+        )
     viz = box.viz
 
     def render(text, settings):
@@ -100,8 +102,10 @@ def _settings(engine, output, options):
         kind, assignment = option[:2], option[2:]
         name, equals, value = assignment.partition("=")
         if kind not in _ATTRIBUTE_OPTIONS or not name:
-            raise ValueError(f"in the browser, drawings take only -G, -N and -E options "
-                             f"(name=value), not {option!r}")
+            raise ValueError(
+                f"in the browser, drawings take only -G, -N and -E options "
+                f"(name=value), not {option!r}"
+            )
         settings.setdefault(_ATTRIBUTE_OPTIONS[kind], {})[name] = value if equals else "true"
     return settings
 
@@ -112,8 +116,17 @@ def _settings(engine, output, options):
 _ESTIMATE_ONLY = re.compile(r"\s*(Warning:\s*)?no value for width of non-ASCII character \d+")
 
 
-def run(engine, format, source, *, renderer=None, formatter=None, neato_no_op=None,
-        quiet=False, options=()):
+def run(
+    engine,
+    format,
+    source,
+    *,
+    renderer=None,
+    formatter=None,
+    neato_no_op=None,
+    quiet=False,
+    options=(),
+):
     """`layout.run` in the browser: DOT `source` (bytes, UTF-8) drawn by viz-js, as bytes."""
     global _renderer
     output = ":".join(part for part in (format, renderer, formatter) if part)
@@ -124,9 +137,11 @@ def run(engine, format, source, *, renderer=None, formatter=None, neato_no_op=No
     if _renderer is None:
         _renderer = _load()
     result = _renderer(source.decode("utf-8"), settings)
-    messages = "".join(f"{error.get('level', 'error').capitalize()}: {error.get('message')}\n"
-                       for error in result.get("errors") or ()
-                       if not _ESTIMATE_ONLY.match(error.get("message") or ""))
+    messages = "".join(
+        f"{error.get('level', 'error').capitalize()}: {error.get('message')}\n"
+        for error in result.get("errors") or ()
+        if not _ESTIMATE_ONLY.match(error.get("message") or "")
+    )
     if result.get("status") != "success":
         raise graphviz.CalledProcessError(1, command, output=b"", stderr=messages.encode())
     if messages and not quiet:

@@ -238,8 +238,10 @@ def _summary(values, names, show_grad, highlighted=()):
     root = values[-1]
     out = _spoken_name(root, names)
     operations = sum(1 for value in values if _has_operation(value))
-    counts = (f"{len(values)} value{'s' * (len(values) != 1)}, "
-              f"{operations} operation{'s' * (operations != 1)}")
+    counts = (
+        f"{len(values)} value{'s' * (len(values) != 1)}, "
+        f"{operations} operation{'s' * (operations != 1)}"
+    )
     parts = [f"{out} = {_spoken_number(root.data)}"]
     if show_grad:
         grads = [_as_float(value.grad) for value in values]
@@ -247,8 +249,10 @@ def _summary(values, names, show_grad, highlighted=()):
             parts.append("every grad 0 (backward() has not run)")
         else:
             inputs = [value for value in values if not value._prev and value is not root]
-            shown = [f"d{out}/d{_spoken_name(value, names)} = {_spoken_number(value.grad)}"
-                     for value in inputs[:_LISTED_GRADIENTS]]
+            shown = [
+                f"d{out}/d{_spoken_name(value, names)} = {_spoken_number(value.grad)}"
+                for value in inputs[:_LISTED_GRADIENTS]
+            ]
             if len(inputs) > _LISTED_GRADIENTS:
                 shown.append(f"and {len(inputs) - _LISTED_GRADIENTS} more inputs")
             if shown:
@@ -267,14 +271,16 @@ def _description(values, names):
         label = getattr(value, "label", "")
         line = name if label in (None, "") else f"{name} {_visible(str(label))}"
         line += f": data {_spoken_number(value.data)}, grad {_spoken_number(value.grad)}"
-        inputs = [f"{_spoken_name(child, names)} ({names[id(child)]})"
-                  if getattr(child, "label", "") not in (None, "") else names[id(child)]
-                  for child in value._prev]
+        inputs = [
+            f"{_spoken_name(child, names)} ({names[id(child)]})"
+            if getattr(child, "label", "") not in (None, "")
+            else names[id(child)]
+            for child in value._prev
+        ]
         if not inputs:
             line += "; an input"
         elif _has_operation(value):
-            line += (f"; made by {_visible(str(value._op))} from "
-                     f"{' and '.join(inputs)}")
+            line += f"; made by {_visible(str(value._op))} from {' and '.join(inputs)}"
         else:
             line += f"; made from {' and '.join(inputs)}"
         lines.append(line + ".")
@@ -292,8 +298,10 @@ def _check_max_width(max_width):
     if not 1 <= max_width <= _WIDEST:  # also refuses nan
         hint = ""
         if _WIDEST < max_width < math.inf:
-            hint = (f" (it is in inches, not pixels: {max_width:g} pixels would be "
-                    f"max_width={max_width / 96:.1f})")
+            hint = (
+                f" (it is in inches, not pixels: {max_width:g} pixels would be "
+                f"max_width={max_width / 96:.1f})"
+            )
         raise ValueError(
             f"max_width must be from 1 to {_WIDEST} inches, or None to draw at full size, "
             f"but was {max_width!r}{hint}"
@@ -398,16 +406,19 @@ def _visible(text):
         code = ord(ch)
         if ch in _SHOWN_AS:
             shown.append(_SHOWN_AS[ch])
-        elif (code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code < 0xE000
-              or code in (0xFFFE, 0xFFFF)):
+        elif (
+            code < 0x20
+            or 0x7F <= code < 0xA0
+            or 0xD800 <= code < 0xE000
+            or code in (0xFFFE, 0xFFFF)
+        ):
             shown.append(ascii(ch)[1:-1])  # as in Python's repr: backslash, x, 0, 1
         else:
             shown.append(ch)
     text = "".join(shown)
 
     def keeps(i):  # a space the layout programs and browsers leave as it is
-        return (0 < i < len(text) - 1
-                and "!" <= text[i - 1] <= "~" and "!" <= text[i + 1] <= "~")
+        return 0 < i < len(text) - 1 and "!" <= text[i - 1] <= "~" and "!" <= text[i + 1] <= "~"
 
     return "".join(_NBSP if ch == " " and not keeps(i) else ch for i, ch in enumerate(text))
 
@@ -481,9 +492,12 @@ def _caption(color_grads, largest, show_order, values):
     if color_grads:
         swatch = '<td bgcolor="{}" border="1" color="#888888" width="12" height="12"></td>'
         row = (
-            swatch.format(_hex(_NEGATIVE)) + "<td>negative grad  </td>"
-            + swatch.format("white") + "<td>zero  </td>"
-            + swatch.format(_hex(_POSITIVE)) + "<td>positive grad  </td>"
+            swatch.format(_hex(_NEGATIVE))
+            + "<td>negative grad  </td>"
+            + swatch.format("white")
+            + "<td>zero  </td>"
+            + swatch.format(_hex(_POSITIVE))
+            + "<td>positive grad  </td>"
         )
         if any(_as_float(v.grad) is None or math.isnan(_as_float(v.grad)) for v in values):
             row += swatch.format(_NAN_FILL) + "<td>nan  </td>"

@@ -30,8 +30,12 @@ from . import layout, screen
 __all__ = ["GraphDrawing", "save", "explain", "CANNOT_DRAW"]
 
 # What stops a drawing from becoming a picture, and what a notebook explains instead.
-CANNOT_DRAW = (layout.GraphvizNotFoundError, layout.LayoutTimeoutError,
-               graphviz.CalledProcessError, layout.browser.VizJsNotLoadedError)
+CANNOT_DRAW = (
+    layout.GraphvizNotFoundError,
+    layout.LayoutTimeoutError,
+    graphviz.CalledProcessError,
+    layout.browser.VizJsNotLoadedError,
+)
 
 # What a notebook may ask a drawing for, and how the layout program makes it (format and,
 # for text, the encoding to read it in). SVG unless the notebook asks for another.
@@ -73,8 +77,9 @@ class GraphDrawing(graphviz.Digraph):
         """Add an arrow, as `graphviz.Digraph.edge` does, and remember it for the words."""
         super().edge(tail_name, head_name, label, _attributes=_attributes, **attrs)
         style = str(attrs.get("style", ""))
-        self._parts()[1].append((tail_name, head_name, label,
-                                 next((s for s in _LINE_STYLES if s in style), None)))
+        self._parts()[1].append(
+            (tail_name, head_name, label, next((s for s in _LINE_STYLES if s in style), None))
+        )
 
     def edges(self, tail_head_iter):
         """Add arrows without labels, as `graphviz.Digraph.edges` does (and remember them)."""
@@ -110,8 +115,10 @@ class GraphDrawing(graphviz.Digraph):
         which inputs. Any other drawing: node by node, the arrows that leave it."""
         words = self._words()
         if words is None:
-            raise ValueError("this drawing has nothing in it to describe: give it nodes and "
-                             "arrows first (drawing.node(...), drawing.edge(...))")
+            raise ValueError(
+                "this drawing has nothing in it to describe: give it nodes and "
+                "arrows first (drawing.node(...), drawing.edge(...))"
+            )
         return Description(f"{self.summary()}\n{words}")
 
     def _words(self):
@@ -121,10 +128,12 @@ class GraphDrawing(graphviz.Digraph):
         nodes, arrows = self._parts()
         lines = []
         for name in self._node_names():
-            leaving = [self._arrow_words(arrow, tail=False) for arrow in arrows
-                       if arrow[0] == name]
-            lines.append(f"{nodes.get(name, name)}: " + ("; ".join(leaving) if leaving
-                                                        else "no arrow leaves it") + ".")
+            leaving = [self._arrow_words(arrow, tail=False) for arrow in arrows if arrow[0] == name]
+            lines.append(
+                f"{nodes.get(name, name)}: "
+                + ("; ".join(leaving) if leaving else "no arrow leaves it")
+                + "."
+            )
         return "\n".join(lines) or None
 
     def _node_names(self):
@@ -156,40 +165,72 @@ class GraphDrawing(graphviz.Digraph):
     def _parameters(self, engine, format, renderer, formatter):
         """The layout engine and output format to use: the given ones, checked as graphviz
         checks them, else the drawing's own (`self.engine`, `self.format`, ...)."""
-        checks = (("engine", engine, graphviz.ENGINES, ""),
-                  ("format", format, graphviz.FORMATS, ""),
-                  ("renderer", renderer, graphviz.RENDERERS, "None or "),
-                  ("formatter", formatter, graphviz.FORMATTERS, "None or "))
+        checks = (
+            ("engine", engine, graphviz.ENGINES, ""),
+            ("format", format, graphviz.FORMATS, ""),
+            ("renderer", renderer, graphviz.RENDERERS, "None or "),
+            ("formatter", formatter, graphviz.FORMATTERS, "None or "),
+        )
         for kind, given, known, or_none in checks:
             if given is not None and given.lower() not in known:
-                raise ValueError(f"unknown {kind}: {given!r} (must be {or_none}one of "
-                                 f"{sorted(known)})")
+                raise ValueError(
+                    f"unknown {kind}: {given!r} (must be {or_none}one of {sorted(known)})"
+                )
         engine = self.engine if engine is None else engine
         format = self.format if format is None else format
         renderer = self.renderer if renderer is None else renderer
         formatter = self.formatter if formatter is None else formatter
         return engine, format, renderer, formatter
 
-    def pipe(self, format=None, renderer=None, formatter=None, neato_no_op=None, quiet=False,
-             *, engine=None, encoding=None):
+    def pipe(
+        self,
+        format=None,
+        renderer=None,
+        formatter=None,
+        neato_no_op=None,
+        quiet=False,
+        *,
+        engine=None,
+        encoding=None,
+    ):
         """The drawing as a picture: bytes, or text decoded with `encoding` (SVG, say).
 
         `format` ("svg", "png", ...; None: `self.format`), `renderer`, `formatter`,
         `neato_no_op`, `quiet` (no warnings from the layout program) and `engine` (None:
         `self.engine`) mean what they mean in `graphviz.Digraph.pipe`.
         """
-        engine, format, renderer, formatter = self._parameters(engine, format, renderer,
-                                                               formatter)
-        picture = layout.run(engine, format, self.source.encode(self.encoding),
-                             renderer=renderer, formatter=formatter, neato_no_op=neato_no_op,
-                             quiet=quiet, **self._limits())
+        engine, format, renderer, formatter = self._parameters(engine, format, renderer, formatter)
+        picture = layout.run(
+            engine,
+            format,
+            self.source.encode(self.encoding),
+            renderer=renderer,
+            formatter=formatter,
+            neato_no_op=neato_no_op,
+            quiet=quiet,
+            **self._limits(),
+        )
         picture = self._labelled(picture, format, renderer, formatter)
         return picture if encoding is None else picture.decode(encoding)
 
-    def render(self, filename=None, directory=None, view=False, cleanup=False, format=None,
-               renderer=None, formatter=None, neato_no_op=None, quiet=False, quiet_view=False,
-               *, outfile=None, engine=None, raise_if_result_exists=False,
-               overwrite_source=False):
+    def render(
+        self,
+        filename=None,
+        directory=None,
+        view=False,
+        cleanup=False,
+        format=None,
+        renderer=None,
+        formatter=None,
+        neato_no_op=None,
+        quiet=False,
+        quiet_view=False,
+        *,
+        outfile=None,
+        engine=None,
+        raise_if_result_exists=False,
+        overwrite_source=False,
+    ):
         """Save the DOT text to a file, draw it into another, and return that one's path.
 
         The arguments and the files' names are graphviz's (`graphviz.Digraph.render`): the
@@ -203,8 +244,7 @@ class GraphDrawing(graphviz.Digraph):
             format = _format_for(outfile, format)
             if directory is None:
                 outfile = Path(self.directory, outfile)
-        engine, format, renderer, formatter = self._parameters(engine, format, renderer,
-                                                               formatter)
+        engine, format, renderer, formatter = self._parameters(engine, format, renderer, formatter)
         if outfile is not None and filename is None:
             filename = outfile.with_suffix(_SOURCE_SUFFIX)
         filepath = Path(self.save(filename, directory=directory))
@@ -217,9 +257,17 @@ class GraphDrawing(graphviz.Digraph):
             raise graphviz.FileExistsError(f"output file exists: {os.fspath(outfile)!r}")
         # Started in the DOT file's folder, as graphviz does, so that a path in the DOT text
         # (an image=..., say) is read relative to the file.
-        picture = layout.run(engine, format, filepath.read_bytes(), renderer=renderer,
-                             formatter=formatter, neato_no_op=neato_no_op, quiet=quiet,
-                             cwd=filepath.parent, **self._limits())
+        picture = layout.run(
+            engine,
+            format,
+            filepath.read_bytes(),
+            renderer=renderer,
+            formatter=formatter,
+            neato_no_op=neato_no_op,
+            quiet=quiet,
+            cwd=filepath.parent,
+            **self._limits(),
+        )
         outfile.write_bytes(self._labelled(picture, format, renderer, formatter))
         if cleanup:
             os.remove(filepath)
@@ -227,11 +275,11 @@ class GraphDrawing(graphviz.Digraph):
             graphviz.view(os.fspath(outfile), quiet=quiet_view)
         return os.fspath(outfile)
 
-    def view(self, filename=None, directory=None, cleanup=False, quiet=False,
-             quiet_view=False):
+    def view(self, filename=None, directory=None, cleanup=False, quiet=False, quiet_view=False):
         """`render(..., view=True)`: draw the graph into a file and open it in a viewer."""
-        return self.render(filename, directory, view=True, cleanup=cleanup, quiet=quiet,
-                           quiet_view=quiet_view)
+        return self.render(
+            filename, directory, view=True, cleanup=cleanup, quiet=quiet, quiet_view=quiet_view
+        )
 
     def name_of(self, value):
         """The node name (`v0`, `v1`, ...) this drawing gave `value`; also its SVG `<title>`."""
@@ -248,9 +296,11 @@ class GraphDrawing(graphviz.Digraph):
         wanted = set(_SHOWN_BY_DEFAULT) if include is None else set(include)
         wanted -= set(exclude or ())
         try:
-            bundle = {mimetype: self.pipe(format=format, encoding=encoding)
-                      for mimetype, (format, encoding) in _PICTURES.items()
-                      if mimetype in wanted}
+            bundle = {
+                mimetype: self.pipe(format=format, encoding=encoding)
+                for mimetype, (format, encoding) in _PICTURES.items()
+                if mimetype in wanted
+            }
             if "text/html" in wanted:
                 svg = bundle.get("image/svg+xml") or self.pipe(format="svg", encoding="utf-8")
                 bundle["text/html"] = screen.drawing_html(svg, words=self._words())
@@ -296,12 +346,18 @@ def _format_for(outfile, format):
                 f"{os.fspath(outfile)!r} (provide format or outfile with a suffix from "
                 f"{['.' + known for known in sorted(graphviz.FORMATS)]!r})"
             )
-        warnings.warn(f"unknown outfile suffix {outfile.suffix!r} (expected: {'.' + format!r})",
-                      category=graphviz.UnknownSuffixWarning, stacklevel=3)
+        warnings.warn(
+            f"unknown outfile suffix {outfile.suffix!r} (expected: {'.' + format!r})",
+            category=graphviz.UnknownSuffixWarning,
+            stacklevel=3,
+        )
         return format
     if format is not None and format.lower() != suffix:
-        warnings.warn(f"expected format {suffix!r} from outfile differs from given format: "
-                      f"{format!r}", category=graphviz.FormatSuffixMismatchWarning, stacklevel=3)
+        warnings.warn(
+            f"expected format {suffix!r} from outfile differs from given format: {format!r}",
+            category=graphviz.FormatSuffixMismatchWarning,
+            stacklevel=3,
+        )
         return format
     return suffix
 
@@ -361,9 +417,14 @@ def save(graph, path, *, dpi=150, timeout=None):
         path.write_text(source, encoding=encoding)
         return path
     options = [f"-Gdpi={dpi:g}"] if kind == "png" else []
-    picture = layout.run(getattr(graph, "engine", "dot"), kind, source.encode(encoding),
-                         options=options, timeout=timeout,
-                         values=len(getattr(graph, "values", ())) or None)
+    picture = layout.run(
+        getattr(graph, "engine", "dot"),
+        kind,
+        source.encode(encoding),
+        options=options,
+        timeout=timeout,
+        values=len(getattr(graph, "values", ())) or None,
+    )
     summary = graph.summary() if isinstance(graph, GraphDrawing) else None
     if kind == "svg" and summary:
         picture = screen.labelled_svg(picture.decode("utf-8"), summary).encode("utf-8")

@@ -23,8 +23,10 @@ def inline_svg(svg):
     (`screen.BOX_STYLE`) for a container narrower than that. It never grows beyond its size.
     """
     if not isinstance(svg, str):
-        raise TypeError(f"inline_svg takes SVG text (a str), but was given {svg!r:.80} of "
-                        f"type {type(svg).__name__}")
+        raise TypeError(
+            f"inline_svg takes SVG text (a str), but was given {svg!r:.80} of "
+            f"type {type(svg).__name__}"
+        )
     if "<svg" not in svg:
         raise ValueError(f"inline_svg takes SVG text, but this has no <svg> in it: {svg!r:.80}")
     return fitted_svg(svg)
@@ -34,8 +36,10 @@ def inline_svg(svg):
 # in proportion to how much it can, up to its own width, so drawings of about the same size keep
 # about the same scale. Where the row cannot hold them all at their narrowest (a phone), the
 # next goes under the one before; one that is wider even alone makes the row scroll sideways.
-_ROW_STYLE = ("display:flex; flex-wrap:wrap; gap:1em 2em; align-items:flex-start; "
-              "max-width:100%; overflow-x:auto; overflow-y:hidden")
+_ROW_STYLE = (
+    "display:flex; flex-wrap:wrap; gap:1em 2em; align-items:flex-start; "
+    "max-width:100%; overflow-x:auto; overflow-y:hidden"
+)
 _FIGURE_STYLE = "margin:0; display:flex; flex-direction:column; align-items:center"
 _CAPTION_STYLE = f"font-family:{FONT},sans-serif; font-weight:bold; margin-bottom:0.4em"
 
@@ -46,8 +50,10 @@ def _figure_size(svg):
     if widths is None:
         return "flex:1 1 0; min-width:0"
     natural, narrowest = widths
-    return (f"flex:{max(natural - narrowest, 0.001):.1f} 1 {pixels(narrowest, up=True)}; "
-            f"min-width:{pixels(narrowest, up=True)}; max-width:{pixels(natural)}")
+    return (
+        f"flex:{max(natural - narrowest, 0.001):.1f} 1 {pixels(narrowest, up=True)}; "
+        f"min-width:{pixels(narrowest, up=True)}; max-width:{pixels(natural)}"
+    )
 
 
 def side_by_side(*drawings, titles=None):
@@ -66,8 +72,10 @@ def side_by_side(*drawings, titles=None):
     if not drawings:
         raise ValueError("side_by_side needs at least one drawing, but was given none")
     for drawing in drawings:
-        if not (callable(getattr(drawing, "pipe", None))
-                and isinstance(getattr(drawing, "source", None), str)):
+        if not (
+            callable(getattr(drawing, "pipe", None))
+            and isinstance(getattr(drawing, "source", None), str)
+        ):
             hint = " (draw it first: draw_dot(value))" if hasattr(drawing, "_prev") else ""
             raise TypeError(
                 f"side_by_side takes drawings from draw_dot (or any graphviz graph), but was "
@@ -75,12 +83,16 @@ def side_by_side(*drawings, titles=None):
             )
     if titles is not None:
         if isinstance(titles, str):
-            raise TypeError(f"titles must be a list of strings, one per drawing, not the "
-                            f"single string {titles!r}")
+            raise TypeError(
+                f"titles must be a list of strings, one per drawing, not the "
+                f"single string {titles!r}"
+            )
         titles = tuple(titles)
         if len(titles) != len(drawings):
-            raise ValueError(f"titles must give one title per drawing: {len(drawings)} "
-                             f"drawings, but {len(titles)} titles {titles!r}")
+            raise ValueError(
+                f"titles must give one title per drawing: {len(drawings)} "
+                f"drawings, but {len(titles)} titles {titles!r}"
+            )
         for title in titles:
             if not isinstance(title, str):
                 raise TypeError(f"each title must be a string, but one was {title!r}")
@@ -100,13 +112,19 @@ class SideBySide:
         for i, drawing in enumerate(self.drawings):
             caption = ""
             if self.titles is not None:
-                caption = (f'<figcaption style="{_CAPTION_STYLE}">'
-                           f"{html.escape(self.titles[i])}</figcaption>")
+                caption = (
+                    f'<figcaption style="{_CAPTION_STYLE}">'
+                    f"{html.escape(self.titles[i])}</figcaption>"
+                )
             svg = drawing.pipe(format="svg", encoding="utf-8")
-            figures.append(f'<figure style="{_FIGURE_STYLE}; {_figure_size(svg)}">{caption}'
-                           f'{inline_svg(svg)}</figure>')
-        return (f'<div class="autograd-side-by-side" style="{_ROW_STYLE}" tabindex="0">'
-                f'{"".join(figures)}</div>')
+            figures.append(
+                f'<figure style="{_FIGURE_STYLE}; {_figure_size(svg)}">{caption}'
+                f"{inline_svg(svg)}</figure>"
+            )
+        return (
+            f'<div class="autograd-side-by-side" style="{_ROW_STYLE}" tabindex="0">'
+            f"{''.join(figures)}</div>"
+        )
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         sources = "\n\n".join(drawing.source for drawing in self.drawings)
@@ -119,4 +137,3 @@ class SideBySide:
     def __repr__(self):
         titles = "" if self.titles is None else f": {', '.join(self.titles)}"
         return f"SideBySide({len(self.drawings)} drawings{titles})"
-

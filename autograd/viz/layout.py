@@ -125,17 +125,33 @@ def check_timeout(timeout):
     if timeout is None:
         return None
     if not is_real(timeout):
-        raise TypeError(f"timeout must be a number of seconds or None, but was {timeout!r} of "
-                        f"type {type(timeout).__name__}")
+        raise TypeError(
+            f"timeout must be a number of seconds or None, but was {timeout!r} of "
+            f"type {type(timeout).__name__}"
+        )
     if not 0 < timeout <= _LONGEST_TIMEOUT:  # also refuses nan
-        raise ValueError(f"timeout must be more than 0 and at most {_LONGEST_TIMEOUT:g} seconds "
-                         f"(a day), or None for LAYOUT_TIMEOUT ({LAYOUT_TIMEOUT:g} s), but was "
-                         f"{timeout!r}")
+        raise ValueError(
+            f"timeout must be more than 0 and at most {_LONGEST_TIMEOUT:g} seconds "
+            f"(a day), or None for LAYOUT_TIMEOUT ({LAYOUT_TIMEOUT:g} s), but was "
+            f"{timeout!r}"
+        )
     return float(timeout)
 
 
-def run(engine, format, source, *, renderer=None, formatter=None, neato_no_op=None,
-        quiet=False, cwd=None, options=(), timeout=None, values=None):
+def run(
+    engine,
+    format,
+    source,
+    *,
+    renderer=None,
+    formatter=None,
+    neato_no_op=None,
+    quiet=False,
+    cwd=None,
+    options=(),
+    timeout=None,
+    values=None,
+):
     """Lay out DOT `source` (bytes) with `layout_program()`; return the picture as bytes.
 
     `engine` is the layout (`-K`: "dot", "neato", ...) and `format` the picture's format
@@ -149,8 +165,16 @@ def run(engine, format, source, *, renderer=None, formatter=None, neato_no_op=No
     In the browser viz-js draws instead (`browser.run`), with no time limit and no `cwd`.
     """
     if IN_BROWSER:
-        return browser.run(engine, format, source, renderer=renderer, formatter=formatter,
-                           neato_no_op=neato_no_op, quiet=quiet, options=options)
+        return browser.run(
+            engine,
+            format,
+            source,
+            renderer=renderer,
+            formatter=formatter,
+            neato_no_op=neato_no_op,
+            quiet=quiet,
+            options=options,
+        )
     program = layout_program()
     output = ":".join(part for part in (format, renderer, formatter) if part)
     command = [program.path, f"-K{engine}", f"-T{output}", *options]
@@ -159,8 +183,7 @@ def run(engine, format, source, *, renderer=None, formatter=None, neato_no_op=No
     seconds = LAYOUT_TIMEOUT if timeout is None else timeout
     try:
         # run() kills the program when the time is up, and waits for it to end.
-        done = subprocess.run(command, input=source, capture_output=True, cwd=cwd,
-                              timeout=seconds)
+        done = subprocess.run(command, input=source, capture_output=True, cwd=cwd, timeout=seconds)
     except subprocess.TimeoutExpired:
         raise LayoutTimeoutError(seconds, values) from None
     if done.returncode != 0:
@@ -175,5 +198,6 @@ def run(engine, format, source, *, renderer=None, formatter=None, neato_no_op=No
 def _worth_showing(stderr):
     """The layout program's warnings, less graphviz-pure's note on every character beyond
     ASCII that it has no width for (it guesses one; a learner can do nothing about it)."""
-    return [line for line in stderr.splitlines(keepends=True)
-            if "no value for width of" not in line]
+    return [
+        line for line in stderr.splitlines(keepends=True) if "no value for width of" not in line
+    ]

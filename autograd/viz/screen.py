@@ -17,14 +17,28 @@ import html  # the standard library's, not autograd/viz/html.py
 import math
 import re
 
-__all__ = ["SMALLEST_TEXT", "BOX_STYLE", "screen_widths", "pixels", "fitted_svg", "drawing_html",
-           "labelled_svg"]
+__all__ = [
+    "SMALLEST_TEXT",
+    "BOX_STYLE",
+    "screen_widths",
+    "pixels",
+    "fitted_svg",
+    "drawing_html",
+    "labelled_svg",
+]
 
 SMALLEST_TEXT = 10  # CSS pixels: the smallest text a drawing is shrunk to on screen
 
 # CSS pixels per unit of an SVG length (a browser shows 96 pixels to the inch).
-_PIXELS = {"": 1.0, "px": 1.0, "pt": 96 / 72, "pc": 16.0, "in": 96.0, "cm": 96 / 2.54,
-           "mm": 96 / 25.4}
+_PIXELS = {
+    "": 1.0,
+    "px": 1.0,
+    "pt": 96 / 72,
+    "pc": 16.0,
+    "in": 96.0,
+    "cm": 96 / 2.54,
+    "mm": 96 / 25.4,
+}
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _OPEN_TAG = re.compile(r"<svg\b[^>]*>", re.S)
 _WIDTH = re.compile(rf'\swidth="\s*({_NUMBER})\s*(px|pt|pc|in|cm|mm)?\s*"')
@@ -78,19 +92,24 @@ def fitted_svg(svg):
     out, so put it in a box that scrolls (`drawing_html`).
     """
     if not isinstance(svg, str):
-        raise TypeError(f"a drawing on screen needs SVG text (a str), but was given {svg!r:.80} "
-                        f"of type {type(svg).__name__}")
+        raise TypeError(
+            f"a drawing on screen needs SVG text (a str), but was given {svg!r:.80} "
+            f"of type {type(svg).__name__}"
+        )
     start = svg.find("<svg")
     if start < 0:
-        raise ValueError(f"a drawing on screen needs SVG text, but this has no <svg> in it: "
-                         f"{svg!r:.80}")
+        raise ValueError(
+            f"a drawing on screen needs SVG text, but this has no <svg> in it: {svg!r:.80}"
+        )
     widths = screen_widths(svg)
     if widths is None:  # a size this cannot read: shrink to the box, as an image would
         style = "max-width:100%; height:auto"
     else:
         natural, narrowest = widths
-        style = (f"display:block; width:100%; max-width:{pixels(natural)}; "
-                 f"min-width:{pixels(narrowest, up=True)}; height:auto")
+        style = (
+            f"display:block; width:100%; max-width:{pixels(natural)}; "
+            f"min-width:{pixels(narrowest, up=True)}; height:auto"
+        )
         box = _VIEWBOX.search(_OPEN_TAG.search(svg).group())
         if box is not None and float(box.group(1)) > 0 and float(box.group(2)) > 0:
             # the height from the viewBox itself, not from the rounded width and height, so
@@ -115,10 +134,15 @@ def labelled_svg(svg, text):
     said = html.escape(text, quote=True)
     opened = tag.group()[:-1].rstrip("/").rstrip()
     if tag.group().endswith("/>"):  # an empty picture: <svg .../>
-        return svg[:tag.start()] + (f'{opened} role="img" aria-label="{said}">'
-                                    f"<title>{said}</title></svg>") + svg[tag.end():]
-    return (svg[:tag.start()] + f'{opened} role="img" aria-label="{said}">'
-            f"<title>{said}</title>" + svg[tag.end():])
+        return (
+            svg[: tag.start()]
+            + (f'{opened} role="img" aria-label="{said}"><title>{said}</title></svg>')
+            + svg[tag.end() :]
+        )
+    return (
+        svg[: tag.start()] + f'{opened} role="img" aria-label="{said}">'
+        f"<title>{said}</title>" + svg[tag.end() :]
+    )
 
 
 # Under a drawing, folded away until asked for: the drawing in words, value by value.
@@ -129,9 +153,11 @@ WORDS_SUMMARY = "The drawing in words"
 def words_html(words):
     """`words`, a drawing's description (lines of text), as a folded `<details>` element."""
     items = "".join(f"<li>{html.escape(line)}</li>" for line in words.splitlines())
-    return (f'<details class="autograd-words" style="{_WORDS_STYLE}">'
-            f"<summary>{WORDS_SUMMARY}</summary>"
-            f'<ul style="margin:0.3em 0; padding-left:1.2em">{items}</ul></details>')
+    return (
+        f'<details class="autograd-words" style="{_WORDS_STYLE}">'
+        f"<summary>{WORDS_SUMMARY}</summary>"
+        f'<ul style="margin:0.3em 0; padding-left:1.2em">{items}</ul></details>'
+    )
 
 
 def drawing_html(svg, css_class="autograd-drawing", words=None):

@@ -146,15 +146,18 @@ def _real_input(value, what):
     try:
         return float(value)
     except OverflowError:  # an int beyond the floats, such as 10**400
-        raise ValueError(f"{what} must fit in a float (at most about 1.8e308 in size), but "
-                         f"was given an int of {len(str(abs(value)))} digits") from None
+        raise ValueError(
+            f"{what} must fit in a float (at most about 1.8e308 in size), but "
+            f"was given an int of {len(str(abs(value)))} digits"
+        ) from None
 
 
 def _whole(value, what, low, high):
     """`value` if it is an int from `low` to `high`, else an error that gives the range."""
     if not is_int(value):
-        raise TypeError(f"{what} must be a whole number (an int) from {low} to {high}, but was "
-                        f"given {value!r}")
+        raise TypeError(
+            f"{what} must be a whole number (an int) from {low} to {high}, but was given {value!r}"
+        )
     if not low <= value <= high:
         raise ValueError(f"{what} must be from {low} to {high}, but was given {value!r}")
     return value
@@ -165,8 +168,9 @@ def _bounded(value, what, low, high):
     that gives the range."""
     x = _real_input(value, what)
     if not low <= x <= high:
-        raise ValueError(f"{what} must be a number from {low:g} to {high:g}, but was given "
-                         f"{value!r}")
+        raise ValueError(
+            f"{what} must be a number from {low:g} to {high:g}, but was given {value!r}"
+        )
     return x
 
 
@@ -215,8 +219,7 @@ def _backpropagate(root):
 
 def _check_rankdir(rankdir):
     if rankdir not in viz.RANKDIRS:
-        raise ValueError(f"rankdir must be one of {', '.join(viz.RANKDIRS)}, but was "
-                         f"{rankdir!r}")
+        raise ValueError(f"rankdir must be one of {', '.join(viz.RANKDIRS)}, but was {rankdir!r}")
     return rankdir
 
 
@@ -225,8 +228,10 @@ def _check_rankdir(rankdir):
 
 def _message_html(text, kind="error"):
     colour = {"error": "#b00020", "warning": "#8a5a00", "info": "#1d4e89", "ok": "#1b6e20"}[kind]
-    return (f'<div class="explorer-{kind}" style="color:{colour}; white-space:pre-wrap">'
-            f"{html.escape(text)}</div>")
+    return (
+        f'<div class="explorer-{kind}" style="color:{colour}; white-space:pre-wrap">'
+        f"{html.escape(text)}</div>"
+    )
 
 
 def _graph_html(drawing):

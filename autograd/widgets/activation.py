@@ -91,10 +91,15 @@ class ActivationExplorer(_Model):
         super().__init__()
         self.value_class = value_class
         self.window = tuple(_real_input(w, "each end of window") for w in window)
-        if (len(self.window) != 2 or not self.window[0] < self.window[1]
-                or not _plottable_range(*self.window)):
-            raise ValueError(f"window must be (low, high), two finite numbers with low < high "
-                             f"and room for {_POINTS} points between them, not {window!r}")
+        if (
+            len(self.window) != 2
+            or not self.window[0] < self.window[1]
+            or not _plottable_range(*self.window)
+        ):
+            raise ValueError(
+                f"window must be (low, high), two finite numbers with low < high "
+                f"and room for {_POINTS} points between them, not {window!r}"
+            )
         self.function, self.x = "tanh", 0.0
         self.value = self.slope = self.analytic_slope = None
         self.error = self.mismatch = self.note = None
@@ -106,8 +111,10 @@ class ActivationExplorer(_Model):
         if name not in ACTIVATIONS:
             raise ValueError(f"unknown function {name!r}; choose one of {', '.join(ACTIVATIONS)}")
         if name not in self.functions:
-            raise ValueError(f"{self.value_class.__name__} has no method {name!r} yet; it has "
-                             f"{', '.join(self.functions) or 'none of ' + ', '.join(ACTIVATIONS)}")
+            raise ValueError(
+                f"{self.value_class.__name__} has no method {name!r} yet; it has "
+                f"{', '.join(self.functions) or 'none of ' + ', '.join(ACTIVATIONS)}"
+            )
         self._call(name, 0.0)  # a method that returns no Value is refused before switching
         self.function = name
         self._compute()
@@ -134,8 +141,9 @@ class ActivationExplorer(_Model):
         leaf = self.value_class(x)
         out = getattr(leaf, name)()
         if not all(hasattr(out, a) for a in ("data", "grad", "_backward")):
-            raise TypeError(f"{self.value_class.__name__}.{name}() must return a Value, but "
-                            f"it returned {out!r}")
+            raise TypeError(
+                f"{self.value_class.__name__}.{name}() must return a Value, but it returned {out!r}"
+            )
         return leaf, out
 
     def _compute(self):
@@ -159,8 +167,10 @@ class ActivationExplorer(_Model):
                     f"neither has a slope to give here, so this point checks nothing"
                 )
             elif not all(map(math.isfinite, (self.value, self.slope))):
-                self.note = (f"{name}({self.x:g}) = {self.value!r} with slope {self.slope!r}: "
-                             f"not every number here is finite")
+                self.note = (
+                    f"{name}({self.x:g}) = {self.value!r} with slope {self.slope!r}: "
+                    f"not every number here is finite"
+                )
         self._changed()
 
     def curve(self, xs):
@@ -190,23 +200,32 @@ class ActivationExplorer(_Model):
         # engine's backward is wrong.
         hand = _break_jumps(_plottable([_run_safely(by_hand, t) for t in xs]))
         right.plot(xs, hand, ":", color="black", linewidth=1, label=f"by hand: {formula}")
-        drawable = on_plot and self.error is None and all(
-            abs(v) < 1e250 for v in (self.value, self.slope))  # False for nan too
+        drawable = (
+            on_plot and self.error is None and all(abs(v) < 1e250 for v in (self.value, self.slope))
+        )  # False for nan too
         if self.error is None and not drawable:
             left.set_title(f"{name}({self.x:g}) = {self.value:.4g}")
             right.set_title(f"slope {name}'({self.x:g}) = {self.slope:.4g}")
             if math.isnan(self.x):
                 why = "x = nan is not a number, so it has no place on the x axis"
             elif not on_plot:
-                why = (f"x = {self.x:g} lies too far out to plot around; the plot shows x "
-                       f"from {lo:g} to {hi:g} instead")
+                why = (
+                    f"x = {self.x:g} lies too far out to plot around; the plot shows x "
+                    f"from {lo:g} to {hi:g} instead"
+                )
             else:
                 why = f"{name}({self.x:g}) or its slope is too large to draw"
             fig.suptitle(why, fontsize=10, color="#8a5a00")
         elif self.error is None:
             tangent = [self.value + self.slope * (t - self.x) for t in xs]
-            left.plot(xs, tangent, "--", color=_GREY, linewidth=1,
-                      label=f"tangent, slope {self.slope:.4g}")
+            left.plot(
+                xs,
+                tangent,
+                "--",
+                color=_GREY,
+                linewidth=1,
+                label=f"tangent, slope {self.slope:.4g}",
+            )
             finite = [y for y in fs if math.isfinite(y)]
             if finite:  # a steep tangent must not squash f
                 pad = 0.15 * (max(finite) - min(finite) or 1.0)
@@ -219,8 +238,16 @@ class ActivationExplorer(_Model):
             left.set_title(f"{name}({self.x:g}) cannot be computed")
             right.set_title("so neither can its slope")
             for ax in (left, right):
-                ax.text(0.5, 0.5, textwrap.fill(self.error, 40), transform=ax.transAxes,
-                        ha="center", va="center", fontsize=9, color="#b00020")
+                ax.text(
+                    0.5,
+                    0.5,
+                    textwrap.fill(self.error, 40),
+                    transform=ax.transAxes,
+                    ha="center",
+                    va="center",
+                    fontsize=9,
+                    color="#b00020",
+                )
                 ax.set_yticks([])
         for ax, ylabel in ((left, f"{name}(x)"), (right, f"{name}'(x)")):
             if on_plot:
@@ -233,8 +260,10 @@ class ActivationExplorer(_Model):
         return fig
 
     def __repr__(self):
-        return (f"ActivationExplorer({self.function} at x={self.x:g}: value {_fmt(self.value)}, "
-                f"slope {_fmt(self.slope)})")
+        return (
+            f"ActivationExplorer({self.function} at x={self.x:g}: value {_fmt(self.value)}, "
+            f"slope {_fmt(self.slope)})"
+        )
 
     def _build_view(self):
         return ActivationView(self)
@@ -248,13 +277,21 @@ class ActivationView(_PlotView):
         self.menu = widgets.ToggleButtons(options=model.functions, value=model.function)
         lo, hi = model.window
         start = min(max(model.x, lo), hi) if not math.isnan(model.x) else (lo + hi) / 2
-        self.slider = widgets.FloatSlider(value=start, min=lo, max=hi,
-                                          step=0.01, description="x", continuous_update=False,
-                                          layout=widgets.Layout(width="30em"))
+        self.slider = widgets.FloatSlider(
+            value=start,
+            min=lo,
+            max=hi,
+            step=0.01,
+            description="x",
+            continuous_update=False,
+            layout=widgets.Layout(width="30em"),
+        )
         self.menu.observe(self._menu_changed, names="value")
         self.slider.observe(self._slider_moved, names="value")
-        super().__init__([widgets.HBox([widgets.Label("function"), self.menu]), self.slider],
-                         "autograd-activation-explorer")
+        super().__init__(
+            [widgets.HBox([widgets.Label("function"), self.menu]), self.slider],
+            "autograd-activation-explorer",
+        )
 
     def _menu_changed(self, change):
         if change["new"] == self.model.function:
@@ -278,9 +315,11 @@ class ActivationView(_PlotView):
         name = model.function
         if model.error:
             return _message_html(model.error)
-        text = (f"{name}({model.x:g}) = {_fmt(model.value)}; slope by the engine's _backward: "
-                f"{_fmt(model.slope)}; by hand, {ACTIVATIONS[name][1]} = "
-                f"{_fmt(model.analytic_slope)}")
+        text = (
+            f"{name}({model.x:g}) = {_fmt(model.value)}; slope by the engine's _backward: "
+            f"{_fmt(model.slope)}; by hand, {ACTIVATIONS[name][1]} = "
+            f"{_fmt(model.analytic_slope)}"
+        )
         status = html.escape(text)
         if model.mismatch:
             status += _message_html(model.mismatch)

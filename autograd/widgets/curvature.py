@@ -58,12 +58,14 @@ class CurvatureExplorer(_Model):
     @staticmethod
     def _check_range(x_range):
         if not isinstance(x_range, (tuple, list)) or len(x_range) != 2:
-            raise TypeError(f"x_range must be a pair of numbers (low, high), but was given "
-                            f"{x_range!r}")
+            raise TypeError(
+                f"x_range must be a pair of numbers (low, high), but was given {x_range!r}"
+            )
         lo, hi = (_real_input(end, "each end of x_range") for end in x_range)
         if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-            raise ValueError(f"x_range must be two finite numbers, the lower first, but was "
-                             f"given {x_range!r}")
+            raise ValueError(
+                f"x_range must be two finite numbers, the lower first, but was given {x_range!r}"
+            )
         return lo, hi
 
     def _check_f(self):
@@ -75,11 +77,15 @@ class CurvatureExplorer(_Model):
             except ENGINE_ERRORS:
                 continue  # outside f's domain (log below 0): try another point
             except TypeError as exc:
-                raise TypeError(f"f must work on a Value (it is differentiated with "
-                                f"autograd.grad), but f(Value({t:g})) failed: {exc}") from None
+                raise TypeError(
+                    f"f must work on a Value (it is differentiated with "
+                    f"autograd.grad), but f(Value({t:g})) failed: {exc}"
+                ) from None
             if not isinstance(out, Value):
-                raise TypeError(f"f must return a Value built from its argument with the "
-                                f"engine's operations, but f(Value({t:g})) returned {out!r}")
+                raise TypeError(
+                    f"f must return a Value built from its argument with the "
+                    f"engine's operations, but f(Value({t:g})) returned {out!r}"
+                )
             return
         raise ValueError(f"f cannot be evaluated anywhere in x_range {self.x_range}")
 
@@ -124,10 +130,14 @@ class CurvatureExplorer(_Model):
         if target is None:
             _, d1, d2 = self.derivatives()
             if d2 == 0:
-                raise ValueError(f"f''({self.x:g}) is 0: the parabola is a straight line, with "
-                                 f"no vertex for Newton's step to go to")
-            raise ValueError(f"at x = {self.x:g}, f' = {d1!r} and f'' = {d2!r}: Newton's step "
-                             f"x - f'/f'' is not a finite number")
+                raise ValueError(
+                    f"f''({self.x:g}) is 0: the parabola is a straight line, with "
+                    f"no vertex for Newton's step to go to"
+                )
+            raise ValueError(
+                f"at x = {self.x:g}, f' = {d1!r} and f'' = {d2!r}: Newton's step "
+                f"x - f'/f'' is not a finite number"
+            )
         self.set_x(target)
         return target
 
@@ -144,6 +154,7 @@ class CurvatureExplorer(_Model):
     def _curve(self, ts):
         def value(t):
             return self.f(Value(t)).data
+
         return _plottable([_run_safely(value, t) for t in ts])
 
     def figure(self):
@@ -165,18 +176,38 @@ class CurvatureExplorer(_Model):
         state = _run_safely(self.derivatives)
         if state is not None and all(math.isfinite(n) for n in state):
             fx, d1, d2 = state
-            ax.plot(ts, [fx + d1 * (t - self.x) for t in ts], "--", color=_ORANGE,
-                    label=f"tangent at x = {self.x:.4g}")
-            ax.plot(ts, [fx + d1 * (t - self.x) + d2 * (t - self.x) ** 2 / 2 for t in ts],
-                    color=_BLUE, label=f"parabola at x = {self.x:.4g}: the same slope and bend")
+            ax.plot(
+                ts,
+                [fx + d1 * (t - self.x) for t in ts],
+                "--",
+                color=_ORANGE,
+                label=f"tangent at x = {self.x:.4g}",
+            )
+            ax.plot(
+                ts,
+                [fx + d1 * (t - self.x) + d2 * (t - self.x) ** 2 / 2 for t in ts],
+                color=_BLUE,
+                label=f"parabola at x = {self.x:.4g}: the same slope and bend",
+            )
             ax.plot([self.x], [fx], "o", color="black", markersize=7, zorder=5)
             target = self.newton_target()
             if target is not None and lo <= target <= hi:
                 vertex = fx - d1 * d1 / (2 * d2)  # the parabola at x - f'/f''
-                ax.plot([target], [vertex], "D", color=_BLUE, markersize=7, zorder=5,
-                        label=f"its vertex: Newton's next x = {target:.4g}")
-                ax.annotate("", xy=(target, vertex), xytext=(self.x, fx),
-                            arrowprops={"arrowstyle": "->", "color": _GREY})
+                ax.plot(
+                    [target],
+                    [vertex],
+                    "D",
+                    color=_BLUE,
+                    markersize=7,
+                    zorder=5,
+                    label=f"its vertex: Newton's next x = {target:.4g}",
+                )
+                ax.annotate(
+                    "",
+                    xy=(target, vertex),
+                    xytext=(self.x, fx),
+                    arrowprops={"arrowstyle": "->", "color": _GREY},
+                )
         ax.axvline(self.x, color=_GREY, linewidth=0.6)
         ax.set_title(f"{name} near x = {self.x:.4g}: its tangent and its parabola")
         ax.set_xlabel("x")
@@ -198,13 +229,19 @@ class CurvatureView(_PlotView):
         self.model = model
         lo, hi = model.x_range
         self.slider = widgets.FloatSlider(
-            value=min(max(model.x, lo), hi), min=lo, max=hi, step=(hi - lo) / 400,
-            description="x", readout_format=".3f", continuous_update=False,
+            value=min(max(model.x, lo), hi),
+            min=lo,
+            max=hi,
+            step=(hi - lo) / 400,
+            description="x",
+            readout_format=".3f",
+            continuous_update=False,
             layout=widgets.Layout(width="36em"),
         )
         self.slider.observe(self._slider_moved, names="value")
-        self.newton_button = widgets.Button(description="Newton step",
-                                            tooltip="move x to the parabola's vertex")
+        self.newton_button = widgets.Button(
+            description="Newton step", tooltip="move x to the parabola's vertex"
+        )
         self.newton_button.on_click(self._newton_clicked)
         self.message = widgets.HTML()
         controls = widgets.HBox([self.slider, self.newton_button])
@@ -231,16 +268,20 @@ class CurvatureView(_PlotView):
             fx, d1, d2 = model.derivatives()
         except ENGINE_ERRORS as exc:
             return _message_html(f"f cannot be evaluated at x = {model.x:g}: {exc}")
-        numbers = (f"At x = {model.x:.4g}: f = {_fmt(fx)}, f' = {_fmt(d1)}, "
-                   f"f'' = {_fmt(d2)}. ")
+        numbers = f"At x = {model.x:.4g}: f = {_fmt(fx)}, f' = {_fmt(d1)}, f'' = {_fmt(d2)}. "
         if not all(math.isfinite(n) for n in (fx, d1, d2)):
             return numbers + "A derivative is not a finite number here: there is no parabola."
         target = model.newton_target()
         if target is None:
-            return numbers + ("f'' = 0: the parabola is the tangent line, and Newton's step "
-                              "has nowhere to go.")
+            return numbers + (
+                "f'' = 0: the parabola is the tangent line, and Newton's step has nowhere to go."
+            )
         if d2 > 0:
-            return numbers + (f"f'' > 0: the parabola opens upward, and Newton's step goes "
-                              f"down to its bottom, at x = {target:.4g}.")
-        return numbers + (f"f'' < 0: the parabola opens downward, so its vertex is a top, "
-                          f"and Newton's step goes up to it, at x = {target:.4g}: uphill.")
+            return numbers + (
+                f"f'' > 0: the parabola opens upward, and Newton's step goes "
+                f"down to its bottom, at x = {target:.4g}."
+            )
+        return numbers + (
+            f"f'' < 0: the parabola opens downward, so its vertex is a top, "
+            f"and Newton's step goes up to it, at x = {target:.4g}: uphill."
+        )

@@ -135,15 +135,17 @@ class FiniteDifferenceExplorer(_Model):
         ax.set_ylabel("absolute error |estimate - f'(x)| (log scale)")
         name = getattr(self.f, "__name__", "f")
         name = "f" if name == "<lambda>" else name
-        ax.set_title(f"Error of finite differences for {name}'({self.x:g}); the dots mark "
-                     f"h = {self.h:.1e}")
+        ax.set_title(
+            f"Error of finite differences for {name}'({self.x:g}); the dots mark h = {self.h:.1e}"
+        )
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(loc="lower right", fontsize=8)
         notes = ["left: round-off grows as h shrinks;  right: truncation grows with h"]
         if any(math.isnan(e) for e in forward + central):
             notes.append("gaps: the error is exactly 0 there, or f cannot be evaluated")
-        ax.text(0.01, 0.99, "\n".join(notes), transform=ax.transAxes, fontsize=8,
-                color=_GREY, va="top")
+        ax.text(
+            0.01, 0.99, "\n".join(notes), transform=ax.transAxes, fontsize=8, color=_GREY, va="top"
+        )
         return fig
 
     def _guides(self, ax, hs):
@@ -155,14 +157,27 @@ class FiniteDifferenceExplorer(_Model):
         eps = 2.0**-52
         fx = _run_safely(self.f, self.x)
         round_off = eps * abs(fx) if _finite(fx) and fx != 0 else eps
-        ax.loglog(hs, [round_off / h for h in hs], ":", color=_GREY, linewidth=1,
-                  label="round-off ~ eps |f(x)| / h (slope -1)")
+        ax.loglog(
+            hs,
+            [round_off / h for h in hs],
+            ":",
+            color=_GREY,
+            linewidth=1,
+            label="round-off ~ eps |f(x)| / h (slope -1)",
+        )
         anchor = 1e-2
         at_anchor = _run_safely(self.errors, anchor)
         for err, power, colour in zip(at_anchor or (), (1, 2), (_BLUE, _ORANGE)):
             if err > 100 * round_off / anchor:
-                ax.loglog(hs, [err * (h / anchor) ** power for h in hs], "--", color=colour,
-                          linewidth=0.8, alpha=0.7, label=f"truncation ~ h^{power} (slope {power})")
+                ax.loglog(
+                    hs,
+                    [err * (h / anchor) ** power for h in hs],
+                    "--",
+                    color=colour,
+                    linewidth=0.8,
+                    alpha=0.7,
+                    label=f"truncation ~ h^{power} (slope {power})",
+                )
 
     def __repr__(self):
         return f"FiniteDifferenceExplorer(x={self.x:g}, h={self.h:.1e})"
@@ -178,8 +193,14 @@ class FiniteDifferenceView(_PlotView):
         self.model = model
         lo, hi = model.H_RANGE
         self.slider = widgets.FloatLogSlider(
-            value=min(max(model.h, lo), hi), base=10, min=math.log10(lo), max=math.log10(hi),
-            step=0.1, description="h", readout_format=".1e", continuous_update=False,
+            value=min(max(model.h, lo), hi),
+            base=10,
+            min=math.log10(lo),
+            max=math.log10(hi),
+            step=0.1,
+            description="h",
+            readout_format=".1e",
+            continuous_update=False,
             layout=widgets.Layout(width="36em"),
         )
         self.slider.observe(self._slider_moved, names="value")
@@ -198,5 +219,7 @@ class FiniteDifferenceView(_PlotView):
             forward, central = model.errors(model.h)
         except ENGINE_ERRORS as exc:
             return _message_html(f"f cannot be evaluated at x ± h: {exc}")
-        return (f"h = {model.h:.1e}: forward error {forward:.2e}, central error {central:.2e} "
-                f"(exact f'(x) = {model.exact:.6g})")
+        return (
+            f"h = {model.h:.1e}: forward error {forward:.2e}, central error {central:.2e} "
+            f"(exact f'(x) = {model.exact:.6g})"
+        )

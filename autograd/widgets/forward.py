@@ -51,8 +51,10 @@ class ForwardExplorer(_Model):
         self.build, self.value_class = build, value_class
         self.rankdir = _check_rankdir(rankdir)
         self._values = {name: _real_input(x, f"input {name!r}") for name, x in inputs.items()}
-        self.range = (min(_real_input(low, "low"), *self._values.values()),
-                      max(_real_input(high, "high"), *self._values.values()))
+        self.range = (
+            min(_real_input(low, "low"), *self._values.values()),
+            max(_real_input(high, "high"), *self._values.values()),
+        )
         self.root, self.error, self.changed, self.moved = None, None, [], None
         self._compute()
 
@@ -91,8 +93,11 @@ class ForwardExplorer(_Model):
         self._values[name] = _real_input(value, f"input {name!r}")
         after = self._compute()
         self.moved = name
-        self.changed = [node.label or f"value {k}" for k, node in enumerate(self.nodes)
-                        if before.get(k) != after.get(k)]
+        self.changed = [
+            node.label or f"value {k}"
+            for k, node in enumerate(self.nodes)
+            if before.get(k) != after.get(k)
+        ]
         self._changed()
 
     def describe(self):
@@ -101,17 +106,20 @@ class ForwardExplorer(_Model):
             return self.error
         if self.moved is None:
             return "Move a slider: the values made from that input change, the others do not."
-        kept = [node.label for node in self.nodes
-                if node.label and node.label not in self.changed]
+        kept = [node.label for node in self.nodes if node.label and node.label not in self.changed]
         if not self.changed:
-            return (f"nothing in the graph changed: {self.moved} did not move, or no value of "
-                    "the graph was made from it")
+            return (
+                f"nothing in the graph changed: {self.moved} did not move, or no value of "
+                "the graph was made from it"
+            )
         if len(self.changed) == 1:
             return f"moving {self.moved} changed {self.moved} alone: no value was made from it"
-        return (f"moving {self.moved} changed {', '.join(self.changed)} (highlighted); "
-                f"{', '.join(kept) or 'nothing else'} kept {'its' if len(kept) == 1 else 'their'} "
-                f"data, since none of {'it' if len(kept) == 1 else 'them'} was made from "
-                f"{self.moved}")
+        return (
+            f"moving {self.moved} changed {', '.join(self.changed)} (highlighted); "
+            f"{', '.join(kept) or 'nothing else'} kept {'its' if len(kept) == 1 else 'their'} "
+            f"data, since none of {'it' if len(kept) == 1 else 'them'} was made from "
+            f"{self.moved}"
+        )
 
     def graph(self, **options):
         """The graph drawn with its data, the values the last move changed highlighted."""
@@ -139,13 +147,19 @@ class ForwardView(_View):
         self.sliders = {}
         lo, hi = model.range
         for name, x in model.values.items():
-            slider = widgets.FloatSlider(value=x, min=lo, max=hi, step=0.5, description=name,
-                                         continuous_update=False,
-                                         layout=widgets.Layout(width="22em"))
+            slider = widgets.FloatSlider(
+                value=x,
+                min=lo,
+                max=hi,
+                step=0.5,
+                description=name,
+                continuous_update=False,
+                layout=widgets.Layout(width="22em"),
+            )
             slider.observe(self._moved(name), names="value")
             self.sliders[name] = slider
         names = list(self.sliders.values())
-        rows = [widgets.HBox(names[k:k + 2]) for k in range(0, len(names), 2)]
+        rows = [widgets.HBox(names[k : k + 2]) for k in range(0, len(names), 2)]
         self.summary, self.drawing = widgets.HTML(), widgets.HTML()
         super().__init__([*rows, self.summary, self.drawing], "autograd-forward-explorer")
 
@@ -153,6 +167,7 @@ class ForwardView(_View):
         def moved(change):
             if change["new"] != self.model.values[name]:
                 self.model.set(name, change["new"])
+
         return moved
 
     def refresh(self):

@@ -51,8 +51,9 @@ class GraphExplorer(_Model):
         self.fn = fn
         self.value_class = value_class
         self._values = {name: _real_input(v, f"input {name!r}") for name, v in inputs.items()}
-        self.ranges = {name: (min(-5.0, v - 5.0), max(5.0, v + 5.0))
-                       for name, v in self._values.items()}
+        self.ranges = {
+            name: (min(-5.0, v - 5.0), max(5.0, v + 5.0)) for name, v in self._values.items()
+        }
         for name, bounds in (ranges or {}).items():
             self._check_name(name)
             lo, hi = (_real_input(b, f"the range of {name!r}") for b in bounds)
@@ -128,21 +129,28 @@ class GraphExplorerView(_View):
         self.sliders = {}
         for name, (lo, hi) in model.ranges.items():
             slider = widgets.FloatSlider(
-                value=model.values[name], min=lo, max=hi, step=0.01, description=name,
-                readout_format=".4f", continuous_update=False,
+                value=model.values[name],
+                min=lo,
+                max=hi,
+                step=0.01,
+                description=name,
+                readout_format=".4f",
+                continuous_update=False,
                 layout=widgets.Layout(width="30em"),
             )
             slider.observe(self._slider_moved(name), names="value")
             self.sliders[name] = slider
         self.summary = widgets.HTML()
         self.drawing = widgets.HTML()
-        super().__init__([*self.sliders.values(), self.summary, self.drawing],
-                         "autograd-graph-explorer")
+        super().__init__(
+            [*self.sliders.values(), self.summary, self.drawing], "autograd-graph-explorer"
+        )
 
     def _slider_moved(self, name):
         def moved(change):
             if change["new"] != self.model.values[name]:
                 self.model.set(name, change["new"])
+
         return moved
 
     def refresh(self):

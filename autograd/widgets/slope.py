@@ -7,7 +7,15 @@ import html
 import ipywidgets as widgets
 
 from ._common import (
-    _BLUE, _GREY, _ORANGE, _Figure, _message_html, _Model, _PlotView, _real_input, _show,
+    _BLUE,
+    _GREY,
+    _ORANGE,
+    _Figure,
+    _message_html,
+    _Model,
+    _PlotView,
+    _real_input,
+    _show,
 )
 
 __all__ = ["SlopeExplorer", "SlopeView"]
@@ -39,15 +47,17 @@ class SlopeExplorer(_Model):
         super().__init__()
         numbers = [*first, *second]
         if len(numbers) != 4:
-            raise ValueError(f"first and second must be points (x, y), but were {first!r} and "
-                             f"{second!r}")
+            raise ValueError(
+                f"first and second must be points (x, y), but were {first!r} and {second!r}"
+            )
         self._at = {name: _real_input(x, name) for name, x in zip(self.NAMES, numbers)}
 
     def set(self, name, value):
         """Move one coordinate: "x1", "y1", "x2" or "y2"."""
         if name not in self._at:
-            raise ValueError(f"unknown coordinate {name!r}; the coordinates are "
-                             f"{', '.join(self.NAMES)}")
+            raise ValueError(
+                f"unknown coordinate {name!r}; the coordinates are {', '.join(self.NAMES)}"
+            )
         self._at[name] = _real_input(value, name)
         self._changed()
 
@@ -85,17 +95,25 @@ class SlopeExplorer(_Model):
         """The numbers in one sentence, and what y over x of one point would give."""
         (x1, y1), (x2, y2) = self.points
         if self.slope is None:
-            return (f"run = {x2:g} − {x1:g} = 0: the two points are one above the other, and a "
-                    "vertical line has no slope (rise over run would divide by 0)")
-        said = (f"rise = {y2:g} − {y1:g} = {_num(self.rise)}, run = {x2:g} − {x1:g} = "
-                f"{_num(self.run)}, slope = rise / run = {_num(self.slope)}")
+            return (
+                f"run = {x2:g} − {x1:g} = 0: the two points are one above the other, and a "
+                "vertical line has no slope (rise over run would divide by 0)"
+            )
+        said = (
+            f"rise = {y2:g} − {y1:g} = {_num(self.rise)}, run = {x2:g} − {x1:g} = "
+            f"{_num(self.run)}, slope = rise / run = {_num(self.slope)}"
+        )
         if self.one_point is None:
             return said
         if self.through_origin:
-            return (f"{said}. This line passes through (0, 0), so y / x of a point on it, "
-                    f"{y2:g} / {x2:g}, gives its slope too")
-        return (f"{said}. y / x of one point, {y2:g} / {x2:g} = {_num(self.one_point)}, is the "
-                "slope of the dotted line from (0, 0): not this line's, which misses (0, 0)")
+            return (
+                f"{said}. This line passes through (0, 0), so y / x of a point on it, "
+                f"{y2:g} / {x2:g}, gives its slope too"
+            )
+        return (
+            f"{said}. y / x of one point, {y2:g} / {x2:g} = {_num(self.one_point)}, is the "
+            "slope of the dotted line from (0, 0): not this line's, which misses (0, 0)"
+        )
 
     def figure(self):
         (x1, y1), (x2, y2) = self.points
@@ -105,22 +123,44 @@ class SlopeExplorer(_Model):
         if self.slope is None:
             ax.axvline(x1, color=_BLUE, label="the line (vertical: no slope)")
         else:
-            ax.plot([lo, hi], [y1 + self.slope * (t - x1) for t in (lo, hi)], color=_BLUE,
-                    label=f"the line, slope {self.slope:.3g}")
-            ax.plot([x1, x2, x2], [y1, y1, y2], "--", color=_ORANGE, linewidth=1.2,
-                    label=f"run {self.run:g}, then rise {self.rise:g}")
+            ax.plot(
+                [lo, hi],
+                [y1 + self.slope * (t - x1) for t in (lo, hi)],
+                color=_BLUE,
+                label=f"the line, slope {self.slope:.3g}",
+            )
+            ax.plot(
+                [x1, x2, x2],
+                [y1, y1, y2],
+                "--",
+                color=_ORANGE,
+                linewidth=1.2,
+                label=f"run {self.run:g}, then rise {self.rise:g}",
+            )
         if self.one_point is not None and not self.through_origin:
-            ax.plot([0, x2], [0, y2], ":", color=_GREY,
-                    label=f"from (0, 0): y / x = {self.one_point:.3g}")
+            ax.plot(
+                [0, x2],
+                [0, y2],
+                ":",
+                color=_GREY,
+                label=f"from (0, 0): y / x = {self.one_point:.3g}",
+            )
         ax.plot([x1, x2], [y1, y2], "o", color="black")
         for x, y, name in ((x1, y1, "1"), (x2, y2, "2")):
-            ax.annotate(f"({x:g}, {y:g})", (x, y), textcoords="offset points", xytext=(6, -12),
-                        fontsize=9)
+            ax.annotate(
+                f"({x:g}, {y:g})", (x, y), textcoords="offset points", xytext=(6, -12), fontsize=9
+            )
         ax.axhline(0, color=_GREY, linewidth=0.6)
         ax.axvline(0, color=_GREY, linewidth=0.6)
-        ax.set(xlim=_AXIS, ylim=_AXIS, xlabel="x", ylabel="y",
-               title="rise over run" if self.slope is None else
-               f"slope = {_num(self.rise)} / {_num(self.run)} = {self.slope:.4g}")
+        ax.set(
+            xlim=_AXIS,
+            ylim=_AXIS,
+            xlabel="x",
+            ylabel="y",
+            title="rise over run"
+            if self.slope is None
+            else f"slope = {_num(self.rise)} / {_num(self.run)} = {self.slope:.4g}",
+        )
         ax.grid(True, alpha=0.3)
         ax.legend(loc="upper left", fontsize=8)
         return fig
@@ -140,19 +180,27 @@ class SlopeView(_PlotView):
         self.model = model
         self.sliders = {}
         for name in model.NAMES:
-            slider = widgets.FloatSlider(value=model._at[name], min=_AXIS[0], max=_AXIS[1],
-                                         step=0.25, description=name, continuous_update=False,
-                                         layout=widgets.Layout(width="24em"))
+            slider = widgets.FloatSlider(
+                value=model._at[name],
+                min=_AXIS[0],
+                max=_AXIS[1],
+                step=0.25,
+                description=name,
+                continuous_update=False,
+                layout=widgets.Layout(width="24em"),
+            )
             slider.observe(self._moved(name), names="value")
             self.sliders[name] = slider
         names = list(self.sliders.values())
-        super().__init__([widgets.HBox(names[:2]), widgets.HBox(names[2:])],
-                         "autograd-slope-explorer")
+        super().__init__(
+            [widgets.HBox(names[:2]), widgets.HBox(names[2:])], "autograd-slope-explorer"
+        )
 
     def _moved(self, name):
         def moved(change):
             if change["new"] != self.model._at[name]:
                 self.model.set(name, change["new"])
+
         return moved
 
     def _show_state(self):

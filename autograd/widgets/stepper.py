@@ -24,9 +24,9 @@ __all__ = ["BackwardStepper", "BackwardStepperView", "WRONG_ORDERS"]
 
 WRONG_ORDERS = {
     "forward": "forward order (the topological order, not reversed): every node fires "
-               "before the nodes that use it have passed it anything",
+    "before the nodes that use it have passed it anything",
     "breadth-first": "breadth-first from the output: a node fires as soon as it is first "
-                     "reached, even when a longer path still has gradient to bring it",
+    "reached, even when a longer path still has gradient to bring it",
 }
 
 
@@ -129,12 +129,16 @@ class BackwardStepper(_Model):
         received = collections.Counter()
         log = [f"seed: {name(self.root)}.grad = 1 (the output's slope with respect to itself)"]
         for step, node in enumerate(schedule[:k], start=1):
-            line = (f"step {step}: {name(node)} ({node._op}) fired, passing back "
-                    f"{name(node)}.grad = {_fmt(node.grad)}")
+            line = (
+                f"step {step}: {name(node)} ({node._op}) fired, passing back "
+                f"{name(node)}.grad = {_fmt(node.grad)}"
+            )
             if received[id(node)] < uses[id(node)]:
-                line += (f"\n  ! {name(node)} fired having received {received[id(node)]} of "
-                         f"its {uses[id(node)]} contributions: what arrives later is never "
-                         f"passed on")
+                line += (
+                    f"\n  ! {name(node)} fired having received {received[id(node)]} of "
+                    f"its {uses[id(node)]} contributions: what arrives later is never "
+                    f"passed on"
+                )
             children = list({id(c): c for c in node._prev}.values())
             before = [child.grad for child in children]
             node._backward()
@@ -209,14 +213,24 @@ class BackwardStepperView(_View):
 
     def __init__(self, model):
         self.model = model
-        self.reset_button = widgets.Button(description="Reset", icon="fast-backward",
-                                           tooltip="back to step 0: only the seed")
-        self.previous_button = widgets.Button(description="Previous", icon="step-backward",
-                                              tooltip="one closure fewer (replayed from zero)")
-        self.next_button = widgets.Button(description="Next", icon="step-forward",
-                                          tooltip="run the next node's _backward")
-        self.slider = widgets.IntSlider(value=model.position, min=0, max=model.n_steps,
-                                        description="step", continuous_update=False)
+        self.reset_button = widgets.Button(
+            description="Reset", icon="fast-backward", tooltip="back to step 0: only the seed"
+        )
+        self.previous_button = widgets.Button(
+            description="Previous",
+            icon="step-backward",
+            tooltip="one closure fewer (replayed from zero)",
+        )
+        self.next_button = widgets.Button(
+            description="Next", icon="step-forward", tooltip="run the next node's _backward"
+        )
+        self.slider = widgets.IntSlider(
+            value=model.position,
+            min=0,
+            max=model.n_steps,
+            description="step",
+            continuous_update=False,
+        )
         self.reset_button.on_click(lambda _: model.reset())
         self.previous_button.on_click(lambda _: model.previous())
         self.next_button.on_click(lambda _: model.next())
@@ -224,10 +238,12 @@ class BackwardStepperView(_View):
         self.status = widgets.HTML()
         self.drawing = widgets.HTML()
         self.log_panel = widgets.HTML()
-        controls = widgets.HBox([self.reset_button, self.previous_button, self.next_button,
-                                 self.slider])
-        super().__init__([controls, self.status, self.drawing, self.log_panel],
-                         "autograd-backward-stepper")
+        controls = widgets.HBox(
+            [self.reset_button, self.previous_button, self.next_button, self.slider]
+        )
+        super().__init__(
+            [controls, self.status, self.drawing, self.log_panel], "autograd-backward-stepper"
+        )
 
     def _slider_moved(self, change):
         if change["new"] != self.model.position:
@@ -242,8 +258,10 @@ class BackwardStepperView(_View):
         self.status.value = self._status()
         self.drawing.value = drawing
         lines = html.escape("\n".join(model.log))
-        self.log_panel.value = ('<pre class="explorer-log" style="font-size:85%; '
-                                f'max-height:18em; overflow:auto">{lines}</pre>')
+        self.log_panel.value = (
+            '<pre class="explorer-log" style="font-size:85%; '
+            f'max-height:18em; overflow:auto">{lines}</pre>'
+        )
 
     def _status(self):
         model = self.model
@@ -259,8 +277,11 @@ class BackwardStepperView(_View):
             # labelled values first: they are the ones the learner is looking for
             wrong = sorted(model.wrong_grads(), key=lambda w: not getattr(w[0], "label", ""))
             if not wrong:
-                parts.append(_message_html(
-                    "Done: these are exactly the gradients backward() computes.", "ok"))
+                parts.append(
+                    _message_html(
+                        "Done: these are exactly the gradients backward() computes.", "ok"
+                    )
+                )
             else:
                 shown = "; ".join(
                     f"{model.name(node)}.grad = {_fmt(now)}, but backward() gives {_fmt(right)}"

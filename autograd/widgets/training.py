@@ -54,8 +54,10 @@ def _plain_scorer(model):
     """
     try:
         layers = [
-            ([([w.data for w in neuron.w], neuron.b.data) for neuron in layer.neurons],
-             _PLAIN_ACTIVATIONS[layer.nonlin])
+            (
+                [([w.data for w in neuron.w], neuron.b.data) for neuron in layer.neurons],
+                _PLAIN_ACTIVATIONS[layer.nonlin],
+            )
             for layer in model.layers
         ]
     except (AttributeError, KeyError):
@@ -117,19 +119,32 @@ class TrainingDashboard(_Model):
     MAX_RUN = 10_000  # steps in one run()
     MAX_STEP_WORK = 400_000
 
-    def __init__(self, dataset="moons", n=100, noise=0.1, hidden=(16, 16), lr=0.2, seed=0,
-                 value_class=FastValue, *, loss="hinge", alpha=1e-4, batch_size=20,
-                 nonlin="relu", compiled=False):
+    def __init__(
+        self,
+        dataset="moons",
+        n=100,
+        noise=0.1,
+        hidden=(16, 16),
+        lr=0.2,
+        seed=0,
+        value_class=FastValue,
+        *,
+        loss="hinge",
+        alpha=1e-4,
+        batch_size=20,
+        nonlin="relu",
+        compiled=False,
+    ):
         super().__init__()
         if dataset not in _data.DATASETS:
-            raise ValueError(f"unknown data set {dataset!r}; choose one of "
-                             f"{', '.join(_data.DATASETS)}")
+            raise ValueError(
+                f"unknown data set {dataset!r}; choose one of {', '.join(_data.DATASETS)}"
+            )
         if loss not in _nn.LOSSES:
             raise ValueError(f"loss must be one of {', '.join(_nn.LOSSES)}, not {loss!r}")
         n = _whole(n, "n (the number of points)", *self.N_RANGE)
         if batch_size is not None:
-            batch_size = _whole(batch_size, "batch_size (or None: every point)", 1,
-                                self.N_RANGE[1])
+            batch_size = _whole(batch_size, "batch_size (or None: every point)", 1, self.N_RANGE[1])
         self.alpha = _bounded(alpha, "alpha (the weight of the L2 penalty)", *self.ALPHA_RANGE)
         self.n, self.batch_size = n, batch_size
         self.hidden = self._check_hidden(hidden)
@@ -138,11 +153,15 @@ class TrainingDashboard(_Model):
         self.dataset, self.noise, self.seed = dataset, noise, seed
         if compiled:
             if loss == "bce":
-                raise ValueError("compiled=True takes loss='hinge' or 'mse': bce_with_logits "
-                                 "picks a formula per point in Python, which a trace freezes")
+                raise ValueError(
+                    "compiled=True takes loss='hinge' or 'mse': bce_with_logits "
+                    "picks a formula per point in Python, which a trace freezes"
+                )
             if value_class not in (FastValue, Value):
-                raise ValueError("compiled=True traces the reference engine: leave value_class "
-                                 f"out, rather than {value_class!r}")
+                raise ValueError(
+                    "compiled=True traces the reference engine: leave value_class "
+                    f"out, rather than {value_class!r}"
+                )
             value_class = Value
         self.compiled = bool(compiled)
         self.value_class, self.loss, self.nonlin = value_class, loss, nonlin
@@ -160,13 +179,16 @@ class TrainingDashboard(_Model):
     def _check_hidden(self, hidden):
         """`hidden` as a tuple of widths, if each is in range and a step stays quick."""
         if isinstance(hidden, (str, bytes)) or not hasattr(hidden, "__iter__"):
-            raise TypeError(f"hidden must list the hidden layers' widths, e.g. (16, 16), "
-                            f"not {hidden!r}")
+            raise TypeError(
+                f"hidden must list the hidden layers' widths, e.g. (16, 16), not {hidden!r}"
+            )
         hidden = tuple(hidden)
         low, high = self.LAYERS_RANGE
         if not low <= len(hidden) <= high:
-            raise ValueError(f"hidden must list from {low} to {high} hidden layers' widths, "
-                             f"e.g. (16, 16), but lists {len(hidden)}: {hidden!r}")
+            raise ValueError(
+                f"hidden must list from {low} to {high} hidden layers' widths, "
+                f"e.g. (16, 16), but lists {len(hidden)}: {hidden!r}"
+            )
         hidden = tuple(_whole(w, "a hidden layer's width", *self.WIDTH_RANGE) for w in hidden)
         points = self.n if self.batch_size is None else min(self.batch_size, self.n)
         work = points * _parameter_count(hidden)
@@ -183,8 +205,9 @@ class TrainingDashboard(_Model):
 
     def reset(self):
         """A fresh model (same seed, so the same starting weights) and an empty history."""
-        self.model = _nn.MLP(2, [*self.hidden, 1], self.nonlin, seed=self.seed,
-                             value_class=self.value_class)
+        self.model = _nn.MLP(
+            2, [*self.hidden, 1], self.nonlin, seed=self.seed, value_class=self.value_class
+        )
         self._shuffler = random.Random(self.seed)
         self._queue = []
         self._compiled_step = None  # traced at the next step, for this model
@@ -211,7 +234,7 @@ class TrainingDashboard(_Model):
             order = list(range(len(self.X)))
             self._shuffler.shuffle(order)
             self._queue += order
-        batch, self._queue = self._queue[:self.batch_size], self._queue[self.batch_size:]
+        batch, self._queue = self._queue[: self.batch_size], self._queue[self.batch_size :]
         return batch
 
     def _evaluate(self):
@@ -233,12 +256,14 @@ class TrainingDashboard(_Model):
         try:
             if self.compiled:
                 if self._compiled_step is None:
-                    self._compiled_step = compile_step(self.model, points, labels,
-                                                       loss=self.loss, alpha=self.alpha)
+                    self._compiled_step = compile_step(
+                        self.model, points, labels, loss=self.loss, alpha=self.alpha
+                    )
                 self._compiled_step(points, labels, lr=self.lr)
             else:
-                _nn.train_step(self.model, points, labels, lr=self.lr, loss=self.loss,
-                               alpha=self.alpha)
+                _nn.train_step(
+                    self.model, points, labels, lr=self.lr, loss=self.loss, alpha=self.alpha
+                )
             loss, accuracy = self._evaluate()
         except ENGINE_ERRORS as exc:
             loss, accuracy, reason = math.nan, math.nan, f"{type(exc).__name__}: {exc}"
@@ -246,8 +271,9 @@ class TrainingDashboard(_Model):
         self.losses.append(loss)
         self.accuracies.append(accuracy)
         start = self.losses[0]
-        if reason is None and (not math.isfinite(loss)
-                               or loss > self.DIVERGENCE_FACTOR * max(start, 1.0)):
+        if reason is None and (
+            not math.isfinite(loss) or loss > self.DIVERGENCE_FACTOR * max(start, 1.0)
+        ):
             reason = f"the loss went from {start:.3g} to {loss:.3g}"
         if reason:
             self.diverged = (
@@ -275,8 +301,9 @@ class TrainingDashboard(_Model):
     def set_dataset(self, name, noise=None):
         """Another data set (and optionally noise): new points, so a new model."""
         if name not in _data.DATASETS:
-            raise ValueError(f"unknown data set {name!r}; choose one of "
-                             f"{', '.join(_data.DATASETS)}")
+            raise ValueError(
+                f"unknown data set {name!r}; choose one of {', '.join(_data.DATASETS)}"
+            )
         noise = self.noise if noise is None else self._check_noise(noise)
         self.X, self.y = _data.make_dataset(name, self.n, noise, self.seed)
         self.dataset, self.noise = name, noise
@@ -321,8 +348,9 @@ class TrainingDashboard(_Model):
         left.set_xlabel("training step")
         left.set_ylabel(f"{self.loss} loss + L2 penalty, all points")
         if self.diverged:
-            left.set_title(f"Diverged at step {self.steps}: loss {_fmt(self.losses[-1])}",
-                           color="#b00020")
+            left.set_title(
+                f"Diverged at step {self.steps}: loss {_fmt(self.losses[-1])}", color="#b00020"
+            )
         else:
             steps = "1 step" if self.steps == 1 else f"{self.steps} steps"
             left.set_title(f"Loss after {steps}: {_fmt(self.losses[-1])}")
@@ -337,9 +365,16 @@ class TrainingDashboard(_Model):
                 right.contour(xs, ys, zz, levels=[0], colors="black", linewidths=1)
         for label, colour, marker in ((-1, _ORANGE, "o"), (1, _BLUE, "s")):
             points = [p for p, t in zip(self.X, self.y) if t == label]
-            right.scatter([p[0] for p in points], [p[1] for p in points], c=colour, s=18,
-                          marker=marker, edgecolors="black", linewidths=0.4,
-                          label=f"class {label:+d}")
+            right.scatter(
+                [p[0] for p in points],
+                [p[1] for p in points],
+                c=colour,
+                s=18,
+                marker=marker,
+                edgecolors="black",
+                linewidths=0.4,
+                label=f"class {label:+d}",
+            )
         right.set_xlim(xs[0], xs[-1])
         right.set_ylim(ys[0], ys[-1])
         right.set_xlabel("x1")
@@ -350,8 +385,10 @@ class TrainingDashboard(_Model):
         return fig
 
     def __repr__(self):
-        return (f"TrainingDashboard({self.dataset}, step {self.steps}, loss "
-                f"{_fmt(self.losses[-1])}{', diverged' if self.diverged else ''})")
+        return (
+            f"TrainingDashboard({self.dataset}, step {self.steps}, loss "
+            f"{_fmt(self.losses[-1])}{', diverged' if self.diverged else ''})"
+        )
 
     def _build_view(self):
         return TrainingDashboardView(self)
@@ -367,31 +404,56 @@ class TrainingDashboardView(_PlotView):
 
     def __init__(self, model, interval=400):
         self.model = model
-        self.play = widgets.Play(value=0, min=0, max=10**9, interval=interval,
-                                 show_repeat=False, description="play",
-                                 tooltip="train one step per tick; pause stops")
+        self.play = widgets.Play(
+            value=0,
+            min=0,
+            max=10**9,
+            interval=interval,
+            show_repeat=False,
+            description="play",
+            tooltip="train one step per tick; pause stops",
+        )
         # The Play widget ticks, but its own buttons are bare icons that a screen reader
         # cannot name: it is hidden, and a named button plays and pauses it (in the browser,
         # through jslink, so that a pause never waits for the kernel).
         self.play.layout.display = "none"
-        self.play_button = widgets.ToggleButton(value=False, description="Play", icon="play",
-                                                tooltip="train one step per tick; Pause stops")
+        self.play_button = widgets.ToggleButton(
+            value=False,
+            description="Play",
+            icon="play",
+            tooltip="train one step per tick; Pause stops",
+        )
         self._play_link = widgets.jslink((self.play_button, "value"), (self.play, "playing"))
         self.play.observe(self._show_playing, names="playing")
-        self.step_button = widgets.Button(description="Step", icon="step-forward",
-                                          tooltip="one training step")
-        self.reset_button = widgets.Button(description="Reset", icon="undo",
-                                           tooltip="a fresh model with the same seed")
-        self.lr_slider = widgets.FloatLogSlider(value=model.lr, base=10, min=-3, max=2,
-                                                step=0.1, description="learning rate",
-                                                readout_format=".3g", continuous_update=False,
-                                                style={"description_width": "initial"})
-        self.dataset_menu = widgets.ToggleButtons(options=list(_data.DATASETS),
-                                                  value=model.dataset)
-        self.noise_slider = widgets.FloatSlider(value=model.noise, min=0.0, max=0.5, step=0.01,
-                                                description="noise", continuous_update=False)
-        self.width_slider = widgets.IntSlider(value=model.width, min=1, max=32,
-                                              description="width", continuous_update=False)
+        self.step_button = widgets.Button(
+            description="Step", icon="step-forward", tooltip="one training step"
+        )
+        self.reset_button = widgets.Button(
+            description="Reset", icon="undo", tooltip="a fresh model with the same seed"
+        )
+        self.lr_slider = widgets.FloatLogSlider(
+            value=model.lr,
+            base=10,
+            min=-3,
+            max=2,
+            step=0.1,
+            description="learning rate",
+            readout_format=".3g",
+            continuous_update=False,
+            style={"description_width": "initial"},
+        )
+        self.dataset_menu = widgets.ToggleButtons(options=list(_data.DATASETS), value=model.dataset)
+        self.noise_slider = widgets.FloatSlider(
+            value=model.noise,
+            min=0.0,
+            max=0.5,
+            step=0.01,
+            description="noise",
+            continuous_update=False,
+        )
+        self.width_slider = widgets.IntSlider(
+            value=model.width, min=1, max=32, description="width", continuous_update=False
+        )
         self._last_step_done = -math.inf
         self.play.observe(self._tick, names="value")
         self.step_button.on_click(lambda _: model.step())
@@ -399,16 +461,25 @@ class TrainingDashboardView(_PlotView):
         # Each control changes the model only when it differs from it, so that refresh()
         # showing the model's state in the controls does not rebuild the model again.
         self.lr_slider.observe(self._when_changed("lr", model.set_lr), names="value")
-        self.dataset_menu.observe(self._when_changed("dataset", model.set_dataset),
-                                  names="value")
+        self.dataset_menu.observe(self._when_changed("dataset", model.set_dataset), names="value")
         self.noise_slider.observe(self._when_changed("noise", model.set_noise), names="value")
         self.width_slider.observe(self._when_changed("width", model.set_width), names="value")
-        super().__init__([
-            widgets.HBox([self.play, self.play_button, self.step_button, self.reset_button,
-                          self.lr_slider]),
-            widgets.HBox([widgets.Label("data set"), self.dataset_menu]),
-            widgets.HBox([self.noise_slider, self.width_slider]),
-        ], "autograd-training-dashboard")
+        super().__init__(
+            [
+                widgets.HBox(
+                    [
+                        self.play,
+                        self.play_button,
+                        self.step_button,
+                        self.reset_button,
+                        self.lr_slider,
+                    ]
+                ),
+                widgets.HBox([widgets.Label("data set"), self.dataset_menu]),
+                widgets.HBox([self.noise_slider, self.width_slider]),
+            ],
+            "autograd-training-dashboard",
+        )
 
     def _when_changed(self, attribute, setter):
         def changed(change):
@@ -424,6 +495,7 @@ class TrainingDashboardView(_PlotView):
                 else:
                     _show(control, kept)
                 self.status.value = _message_html(str(exc))
+
         return changed
 
     def _show_playing(self, change):
