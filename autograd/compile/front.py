@@ -266,7 +266,7 @@ class CompiledLoss:
             if not _same_bits(c, e):
                 raise TraceMismatch(
                     f"{what} is {c!r} from the compiled code but {e!r} from the engine"
-                    f"{_apart(c, e)}{self._diagnosis(p, x)}"
+                    f"{_ulps_apart(c, e)}{self._diagnosis(p, x)}"
                 )
         return compiled[1:]
 
@@ -308,7 +308,7 @@ class CompiledLoss:
                 return where + (
                     f"They part ways at operation {k + 1}, {_instruction_text(ins)}, "
                     f"which gives {value!r} in the compiled code but {node.data!r} "
-                    f"in the engine{_apart(value, node.data)}.{hint} {_CAUSES}"
+                    f"in the engine{_ulps_apart(value, node.data)}.{hint} {_CAUSES}"
                 )
             k += 1
         if self._c is not None:
@@ -423,7 +423,7 @@ def _few(numbers, most=6):
     return f"[{shown}{', ...' if len(numbers) > most else ''}]"
 
 
-def _apart(a, b):
+def _ulps_apart(a, b):
     """' (3 ulps apart)' for two finite floats that differ only in their last bits, else ''."""
     if not (math.isfinite(a) and math.isfinite(b)) or a == b:
         return ""
