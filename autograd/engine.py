@@ -64,8 +64,9 @@ class Value:
         self._prev = _children if type(_children) is tuple else tuple(_children)
         self._op = _op
         self.label = label
-        if _tracing.get() is not None:  # autograd.compile is tracing: it keeps this Value
-            _tracing.get().append(self)
+        made = _tracing.get()
+        if made is not None:  # autograd.compile is tracing: it keeps this Value
+            made.append(self)
 
     def __repr__(self):
         return f"Value(data={self.data:.4f}, grad={self.grad:.4f})"

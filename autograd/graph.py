@@ -102,7 +102,10 @@ def topological_order(root, require=("_prev",)):
             if id(child) not in placed:  # in a graph without a cycle, never on the stack
                 if more and not all(hasattr(child, name) for name in more):  # say where
                     require_value_like(child, f"every input in _prev of {node!r}", require)
-                stack.append((child, iter(_inputs(child))))
+                # (an engine's `_prev` is a tuple: `_inputs` checks anything else, and says
+                # what is wrong, without slowing the common case)
+                inputs = getattr(child, "_prev", None)
+                stack.append((child, iter(inputs if type(inputs) is tuple else _inputs(child))))
                 if len(stack) > deepest:  # a cycle would push the same values for ever
                     deepest = 8 * len(stack)
                     refuse_a_cycle(stack)

@@ -10,7 +10,7 @@ them, so every number is the engine's, bit for bit. `index`, `fill`, `values` an
 are what the writers (`python_fused`, `c`) need to spell a place inside loops.
 """
 
-from itertools import chain
+from itertools import accumulate, chain
 from operator import sub
 from typing import NamedTuple
 
@@ -123,37 +123,30 @@ def _roll_once(items, window, candidates, outer):
     """One pass of `roll` over `items`, which are inside `outer` loops already: at each item,
     the block (up to `window` items, ending before one of the next `candidates` items of the
     same signature) whose repetitions cover the most items becomes a loop."""
-    # Each signature as a small number (a nested tuple's hash is not kept: one hash each)
-    numbered = {}
-    signatures = [
-        numbered.setdefault(item[0] if type(item) is Statement else item.signature, len(numbered))
-        for item in items
-    ]
+    n = len(items)
+    signatures, numbered = _numbered_signatures(items)
     constants = [item.constants for item in items]
-    moves = [item.moves for item in items]
-    later = [[] for _ in numbered]  # signature -> the positions where it occurs, in order
-    for i, s in enumerate(signatures):
-        later[s].append(i)
-    seen = [0] * len(numbered)  # how many of each signature's positions are behind us
-    out, i, n = [], 0, len(items)
+    # next_same[i]: the next position with the signature of position i (n where none)
+    next_same, latest = [n] * n, [n] * numbered
+    for i in range(n - 1, -1, -1):
+        s = signatures[i]
+        next_same[i], latest[s] = latest[s], i
+    out, i = [], 0
     # every item's constants and moves, one after the other: a block's are one slice
     flat_constants = list(chain.from_iterable(constants))
-    flat_moves = list(chain.from_iterable(moves))
-    starts = [0]
-    for c in constants:
-        starts.append(starts[-1] + len(c))
+    flat_moves = list(chain.from_iterable(item.moves for item in items))
+    starts = [0, *accumulate(map(len, constants))]
 
     def block(at, size):
         first, last = starts[at], starts[at + size]
         return flat_constants[first:last], flat_moves[first:last]
 
     while i < n:
-        s = signatures[i]
-        positions = later[s]
-        while positions[seen[s]] < i:
-            seen[s] += 1
-        best = None
-        for j in positions[seen[s] + 1 : seen[s] + 1 + candidates]:
+        best, j = None, i
+        for _ in range(candidates):
+            j = next_same[j]
+            if j == n:
+                break
             size = j - i
             if size > window:
                 break
@@ -187,6 +180,19 @@ def _roll_once(items, window, candidates, outer):
         out.append(_loop(times, inner))
         i += times * size
     return out
+
+
+def _numbered_signatures(items):
+    """Each item's signature as a small number, and how many there are. (The statements of
+    one recipe share one shape object, so a shape is hashed once, not at every statement.)"""
+    numbered, by_id, signatures = {}, {}, []
+    for item in items:
+        signature = item[0] if type(item) is Statement else item.signature
+        k = by_id.get(id(signature))
+        if k is None:
+            k = by_id[id(signature)] = numbered.setdefault(signature, len(numbered))
+        signatures.append(k)
+    return signatures, len(numbered)
 
 
 def index(form, names):

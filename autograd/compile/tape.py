@@ -76,7 +76,7 @@ def record(root, aux, has_aux, param_leaves, input_leaves, made):
         key = id(node)
         if key in names:
             continue
-        if not isinstance(node, Value):
+        if type(node) is not Value and not isinstance(node, Value):
             raise TypeError(
                 f"compile_loss traces autograd.engine.Value graphs, but the graph holds {node!r} "
                 f"of type {type(node).__name__}"
@@ -114,7 +114,7 @@ def record(root, aux, has_aux, param_leaves, input_leaves, made):
         names[key] = out = f"t{len(tape)}"
         instruction_of[key] = ins = new(Instruction, (out, row.name, args))
         tape.append(ins)
-    closures = [instruction_of[id(n)] for n in reversed(order) if id(n) in instruction_of]
+    closures = [ins for n in reversed(order) if (ins := instruction_of.get(id(n))) is not None]
     result = names[id(root)]
     aux = [names[id(a)] if isinstance(a, Value) else float(a) for a in aux]
     return Trace(tape, closures, result, aux, has_aux, len(param_leaves), len(input_leaves))
