@@ -182,7 +182,11 @@ def operations_order_in_slots(root):
     """`operations_order(root)[0]` for values that keep their inputs in two attributes rather
     than a tuple, as the fast engine does: `_a` (None on a leaf) and `_b` (None on a value with
     one input). Read without building a `_prev` tuple per value, so the walk costs little more
-    than the fast engine's own sort, which marks `.grad` where this keeps a set."""
+    than the fast engine's own sort, which marks `.grad` where this keeps a set.
+
+    A node is visited first, and again after each input the walk goes down into. Coming back
+    to it from its `_b` (or from an `_a` that is its `_b` too), the walk places it at once:
+    both inputs are placed by then, so looking them up in the set again would find nothing."""
     order = []
     if root._a is None:
         return order
@@ -199,11 +203,16 @@ def operations_order_in_slots(root):
                 stack.append(node)
                 node = b
             else:  # both inputs are placed (or are leaves)
-                placed.add(node)
-                order.append(node)
-                if not stack:
-                    return order
-                node = stack.pop()
+                while True:  # place it, and each node waiting on the stack for it as its `_b`
+                    placed.add(node)
+                    order.append(node)
+                    if not stack:
+                        return order
+                    waiting = stack.pop()
+                    if waiting._b is not node:  # back from `_a`: `_b` is still to look at
+                        break
+                    node = waiting
+                node = waiting
                 continue
         if len(stack) > deepest:  # a cycle would push the same values for ever
             deepest = 8 * len(stack)

@@ -119,3 +119,22 @@ def test_a_graph_edited_into_a_cycle_is_refused_naming_a_value_on_it(Value):
     with pytest.raises(ValueError, match=r"cycle: .*label '(b|d)'.* depends on itself"):
         graph.topological_order(d)
     assert graph.count(d) >= 4  # a walk that keeps no order has no need to refuse it
+
+
+def test_the_walk_in_slots_gives_topological_order_without_the_leaves():
+    """`operations_order_in_slots` places a node at once when it comes back to it from `_b`:
+    on graphs with shared values, `x * x` and one-input operations, its order must still be
+    `topological_order`'s, node for node, with the leaves left out."""
+    import random
+
+    rng = random.Random(0)
+    for _ in range(300):
+        values = [fast.Value(rng.uniform(-1, 1)) for _ in range(rng.randint(1, 3))]
+        for _ in range(rng.randint(0, 25)):
+            x, y = rng.choice(values), rng.choice(values)
+            values.append(rng.choice([x * y, x + y, x * x, x.relu(), x * 2.0, x.tanh()]))
+        root = rng.choice(values)
+        expected = [node for node in graph.topological_order(root) if node._prev]
+        assert [id(node) for node in graph.operations_order_in_slots(root)] == [
+            id(node) for node in expected
+        ]
