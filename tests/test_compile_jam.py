@@ -1,0 +1,73 @@
+"""The C backend runs a layer's backward several neurons at once (`autograd.compile.jam`) and
+two turns of a loop at once in vector lanes (`autograd.compile.vectors`): the engine's numbers
+still, bit for bit, at -O0 and at -O2, on MLPs whose sizes leave turns over."""
+
+import random
+
+import pytest
+
+from autograd.compile import compile_loss, jam, vectors
+from autograd.engine import Value
+from test_compile_c_bits import c_cache  # noqa: F401 (a fixture: a C compiler, an empty cache)
+
+
+def mlp_loss(sizes):
+    """The hinge loss of an MLP of layer `sizes` (ReLU between layers) plus an L2 penalty, as
+    a function of the flat parameters and the points."""
+
+    def loss(p, xs):
+        at, total = 0, 0
+        for point, label in zip(xs, [1, -1] * len(xs)):
+            x = point
+            for layer, (nin, nout) in enumerate(zip(sizes, sizes[1:])):
+                out = []
+                for _ in range(nout):
+                    act = sum((p[at + i] * x[i] for i in range(nin)), p[at + nin])
+                    at += nin + 1
+                    out.append(act.relu() if layer < len(sizes) - 2 else act)
+                x = out
+            at = 0
+            total = total + (1 + -label * x[0]).relu()
+        return total * (1.0 / len(xs)) + 1e-4 * sum(q * q for q in p)
+
+    return loss
+
+
+def n_params(sizes):
+    return sum((nin + 1) * nout for nin, nout in zip(sizes, sizes[1:]))
+
+
+def engine(fn, params, points):
+    leaves = [Value(v) for v in params]
+    out = fn(leaves, [[Value(v) for v in point] for point in points])
+    out.backward()
+    return out.data, [leaf.grad for leaf in leaves]
+
+
+@pytest.mark.usefixtures("c_cache")
+@pytest.mark.parametrize("sizes", [(2, 6, 11, 1), (3, 9, 10, 1), (2, 16, 16, 1)])
+@pytest.mark.parametrize("opt_level", [0, 2])
+def test_a_layers_backward_jammed_and_in_lanes_gives_the_engines_numbers(sizes, opt_level):
+    rng = random.Random(sum(sizes))
+    params = [rng.uniform(-1, 1) for _ in range(n_params(sizes))]
+    points = [[rng.uniform(-1, 1) for _ in range(sizes[0])] for _ in range(7)]
+    fn = mlp_loss(sizes)
+    step = compile_loss(fn, params, points, backend="c", opt_level=opt_level)
+    assert "const double g0" in step.source and "#if VECTORS" in step.source
+    for _ in range(3):  # other numbers than the trace's
+        params = [rng.uniform(-1, 1) for _ in params]
+        points = [[rng.uniform(-1, 1) for _ in point] for point in points]
+        assert step(params, points) == engine(fn, params, points)
+
+
+def test_turns_that_meet_are_not_jammed_nor_in_lanes():
+    """Places that turns write and read: `jam._meet` and `vectors._lanes_apart` see them."""
+    # turn j writes d[j + 1] and reads d[j]: two turns at once would read a stale d[j]
+    forms = [(("d", 1, 1, 0, ()), True), (("d", 0, 1, 0, ()), False)]
+    assert not vectors._lanes_apart(forms, 8)
+    # each turn its own places: apart
+    forms = [(("d", 0, 2, 0, ()), True), (("d", 1, 2, 0, ()), False)]
+    assert vectors._lanes_apart(forms, 8)
+    # one place added to at every turn: the turns two at a time would add in another order
+    assert not vectors._lanes_apart([(("d", 5, 0, 0, ()), True)], 8)
+    assert jam.UNROLL >= 2 and vectors.WIDTH >= 2
