@@ -7,8 +7,8 @@ changes is that turn j + 1's statements run beside turn j's rather than after th
 only done where no place that one turn writes is one that another turn of the same vector
 reads or writes (`_lanes_apart`). The lanes' places are loaded and stored as one vector where
 they are side by side in memory (the lanes run up or down the loop, whichever puts more of
-them side by side), else lane by lane. Where the compiler has no vector types (`VECTORS` is
-not defined), the plain loop that follows runs every turn.
+them side by side), else lane by lane. Where the compiler has no vector types, or does not
+optimise (`VECTORS` is not defined), the plain loop that follows runs every turn.
 """
 
 from . import loops
@@ -17,7 +17,9 @@ from .places import Place
 WIDTH = 2  # turns at once: the doubles of a 16-byte vector, which every x86-64 and ARM64 has
 
 PRELUDE = r"""
-#if defined(__GNUC__)  /* gcc and clang: vectors of doubles, loaded and stored whole */
+/* Vectors of doubles, with gcc and clang; not at -O0, where each would be a call (the plain
+   loops are quicker there). */
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
 #define VECTORS 1
 typedef double vecd __attribute__((vector_size(SIZE)));
 static inline vecd loadv(const double *p) { vecd r; __builtin_memcpy(&r, p, sizeof r); return r; }
