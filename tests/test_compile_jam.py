@@ -71,3 +71,30 @@ def test_turns_that_meet_are_not_jammed_nor_in_lanes():
     # one place added to at every turn: the turns two at a time would add in another order
     assert not vectors._lanes_apart([(("d", 5, 0, 0, ()), True)], 8)
     assert jam.UNROLL >= 2 and vectors.WIDTH >= 2
+
+
+def recurrent(p, xs):
+    """The same eight neurons applied six times over: each time's backward adds to the weights'
+    gradients and reads the gradients that the time after it wrote."""
+    total = 0
+    for x in xs:
+        h = list(x)
+        for _ in range(6):
+            h = [sum((p[8 * i + j] * h[j] for j in range(8)), p[64 + i]).relu() for i in range(8)]
+        total = total + sum(h)
+    return total
+
+
+@pytest.mark.usefixtures("c_cache")
+def test_turns_whose_order_matters_stay_one_by_one(monkeypatch):
+    """A planted mistake: without the test that jamming changes no place's order of operations
+    (`jam._safe`), the recurrent network's turns run jammed, and its numbers are no longer the
+    engine's."""
+    rng = random.Random(0)
+    params = [rng.uniform(-0.6, 0.6) for _ in range(72)]
+    points = [[rng.uniform(0, 1) for _ in range(8)] for _ in range(3)]
+    want = engine(recurrent, params, points)
+    assert compile_loss(recurrent, params, points, backend="c")(params, points) == want
+    monkeypatch.setattr(jam, "_safe", lambda blocks, n, counts: True)
+    planted = compile_loss(recurrent, params, points, backend="c")
+    assert planted(params, points) != want
