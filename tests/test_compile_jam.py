@@ -98,3 +98,27 @@ def test_turns_whose_order_matters_stay_one_by_one(monkeypatch):
     monkeypatch.setattr(jam, "_safe", lambda blocks, n, counts: True)
     planted = compile_loss(recurrent, params, points, backend="c")
     assert planted(params, points) != want
+
+
+WEIGHTS = [0.5 + 0.25 * k for k in range(9)]
+
+
+def weighted(p, xs):
+    """A gradient loop reading a number of the table at each turn (each weight its own)."""
+    return sum((WEIGHTS[k] * p[k] for k in range(9)), xs[0] * 0.0) + sum(q * q for q in p)
+
+
+@pytest.mark.usefixtures("c_cache")
+def test_lanes_read_each_turns_number_from_the_table():
+    """Each lane's number of the table is its turn's, up to the last turn (none past it)."""
+    params = [0.1 * k - 0.3 for k in range(9)]
+    step = compile_loss(weighted, params, [1.0], backend="c")
+    assert "(vecd){c[" in step.source
+    for scale in (1.0, -2.5):
+        leaves = [Value(scale * q) for q in params]
+        out = weighted(leaves, [Value(1.0)])
+        out.backward()
+        assert step([leaf.data for leaf in leaves], [1.0]) == (
+            out.data,
+            [leaf.grad for leaf in leaves],
+        )

@@ -45,7 +45,8 @@ def vector_loop(statements, j, count, names, counts, number, local=None):
     ts = [f[2] for f, _ in forms]
     down = -1 if ts.count(-1) > ts.count(1) else 1  # the lanes' order: up, or down the loop
     inner = (*names, j)
-    spell = _Lanes(inner, (*counts, count), number, local, down)
+    # j runs up to count - WIDTH: each lane's number moved by its turn stays below count
+    spell = _Lanes(inner, (*counts, count - WIDTH + 1), number, local, down)
     lines = [f"for (; {j} + {WIDTH} <= {count}; {j} += {WIDTH}) {{"]
     kept = list(dict.fromkeys(f for f, _ in forms if f in local))
     lines += [f"    vecd v{local[f]} = {spell.load(f)};" for f in kept if local[f][0] == "a"]
