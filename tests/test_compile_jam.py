@@ -1,12 +1,11 @@
-"""The C backend runs a layer's backward several neurons at once (`autograd.compile.jam`) and
-two turns of a loop at once in vector lanes (`autograd.compile.vectors`): the engine's numbers
-still, bit for bit, at -O0 and at -O2, on MLPs whose sizes leave turns over."""
+"""The C backend runs a layer's backward several neurons at once (`autograd.compile.jam`): the
+engine's numbers still, bit for bit, at -O0 and at -O2, on MLPs whose sizes leave turns over."""
 
 import random
 
 import pytest
 
-from autograd.compile import compile_loss, jam, vectors
+from autograd.compile import compile_loss, jam
 from autograd.engine import Value
 from test_compile_c_bits import c_cache  # noqa: F401 (a fixture: a C compiler, an empty cache)
 
@@ -47,30 +46,17 @@ def engine(fn, params, points):
 @pytest.mark.usefixtures("c_cache")
 @pytest.mark.parametrize("sizes", [(2, 6, 11, 1), (3, 9, 10, 1), (2, 16, 16, 1)])
 @pytest.mark.parametrize("opt_level", [0, 2])
-def test_a_layers_backward_jammed_and_in_lanes_gives_the_engines_numbers(sizes, opt_level):
+def test_a_layers_backward_jammed_gives_the_engines_numbers(sizes, opt_level):
     rng = random.Random(sum(sizes))
     params = [rng.uniform(-1, 1) for _ in range(n_params(sizes))]
     points = [[rng.uniform(-1, 1) for _ in range(sizes[0])] for _ in range(7)]
     fn = mlp_loss(sizes)
     step = compile_loss(fn, params, points, backend="c", opt_level=opt_level)
-    assert "const double g0" in step.source and "#if VECTORS" in step.source
+    assert "const double g0" in step.source  # a place read once, before the jammed loop
     for _ in range(3):  # other numbers than the trace's
         params = [rng.uniform(-1, 1) for _ in params]
         points = [[rng.uniform(-1, 1) for _ in point] for point in points]
         assert step(params, points) == engine(fn, params, points)
-
-
-def test_turns_that_meet_are_not_jammed_nor_in_lanes():
-    """Places that turns write and read: `jam._meet` and `vectors._lanes_apart` see them."""
-    # turn j writes d[j + 1] and reads d[j]: two turns at once would read a stale d[j]
-    forms = [(("d", 1, 1, 0, ()), True), (("d", 0, 1, 0, ()), False)]
-    assert not vectors._lanes_apart(forms, 8)
-    # each turn its own places: apart
-    forms = [(("d", 0, 2, 0, ()), True), (("d", 1, 2, 0, ()), False)]
-    assert vectors._lanes_apart(forms, 8)
-    # one place added to at every turn: the turns two at a time would add in another order
-    assert not vectors._lanes_apart([(("d", 5, 0, 0, ()), True)], 8)
-    assert jam.UNROLL >= 2 and vectors.WIDTH >= 2
 
 
 def recurrent(p, xs):
@@ -109,11 +95,11 @@ def weighted(p, xs):
 
 
 @pytest.mark.usefixtures("c_cache")
-def test_lanes_read_each_turns_number_from_the_table():
-    """Each lane's number of the table is its turn's, up to the last turn (none past it)."""
+def test_a_loop_reads_each_turns_number_from_the_table():
+    """Each turn's number of the table is its own, up to the last turn (none past it)."""
     params = [0.1 * k - 0.3 for k in range(9)]
     step = compile_loss(weighted, params, [1.0], backend="c")
-    assert "(vecd){c[" in step.source
+    assert "c[" in step.source  # the weights are read from the table, a number each turn
     for scale in (1.0, -2.5):
         leaves = [Value(scale * q) for q in params]
         out = weighted(leaves, [Value(1.0)])

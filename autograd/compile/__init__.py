@@ -127,6 +127,9 @@ per module, each taking what the stage before gave. Following `compile_loss` to 
 - `loops`: takes statements, gives them rolled into loops where a block repeats;
 - `interleave`: takes a rolled loop whose turns each run a sum of products (a layer's
   neurons), gives its C with four turns' sums side by side, each with its own additions;
+- `jam`: takes a rolled loop whose turns each run a loop (a layer's backward, a loop over the
+  neurons of a loop over their inputs), gives its C with four turns in one inner loop, every
+  place's additions in the order they were;
 - `python`, `python_fused` and `c`: the writers, which only spell, each in its language, at
   the very end;
 - `build`: takes a `Program`, gives the C code built with the system's compiler, cached and

@@ -11,7 +11,7 @@ same order, as the Python code.
 import functools
 from typing import NamedTuple
 
-from . import fusion, interleave, jam, loops, places, vectors
+from . import fusion, interleave, jam, loops, places
 from .rules import RULES, write
 from .statements import backward, forward, gradients
 from .tape import is_name
@@ -240,9 +240,10 @@ def fused_c_program(program, chunk=CHUNK):
     n_grads = trace.n_params + len(lang.gradients)
     arrays = f"v[{max(n_values, 1)}], d[{max(n_grads, 1)}]"
     constants = ", ".join(map(_c_number, lang.constants)) or "0.0"
-    header = _PRELUDE + vectors.PRELUDE
-    header += f"\nextern SHARED double {arrays};\n"
-    header += f"static const double c[{max(len(lang.constants), 1)}] = {{{constants}}};\n"
+    header = _PRELUDE + (
+        f"\nextern SHARED double {arrays};\n"
+        f"static const double c[{max(len(lang.constants), 1)}] = {{{constants}}};\n"
+    )
     lines = functools.partial(c_lines, number=loops.Numbers(lang.constants, _c_number, "c"))
     functions = _item_functions(
         lines(forward_items),
@@ -284,16 +285,6 @@ def _c_item(item, number, names, counts, indent):
         yield from jammed
         return
     k = f"i{len(names)}"
-    statements = all(type(part) is loops.Statement for part in item.body)
-    lanes = statements and vectors.vector_loop(item.body, k, item.count, names, counts, number)
-    if lanes:  # its turns two at a time, then those left over
-        yield from [f"{indent}{{", f"{indent}    int {k} = 0;"]
-        yield from (f"{indent}    {line}" for line in lanes)
-        yield f"{indent}    for (; {k} < {item.count}; {k}++) {{"
-        inner = (*names, k), (*counts, item.count)
-        yield from (f"{indent}        {loops.fill(part, *inner, number)}" for part in item.body)
-        yield from [f"{indent}    }}", f"{indent}}}"]
-        return
     yield f"{indent}for (int {k} = 0; {k} < {item.count}; {k}++) {{"
     for part in item.body:
         yield from _c_item(part, number, (*names, k), (*counts, item.count), indent + "    ")

@@ -4,10 +4,9 @@ with the sums of several turns side by side, each in a variable of its own.
 A layer's neurons are a loop whose turn is a running sum, `s = b; s = s + w0 * x0; ...;
 v[9] = s`, then what reads its result (relu). Each addition waits for the one before it, so
 one neuron's sum keeps the processor waiting; the next neuron's sum, which does not wait for
-it, could run meanwhile. So `UNROLL` turns run together (`LEAST` in a loop of fewer): `s0`,
-`s1`, ..., `s7` each receive exactly the additions `s` received in its turn, in the same order
-(the same numbers, bit for bit), then each result is stored and the rest of its turn runs, in
-turn order. That is only
+it, could run meanwhile. So `UNROLL` turns run together: `s0`, `s1`, `s2`, `s3` each receive
+exactly the additions `s` received in its turn, in the same order (the same numbers, bit for
+bit), then each result is stored and the rest of its turn runs, in turn order. That is only
 done where it changes no number: no place that a turn's store or the rest of its turn writes
 is one that another turn's sum reads (`_apart`).
 """
@@ -15,49 +14,47 @@ is one that another turn's sum reads (`_apart`).
 from . import loops
 from .places import SUM
 
-UNROLL = 8  # the turns whose sums run side by side: 8, or 4 in a loop of fewer turns
-LEAST = 4  # the turns of the fewest that run side by side
+UNROLL = 4  # the turns whose sums run side by side
 
 
 def interleaved(loop, number, names, counts, indent):
-    """The C lines of `loop` with `UNROLL` (or `LEAST`) turns' sums side by side, or None
-    where its body is not a sum of products and what follows it (see the module's docstring)."""
+    """The C lines of `loop` with `UNROLL` turns' sums side by side, or None where its body is
+    not a sum of products and what follows it (see the module's docstring)."""
     parts = _parts(loop)
-    if parts is None or loop.count < LEAST or not _apart(parts, loop.count, counts):
+    if parts is None or loop.count < UNROLL or not _apart(parts, loop.count, counts):
         return None
-    unroll = UNROLL if loop.count >= UNROLL else LEAST
     start, terms, store, rest = parts
     n, k = loop.count, f"i{len(names)}"
     inner = (*names, k)
-    group = (*counts, n - unroll + 1)  # the values `k` takes at the start of a group
-    sums = [f"s{u}" for u in range(unroll)]
+    group = (*counts, n - UNROLL + 1)  # the values `k` takes at the start of a group
+    sums = [f"s{u}" for u in range(UNROLL)]
 
     def spelled(item, level, u, its_names=inner, its_counts=group):
         return loops.fill(_shifted(item, level, u), its_names, its_counts, number, sums[u])
 
-    body = [spelled(start, 0, u) for u in range(unroll)]
+    body = [spelled(start, 0, u) for u in range(UNROLL)]
     for term in terms:
         if type(term) is loops.Statement:
-            body += [spelled(term, 0, u) for u in range(unroll)]
+            body += [spelled(term, 0, u) for u in range(UNROLL)]
             continue
         j = f"i{len(inner)}"
         body.append(f"for (int {j} = 0; {j} < {term.count}; {j}++) {{")
         body += [
             "    " + spelled(term.body[0], 1, u, (*inner, j), (*group, term.count))
-            for u in range(unroll)
+            for u in range(UNROLL)
         ]
         body.append("}")
-    for u in range(unroll):
+    for u in range(UNROLL):
         body += [spelled(item, 0, u) for item in (store, *rest)]
     lines = [
         f"{indent}{{",
         f"{indent}    int {k};",
         f"{indent}    double {', '.join(sums)};",
-        f"{indent}    for ({k} = 0; {k} + {unroll} <= {n}; {k} += {unroll}) {{",
+        f"{indent}    for ({k} = 0; {k} + {UNROLL} <= {n}; {k} += {UNROLL}) {{",
     ]
     lines += [f"{indent}        {line}" for line in body]
     lines.append(f"{indent}    }}")
-    if n % unroll:  # the turns left over, one at a time, as written
+    if n % UNROLL:  # the turns left over, one at a time, as written
         lines.append(f"{indent}    for (; {k} < {n}; {k}++) {{")
         for item in loop.body:
             lines += [

@@ -20,9 +20,8 @@ two accesses move alike with the loops, and by their ranges otherwise.
 
 from typing import NamedTuple
 
-from . import loops, vectors
-from .vectors import place_form
-from .places import SUM
+from . import loops
+from .places import SUM, Place
 
 UNROLL = 4  # the turns run side by side
 LARGEST = 4096  # an inner loop's turns: a longer one is left as it is
@@ -69,18 +68,25 @@ def _jammed_loop(block, number, names, counts, blocks):
     local.update((form, f"a{i}") for i, form in enumerate(running))
     lines = ["{"]
     lines += [f"    const double {local[f]} = {_spell(f, inner)};" for f in fixed]
-    lines.append(f"    int {j} = 0;")
-    vector = vectors.vector_loop(statements, j, block.count, names, counts, number, local)
-    lines += ["    " + line for line in vector or ()]  # turns two at a time, where they may
-    lines.append(f"    for (; {j} < {block.count}; {j}++) {{")
+    lines.append(f"    for (int {j} = 0; {j} < {block.count}; {j}++) {{")
     lines += [f"        double {local[f]} = {_spell(f, inner)};" for f in running]
     lines += ["        " + _fill(s, inner, its_counts, number, local) for s in statements]
     lines += [f"        {_spell(f, inner)} = {local[f]};" for f in running if f in written]
     return lines + ["    }", "}"]
 
 
+def place_form(array, c, steps):
+    """A place of an inner loop's statements as (array, constant, the inner loop's step, the
+    step of the loop around it, those of the loops around that, with no zeros at the end)."""
+    steps = tuple(steps) + (0, 0)
+    outer = steps[2:]
+    while outer and not outer[-1]:
+        outer = outer[:-1]
+    return array, c, steps[0], steps[1], outer
+
+
 def _spell(form, names):
-    """An array's place, `d[4 + i1]`, from its form (see `vectors.place_form`)."""
+    """An array's place, `d[4 + i1]`, from its form (see `place_form`)."""
     array, c, t, s, outer = form
     return f"{array}[{loops.index((c, (t, s, *outer)), names)}]"
 
@@ -107,7 +113,7 @@ def _kept(statements, count):
 
 
 def _same_turn(a, b, count, any_turns):
-    """Whether places a and b (forms, `vectors.place_form`) are one place at some turn j of
+    """Whether places a and b (forms, `place_form`) are one place at some turn j of
     the inner loop (a's turn j, b's any turn with `any_turns`); places that move otherwise
     with the loops around are apart here (`_safe` made sure of it)."""
     if a[0] != b[0] or a[3:] != b[3:]:
@@ -183,8 +189,9 @@ def _blocks(loop):
 
 
 def _not_plain(statement):
-    return SUM in statement.shape or any(
-        type(p) is str and ("return" in p or "s" == p.strip()) for p in statement.shape
+    """A running sum's statement, or one that writes no place: a guard, which may return."""
+    return SUM in statement.shape or not any(
+        type(p) is Place and p.written for p in statement.shape
     )
 
 
