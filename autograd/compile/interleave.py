@@ -30,7 +30,7 @@ def interleaved(loop, number, names, counts, indent):
     sums = [f"s{u}" for u in range(UNROLL)]
 
     def spelled(item, level, u, its_names=inner, its_counts=group):
-        return loops.fill(_shifted(item, level, u), its_names, its_counts, number, sums[u])
+        return loops.fill(loops.shifted(item, level, u), its_names, its_counts, number, sums[u])
 
     body = [spelled(start, 0, u) for u in range(UNROLL)]
     for term in terms:
@@ -46,25 +46,29 @@ def interleaved(loop, number, names, counts, indent):
         body.append("}")
     for u in range(UNROLL):
         body += [spelled(item, 0, u) for item in (store, *rest)]
-    lines = [
-        f"{indent}{{",
-        f"{indent}    int {k};",
-        f"{indent}    double {', '.join(sums)};",
-        f"{indent}    for ({k} = 0; {k} + {UNROLL} <= {n}; {k} += {UNROLL}) {{",
-    ]
+    return in_groups(
+        loop, body, number, names, counts, indent, UNROLL, [f"double {', '.join(sums)};"]
+    )
+
+
+def in_groups(loop, body, number, names, counts, indent, unroll, declared=()):
+    """The C of `loop` run `unroll` turns at a time: the lines `body` once a group (the turns
+    `k` to `k + unroll - 1`), in a block that declares the index and `declared`; then the turns
+    left over, one at a time, as written."""
+    n, k = loop.count, f"i{len(names)}"
+    lines = [f"{indent}{{", f"{indent}    int {k};", *(f"{indent}    {d}" for d in declared)]
+    lines.append(f"{indent}    for ({k} = 0; {k} + {unroll} <= {n}; {k} += {unroll}) {{")
     lines += [f"{indent}        {line}" for line in body]
     lines.append(f"{indent}    }}")
-    if n % UNROLL:  # the turns left over, one at a time, as written
+    if n % unroll:  # the turns left over, one at a time, as written
         lines.append(f"{indent}    for (; {k} < {n}; {k}++) {{")
         for item in loop.body:
-            lines += [
-                line for line in _plain(item, number, inner, (*counts, n), indent + "        ")
-            ]
+            lines += plain(item, number, (*names, k), (*counts, n), indent + "        ")
         lines.append(f"{indent}    }}")
     return lines + [f"{indent}}}"]
 
 
-def _plain(item, number, names, counts, indent):
+def plain(item, number, names, counts, indent):
     """The C lines of an item, each loop a `for` over its index."""
     if type(item) is loops.Statement:
         yield indent + loops.fill(item, names, counts, number)
@@ -72,7 +76,7 @@ def _plain(item, number, names, counts, indent):
     k = f"i{len(names)}"
     yield f"{indent}for (int {k} = 0; {k} < {item.count}; {k}++) {{"
     for part in item.body:
-        yield from _plain(part, number, (*names, k), (*counts, item.count), indent + "    ")
+        yield from plain(part, number, (*names, k), (*counts, item.count), indent + "    ")
     yield indent + "}"
 
 
@@ -111,14 +115,6 @@ def _parts(loop):
     return body[0], body[1:end], store, rest
 
 
-def _shifted(item, level, u):
-    """A statement of the loop's turn `k + u` instead of `k`: each place moved by `u` steps of
-    the loop, whose steps come `level`-th in each form (1 inside a loop of terms)."""
-    return item._replace(
-        constants=tuple(c + steps[level] * u for c, steps in zip(item.constants, item.moves))
-    )
-
-
 def _accesses(item, level):
     """(array, constant, the steps of the turn's loops, the steps of the loops around) of
     every place of `item` (a statement, or a loop of one), and whether it is written."""
@@ -153,26 +149,18 @@ def _apart(parts, n, counts):
         for other, c2, steps2, inner2, outer2, _ in reads:
             if other != array:
                 continue
-            ends = (_span(c, steps, (n,)), _span(c2, steps2, (*inner2, n)))
+            ends = (loops.span(c, steps, (n,)), loops.span(c2, steps2, (*inner2, n)))
             if outer != outer2:  # they move apart with the loops around: every turn of those
                 ends = (
                     (
-                        ends[0][0] + _span(0, outer, around)[0],
-                        ends[0][1] + _span(0, outer, around)[1],
+                        ends[0][0] + loops.span(0, outer, around)[0],
+                        ends[0][1] + loops.span(0, outer, around)[1],
                     ),
                     (
-                        ends[1][0] + _span(0, outer2, around)[0],
-                        ends[1][1] + _span(0, outer2, around)[1],
+                        ends[1][0] + loops.span(0, outer2, around)[0],
+                        ends[1][1] + loops.span(0, outer2, around)[1],
                     ),
                 )
             if not (ends[0][1] < ends[1][0] or ends[1][1] < ends[0][0]):
                 return False
     return True
-
-
-def _span(c, steps, counts):
-    """(the least, the greatest) of `c + steps[0] * k0 + ...` for each `kj` below `counts[j]`."""
-    low = high = c
-    for step, n in zip(steps, counts):
-        low, high = low + min(0, step * (n - 1)), high + max(0, step * (n - 1))
-    return low, high

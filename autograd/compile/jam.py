@@ -20,7 +20,7 @@ two accesses move alike with the loops, and by their ranges otherwise.
 
 from typing import NamedTuple
 
-from . import loops
+from . import interleave, loops
 from .places import SUM, Place
 
 UNROLL = 4  # the turns run side by side
@@ -33,7 +33,7 @@ def jammed(loop, number, names, counts, indent):
     blocks = _blocks(loop)
     if blocks is None or loop.count < UNROLL or not _safe(blocks, loop.count, counts):
         return None
-    n, k = loop.count, f"i{len(names)}"
+    k = f"i{len(names)}"
     inner, group = (*names, k), (*counts, loop.count - UNROLL + 1)
     body = []
     for block in blocks:
@@ -41,20 +41,8 @@ def jammed(loop, number, names, counts, indent):
             body += _jammed_loop(block, number, inner, group, blocks)
             continue
         for u in range(UNROLL):
-            body += [_fill(_shifted(s, 0, u), inner, group, number, {}) for s in block]
-    lines = [
-        f"{indent}{{",
-        f"{indent}    int {k};",
-        f"{indent}    for ({k} = 0; {k} + {UNROLL} <= {n}; {k} += {UNROLL}) {{",
-    ]
-    lines += [f"{indent}        {line}" for line in body]
-    lines.append(f"{indent}    }}")
-    if n % UNROLL:  # the turns left over, one at a time, as written
-        lines.append(f"{indent}    for (; {k} < {n}; {k}++) {{")
-        for item in loop.body:
-            lines += _plain(item, number, inner, (*counts, n), indent + "        ")
-        lines.append(f"{indent}    }}")
-    return lines + [f"{indent}}}"]
+            body += [_fill(loops.shifted(s, 0, u), inner, group, number, {}) for s in block]
+    return interleave.in_groups(loop, body, number, names, counts, indent, UNROLL)
 
 
 def _jammed_loop(block, number, names, counts, blocks):
@@ -62,7 +50,7 @@ def _jammed_loop(block, number, names, counts, blocks):
     before it or at the start of its turn, then its body, turn after turn."""
     j = f"i{len(names)}"
     inner, its_counts = (*names, j), (*counts, block.count)
-    statements = [_shifted(s, 1, u) for u in range(UNROLL) for s in block.body]
+    statements = [loops.shifted(s, 1, u) for u in range(UNROLL) for s in block.body]
     fixed, running, written = _kept(statements, block.count)
     local = {form: f"g{i}" for i, form in enumerate(fixed)}
     local.update((form, f"a{i}") for i, form in enumerate(running))
@@ -143,28 +131,6 @@ def _fill(item, names, counts, number, local):
     return "".join(text)
 
 
-def _plain(item, number, names, counts, indent):
-    """The C lines of an item, each loop a `for` over its index."""
-    if type(item) is loops.Statement:
-        return [indent + loops.fill(item, names, counts, number)]
-    k = f"i{len(names)}"
-    lines = [f"{indent}for (int {k} = 0; {k} < {item.count}; {k}++) {{"]
-    for part in item.body:
-        lines += _plain(part, number, (*names, k), (*counts, item.count), indent + "    ")
-    return lines + [indent + "}"]
-
-
-def _shifted(item, level, u):
-    """A statement of the turn `k + u` instead of `k` (its loop's steps `level`-th)."""
-    return item._replace(
-        constants=tuple(c + _step(steps, level) * u for c, steps in zip(item.constants, item.moves))
-    )
-
-
-def _step(steps, level):
-    return steps[level] if level < len(steps) else 0
-
-
 def _blocks(loop):
     """The loop's body as blocks: each a tuple of consecutive statements, or an inner loop of
     statements; None where it holds none of the latter, or a statement that is not plain (a
@@ -229,8 +195,8 @@ class _Access(NamedTuple):
     def span(self, n, around):
         """(least, greatest) place over every turn of the loop and of the inner loop, and
         over every turn of the loops around where `around` is given."""
-        low, high = _span(self.c, (self.t, self.s), (self.count, n))
-        outer = _span(0, self.outer, around) if around else (0, 0)
+        low, high = loops.span(self.c, (self.t, self.s), (self.count, n))
+        outer = loops.span(0, self.outer, around) if around else (0, 0)
         return low + outer[0], high + outer[1]
 
 
@@ -249,7 +215,14 @@ def _accesses(blocks):
                     outer = outer[:-1]
                 t = steps[0] if inside and steps else 0
                 access = _Access(
-                    b, place.array, c, _step(steps, level), t, outer, bool(place.written), count
+                    b,
+                    place.array,
+                    c,
+                    loops.step_at(steps, level),
+                    t,
+                    outer,
+                    bool(place.written),
+                    count,
                 )
                 found.append(access)
     return found
@@ -297,11 +270,3 @@ def _meet(a, at_a, b, at_b, blocks):
                         if j > j2:
                             return True
     return False
-
-
-def _span(c, steps, counts):
-    """(the least, the greatest) of `c + steps[0] * k0 + ...` for each `kj` below `counts[j]`."""
-    low = high = c
-    for step, n in zip(steps, counts):
-        low, high = low + min(0, step * (n - 1)), high + max(0, step * (n - 1))
-    return low, high

@@ -195,6 +195,30 @@ def _numbered_signatures(items):
     return signatures, len(numbered)
 
 
+def shifted(item, level, u):
+    """A statement of its loop's turn `k + u` instead of `k`: each place moved by `u` steps of
+    that loop, whose steps come `level`-th in each form (0 where a place has none there)."""
+    return item._replace(
+        constants=tuple(
+            c + step_at(steps, level) * u for c, steps in zip(item.constants, item.moves)
+        )
+    )
+
+
+def step_at(steps, level):
+    """A place's step with the loop `level`-th around it (0 where it has none there)."""
+    return steps[level] if level < len(steps) else 0
+
+
+def span(c, steps, counts):
+    """(the least, the greatest) of `c + steps[0] * k0 + ...` for each `kj` below `counts[j]`:
+    the places an affine form reaches."""
+    low = high = c
+    for step, n in zip(steps, counts):
+        low, high = low + min(0, step * (n - 1)), high + max(0, step * (n - 1))
+    return low, high
+
+
 def index(form, names):
     """A place's number as an expression in the loop indices `names` (outermost first)."""
     c, steps = form
