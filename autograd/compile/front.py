@@ -86,9 +86,9 @@ def compile_loss(
     `fuse=False`, one statement per operation; the same numbers either way. By default the C
     code is fused (a few hundred lines instead of tens of thousands, which build in a
     fraction of the time), and so is the Python code of a tape of `FUSE_PYTHON_FROM` (1,000)
-    instructions or more, a training step's (which then compiles in milliseconds instead of
-    about a second, and runs about as fast); a shorter tape's Python is one line per
-    operation, for reading.
+    instructions or more, a training step's (whose code CPython then reads in milliseconds
+    instead of about a second, and which runs about as fast); a shorter tape's Python is one
+    line per operation, for reading.
     """
     return CompiledLoss(
         fn,

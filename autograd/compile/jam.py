@@ -41,7 +41,7 @@ def jammed(loop, number, names, counts, indent):
             body += _jammed_loop(block, number, inner, group, blocks)
             continue
         for u in range(UNROLL):
-            body += [_fill(loops.shifted(s, 0, u), inner, group, number, {}) for s in block]
+            body += [loops.fill(loops.shifted(s, 0, u), inner, group, number) for s in block]
     return interleave.in_groups(loop, body, number, names, counts, indent, UNROLL)
 
 
@@ -58,7 +58,13 @@ def _jammed_loop(block, number, names, counts, blocks):
     lines += [f"    const double {local[f]} = {_spell(f, inner)};" for f in fixed]
     lines.append(f"    for (int {j} = 0; {j} < {block.count}; {j}++) {{")
     lines += [f"        double {local[f]} = {_spell(f, inner)};" for f in running]
-    lines += ["        " + _fill(s, inner, its_counts, number, local) for s in statements]
+
+    def named(array, form):  # a place kept in a variable: the variable
+        return local.get(place_form(array, *form))
+
+    lines += [
+        "        " + loops.fill(s, inner, its_counts, number, named=named) for s in statements
+    ]
     lines += [f"        {_spell(f, inner)} = {local[f]};" for f in running if f in written]
     return lines + ["    }", "}"]
 
@@ -116,25 +122,10 @@ def _same_turn(a, b, count, any_turns):
     return (c2 - c) % (t - t2) == 0 and 0 <= (c2 - c) // (t - t2) < count
 
 
-def _fill(item, names, counts, number, local):
-    """The text of a statement (as `loops.fill`), each place of `local` its variable."""
-    text, forms = [], iter(item.places)
-    for piece in item.shape:
-        if type(piece) is str:
-            text.append(piece)
-        elif piece.kind == "@":
-            c, steps = next(forms)
-            name = local.get(place_form(piece.array, c, steps)) if local else None
-            text.append(name or f"{piece.array}[{loops.index((c, steps), names)}]")
-        else:
-            text.append(number(next(forms), names, counts))
-    return "".join(text)
-
-
 def _blocks(loop):
     """The loop's body as blocks: each a tuple of consecutive statements, or an inner loop of
     statements; None where it holds none of the latter, or a statement that is not plain (a
-    running sum, a `return`)."""
+    running sum, or a guard, which writes no place)."""
     blocks, run = [], []
     for item in loop.body:
         if type(item) is loops.Statement:

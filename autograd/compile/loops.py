@@ -231,10 +231,11 @@ def index(form, names):
     return "".join(text) or "0"
 
 
-def fill(item, names, counts, number, running="s"):
+def fill(item, names, counts, number, running="s", named=None):
     """The text of a `Statement` with its places written in the loop indices `names` (which
-    run up to `counts`): an array's place `v[3 + i0]`, a number's by `number(form)` (see
-    `Numbers`), the running sum by its name, `running`."""
+    run up to `counts`): an array's place `v[3 + i0]` (or the variable `named(array, form)`
+    gives for it, where it gives one), a number's by `number(form)` (see `Numbers`), the
+    running sum by its name, `running`."""
     text, forms = [], iter(item.places)
     for piece in item.shape:
         if type(piece) is str:
@@ -242,7 +243,9 @@ def fill(item, names, counts, number, running="s"):
         elif piece is SUM:
             text.append(running)
         elif piece.kind == "@":
-            text.append(f"{piece.array}[{index(next(forms), names)}]")
+            form = next(forms)
+            name = named(piece.array, form) if named else None
+            text.append(name or f"{piece.array}[{index(form, names)}]")
         else:
             text.append(number(next(forms), names, counts))
     return "".join(text)
