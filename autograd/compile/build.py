@@ -153,13 +153,16 @@ def build(program: Program, opt_level=0, fuse=True):
     """The `Library` for a `passes.Program`, from the cache or built now; `CannotBuild` if it
     cannot be. `fuse`: the fused program (`autograd.compile.fusion`), else one statement per
     step."""
-    trace = program.trace
-    compiler = find_compiler()
-    if compiler is None:
-        raise CannotBuild(
-            "backend='c' needs a C compiler (cc, gcc or clang) on the PATH, and none was found"
-        )
+    _compiler()  # (before the code is written)
     code = fused_c_program(program) if fuse else c_program(program)
+    return build_code(program.trace, code, opt_level)
+
+
+def build_code(trace, code, opt_level=0):
+    """The `Library` of the `CCode` `code`, whose `loss_and_grads` takes the parameters and
+    inputs that `trace` counts and gives its loss, gradients and auxiliary values: from the
+    cache or built now; `CannotBuild` if it cannot be."""
+    compiler = _compiler()
     source = code.source
     identity = compiler_identity(compiler)
     flags = compiler_flags(identity, opt_level)
@@ -209,6 +212,16 @@ def build(program: Program, opt_level=0, fuse=True):
     if damage:
         _warn(f"the cached C library {path} was not loaded: {damage}; it was built again")
     return library
+
+
+def _compiler():
+    """The C compiler's path, or `CannotBuild` where there is none."""
+    compiler = find_compiler()
+    if compiler is None:
+        raise CannotBuild(
+            "backend='c' needs a C compiler (cc, gcc or clang) on the PATH, and none was found"
+        )
+    return compiler
 
 
 def _warn(message):

@@ -224,45 +224,64 @@ class FusedC(places.Arrays, C):
     """How the fused C writes names and statements: `C`'s, as `places.Code`."""
 
 
-def fused_c_program(program, chunk=CHUNK):
-    """The `CCode` for a `passes.Program`, fused (see `autograd.compile.fusion`): the same
-    statements as `c_program` writes, in the same order, with every sum of products a running
-    sum and every repeated block a loop."""
+class FusedParts(NamedTuple):
+    """A program's fused C before it is put in a file: `arrays` (the declarators of `v` and
+    `d`), `constants` (the declaration of the table `c`), the `forward` and `backward`
+    functions (`name` + "forward_0", ...), and the writer `lang`, which knows each name's
+    place."""
+
+    arrays: str
+    constants: str
+    forward: list
+    backward: list
+    lang: object
+
+
+def fused_c_parts(program, name="", storage="SHARED", results=True, chunk=CHUNK):
+    """The `FusedParts` of a `passes.Program`: its functions are declared `storage` and named
+    after `name`; with `results`, the backward pass ends by writing the loss, the gradients
+    and the auxiliary values into its argument `out` (see `places.results`)."""
     trace = program.trace
     fused = fusion.fused_statements(
         program, lambda values, grads: FusedC(trace, values, grads), fold=True
     )
     lang = fused.lang
-    ends = places.results(trace, fused.flow, lang, "out", 0)
+    ends = places.results(trace, fused.flow, lang, "out", 0) if results else []
     forward_items = loops.roll(fused.forward)
     backward_items = loops.roll(fused.backward + ends)
     n_values = trace.n_params + trace.n_inputs + len(lang.values)
     n_grads = trace.n_params + len(lang.gradients)
     arrays = f"v[{max(n_values, 1)}], d[{max(n_grads, 1)}]"
-    constants = ", ".join(map(_c_number, lang.constants)) or "0.0"
-    header = _PRELUDE + (
-        f"\nextern SHARED double {arrays};\n"
-        f"static const double c[{max(len(lang.constants), 1)}] = {{{constants}}};\n"
-    )
+    numbers = ", ".join(map(_c_number, lang.constants)) or "0.0"
+    constants = f"static const double c[{max(len(lang.constants), 1)}] = {{{numbers}}};\n"
     lines = functools.partial(c_lines, number=loops.Numbers(lang.constants, _c_number, "c"))
-    functions = _item_functions(
+    forward_functions = _item_functions(
         lines(forward_items),
-        "forward",
-        "SHARED int {}(void)",
+        f"{name}forward",
+        f"{storage} int {{}}(void)",
         "    double s;",
         "    return 0;",
         chunk,
     )
-    n_forward = len(functions)
-    functions += _item_functions(
-        lines(backward_items), "backward", "SHARED void {}(double *out)", "", "", chunk
+    backward_functions = _item_functions(
+        lines(backward_items), f"{name}backward", f"{storage} void {{}}(double *out)", "", "", chunk
     )
-    n_backward = len(functions) - n_forward
+    return FusedParts(arrays, constants, forward_functions, backward_functions, lang)
+
+
+def fused_c_program(program, chunk=CHUNK):
+    """The `CCode` for a `passes.Program`, fused (see `autograd.compile.fusion`): the same
+    statements as `c_program` writes, in the same order, with every sum of products a running
+    sum and every repeated block a loop."""
+    trace = program.trace
+    parts = fused_c_parts(program, chunk=chunk)
+    header = _PRELUDE + f"\nextern SHARED double {parts.arrays};\n" + parts.constants
     copy_in = [
         f"    for (int i = 0; i < {trace.n_params}; i++) v[i] = p_in[i];",
         f"    for (int i = 0; i < {trace.n_inputs}; i++) v[{trace.n_params} + i] = x_in[i];",
     ]
-    return CCode(header, functions, _main(arrays, n_forward, n_backward, "out", copy_in, [], []))
+    main = _main(parts.arrays, len(parts.forward), len(parts.backward), "out", copy_in, [], [])
+    return CCode(header, parts.forward + parts.backward, main)
 
 
 def c_lines(items, number, names=(), counts=(), indent="    "):

@@ -149,7 +149,9 @@ def fused_statements(program, writer, fold=False):
     steps, of = [], flow.variable.get  # of(name, name): `flow.of(name)`
     for step in flow.steps:
         if type(step) is passes.Seed:
-            steps += write(("seed",), _seed, (of(step.name, step.name), step.value))
+            steps += write(
+                ("seed", type(step.value) is str), _seed, (of(step.name, step.name), step.value)
+            )
             continue
         target, ins, expr, condition, first = step
         out, op, args = ins

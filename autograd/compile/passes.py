@@ -58,8 +58,9 @@ def users(trace):
 
 
 class Seed(NamedTuple):
-    """The gradient of `name` starts at `value`: 1.0 for the loss, 0.0 where nothing flowed
-    back into it before its closure runs."""
+    """The gradient of `name` starts at `value`: 1.0 for the loss (or the name of the input
+    that holds its gradient, `Trace.seed`), 0.0 where nothing flowed back into it before its
+    closure runs."""
 
     name: str
     value: float
@@ -110,8 +111,10 @@ def gradient_flow(trace, count=None):
     op_of = {ins.out: ins.op for ins in trace.tape}
     variable, steps, assigned = {}, [], set()
     if trace.result in need:
-        steps.append(Seed(trace.result, 1.0))
+        steps.append(Seed(trace.result, trace.seed))
         assigned.add(trace.result)
+    if trace.accumulate:  # every contribution to a parameter's gradient adds to it
+        assigned.update(f"p{i}" for i in range(trace.n_params))
     new, add, assign = tuple.__new__, steps.append, assigned.add  # (run once an instruction)
     for ins in trace.backward:
         out, op, args = ins

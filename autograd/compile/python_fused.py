@@ -6,6 +6,7 @@ innermost loop is written out with no `for` at all.
 """
 
 import itertools
+from typing import NamedTuple
 
 from . import fusion, loops, places
 from .python import Python, literal
@@ -15,6 +16,38 @@ class FusedPython(places.Arrays, Python):
     """How the fused Python writes names and statements: `Python`'s, as `places.Code`."""
 
 
+class FusedPythonParts(NamedTuple):
+    """A program's fused Python before it is put in a function: the `forward` and `backward`
+    lines, the line that defines its table of numbers (`table`, or "" where no loop reads
+    one), and the writer `lang`, which knows each name's place."""
+
+    forward: list
+    backward: list
+    table: str
+    lang: object
+
+
+def fused_python_parts(program, table="c", results=True, indent="    "):
+    """The `FusedPythonParts` of a `passes.Program`, on the lists `v` and `d`, indented by
+    `indent`; its numbers' table is named `table`; with `results`, the backward lines end by
+    writing the loss, the gradients and the auxiliary values into the list `out`."""
+    trace = program.trace
+    fused = fusion.fused_statements(
+        program, lambda values, grads: FusedPython(trace, values, grads)
+    )
+    lang = fused.lang
+    ends = places.results(trace, fused.flow, lang, "out", 0) if results else []
+    forward_items = loops.roll(fused.forward)
+    backward_items = loops.roll(fused.backward + ends)
+    number = loops.Numbers(lang.constants, literal, table)
+    forward = list(python_lines(forward_items, number, indent=indent))
+    backward = list(python_lines(backward_items, number, indent=indent))
+    numbers = ", ".join(map(literal, lang.constants)) + "," * (len(lang.constants) == 1)
+    return FusedPythonParts(
+        forward, backward, f"{table} = ({numbers})" if number.tabled else "", lang
+    )
+
+
 def fused_python_source(program):
     """The source of the fast `loss_and_grads(p, x)`, fused (see `autograd.compile.fusion`):
     the statements of `python_source`, in the same order, on lists instead of names, with
@@ -22,32 +55,23 @@ def fused_python_source(program):
     loop is written out (`_written_out`): CPython spends longer on a turn of a loop than on
     the arithmetic in it, and a whole slice read or written at once costs about one turn."""
     trace = program.trace
-    fused = fusion.fused_statements(
-        program, lambda values, grads: FusedPython(trace, values, grads)
-    )
-    lang = fused.lang
+    parts = fused_python_parts(program)
     n_out = 1 + trace.n_params + len(trace.aux)
-    forward_items = loops.roll(fused.forward)
-    backward_items = loops.roll(fused.backward + places.results(trace, fused.flow, lang, "out", 0))
-    number = loops.Numbers(lang.constants, literal, "c")
     lines = [
         "def loss_and_grads(p, x):",
-        f"    v = [*p, *x] + [0.0] * {len(lang.values)}",
-        f"    d = [0.0] * {trace.n_params + len(lang.gradients)}",
+        f"    v = [*p, *x] + [0.0] * {len(parts.lang.values)}",
+        f"    d = [0.0] * {trace.n_params + len(parts.lang.gradients)}",
         "    # forward: each sum of products a running sum s, each repeated block a loop",
+        *parts.forward,
+        "    # backward: the engine's _backward closures, in the order backward() runs them",
+        f"    out = [0.0] * {n_out}",
+        *parts.backward,
     ]
-    lines += python_lines(forward_items, number)
-    lines.append(
-        "    # backward: the engine's _backward closures, in the order backward() runs them"
-    )
-    lines.append(f"    out = [0.0] * {n_out}")
-    lines += python_lines(backward_items, number)
     n = trace.n_params
     aux = f", out[{1 + n}:]" if trace.has_aux else ""
     lines.append(f"    return out[0], out[1:{1 + n}]{aux}")
-    table = f"c = ({', '.join(map(literal, lang.constants))}{',' * (len(lang.constants) == 1)})"
-    if number.tabled:  # the numbers that a loop reads from a table
-        lines = [table, "", "", *lines]
+    if parts.table:  # the numbers that a loop reads from a table
+        lines = [parts.table, "", "", *lines]
     return "\n".join(lines) + "\n"
 
 

@@ -31,7 +31,11 @@ class Instruction(NamedTuple):
 class Trace(NamedTuple):
     """What code generation needs: the tape in the order the engine ran it, the same
     instructions in the order `backward()` runs their closures, the name (or number) of the
-    loss and of the auxiliary values, and how many parameters and inputs there are."""
+    loss and of the auxiliary values, and how many parameters and inputs there are.
+
+    `seed` is the gradient the backward pass starts the loss with: 1.0, or the name of an
+    input that holds it. `accumulate`: the parameters' gradients hold a sum already, to which
+    every contribution adds (a point's part of a batch, see `batch`)."""
 
     tape: list
     backward: list
@@ -40,10 +44,12 @@ class Trace(NamedTuple):
     has_aux: bool
     n_params: int
     n_inputs: int
+    seed: object = 1.0
+    accumulate: bool = False
 
 
-def record(root, aux, has_aux, param_leaves, input_leaves, made):
-    """Walk the graph into a `Trace`.
+def record(root, aux, has_aux, param_leaves, input_leaves, made, order=None):
+    """Walk the graph into a `Trace` (`order`: `graph.topological_order(root)`, if known).
 
     A node's name is `p3`/`x0` for a parameter/input, its number for a constant (a leaf that
     is neither, or an operation on constants only), else `t<k>` for the k-th instruction.
@@ -53,7 +59,8 @@ def record(root, aux, has_aux, param_leaves, input_leaves, made):
         names[id(v)] = f"p{i}"
     for i, v in enumerate(input_leaves):
         names.setdefault(id(v), f"x{i}")
-    order = topological_order(root)  # reversed, the order backward() runs the closures
+    if order is None:  # reversed, the order backward() runs the closures
+        order = topological_order(root)
     # Every value made during the trace, in the order the engine made them, after those made
     # before it (a value that `fn` closes over), in the graph's order.
     during = {id(n) for n in made}
