@@ -104,11 +104,20 @@ always takes that branch. So:
 `compile_step(model, X, y)` puts this to work for `autograd.nn`: one training step of an MLP,
 compiled, with the face of `nn.train_step`.
 
+`compile_batch(point_fn, loss_fn, params, points)` compiles a batch a point at a time: it
+traces `point_fn` on one point and `loss_fn` on a stand-in for each point's output, compiles
+each once, and writes a loop over the points around the first. `compile_loss` on the whole
+batch makes every operation on every point an instruction, so its compile grows with the
+batch; `compile_batch`'s grows with one point's program and the loss. The numbers are the
+engine's, bit for bit, as its docstring says why (and where it refuses).
+
 **How the package is built.** As the compiler of chapter 11: one pipeline over data, a stage
 per module, each taking what the stage before gave. Following `compile_loss` to the C library:
 
 - `front`: takes a function of `Value`s and its numbers, gives a `CompiledLoss` (what it
   checks, the pipeline run once, the check mode); `step` puts it to work for `autograd.nn`;
+  `batch` takes a function of one point and a loss of the outputs, gives a `CompiledBatch`
+  (two programs through the same pipeline, and a loop over the points around one);
   `inputs` takes what it and each call are given, gives their numbers and shape (a batch of
   points of floats read at C speed), or the error that says what is wrong;
 - `tracing`: takes a `with` block, gives every `Value` the engine made in it, in order;
@@ -132,10 +141,12 @@ per module, each taking what the stage before gave. Following `compile_loss` to 
   place's additions in the order they were;
 - `python`, `python_fused` and `c`: the writers, which only spell, each in its language, at
   the very end;
-- `build`: takes a `Program`, gives the C code built with the system's compiler, cached and
+- `build`: takes a `Program` (or C code already written, `build_code`), gives the C code
+  built with the system's compiler, cached and
   loaded (its docstring says what the cache promises).
 """
 
+from .batch import CompiledBatch, compile_batch
 from .build import CacheWarning
 from .front import (
     FUSE_PYTHON_FROM,
@@ -151,9 +162,11 @@ from .tape import Instruction
 __all__ = [
     "compile_loss",
     "compile_step",
+    "compile_batch",
     "c_compiler",
     "CompiledLoss",
     "CompiledStep",
+    "CompiledBatch",
     "Instruction",
     "TraceMismatch",
     "NoCompilerWarning",
