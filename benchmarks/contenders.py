@@ -77,10 +77,15 @@ def loss_and_scores(engine, model, X, y):
     layers, params = model
     inputs = [[engine.inp(a) for a in row] for row in X]
     scores = [forward(layers, row) for row in inputs]
+    return loss_of_scores(scores, y, params), scores
+
+
+def loss_of_scores(scores, y, params):
+    """The mean hinge loss of the scores, then the L2 penalty of the parameters."""
     losses = [(1 + -yi * si).relu() for yi, si in zip(y, scores)]
     data_loss = sum(losses) * (1.0 / len(losses))
     reg_loss = ALPHA * sum(p * p for p in params)
-    return data_loss + reg_loss, scores
+    return data_loss + reg_loss
 
 
 def accuracy(y, scores):
@@ -443,11 +448,13 @@ def cpu_seconds():
 
 
 class CompiledPython:
-    """The step compiled by `autograd.compile.compile_loss`: traced once, then plain code.
+    """The step compiled by `autograd.compile.compile_batch`: traced once, then plain code.
 
-    `prepare(X, y)` traces `loss_and_scores` (the very code the scalar engines run) with the
-    reference engine and compiles it, once per data set (the labels `y` are constants of the
-    compiled code, the points `X` its inputs); `compile_seconds` is how long that took, from
+    `prepare(X, y)` traces `forward` on one point and `loss_of_scores` on the scores (the very
+    code the scalar engines run) with the reference engine and compiles them, once per data
+    set (the labels `y` are constants of the compiled code, the points `X` its inputs); a
+    baseline checkout without `compile_batch` traces the whole of `loss_and_scores` with
+    `compile_loss`. `compile_seconds` is how long that took, from
     the first `Value` of the trace to the callable code, on the wall clock, and
     `compile_cpu_seconds` in CPU time (this process's and the C compiler's). The model is the flat list of
     parameter numbers; a step calls the compiled code with them and the points' numbers,
@@ -465,21 +472,32 @@ class CompiledPython:
     package = "autograd"  # or a baseline's package (see `baseline_contenders`)
 
     def __init__(self):
-        self.compile_loss = importlib.import_module(f"{self.package}.compile").compile_loss
+        compiler = importlib.import_module(f"{self.package}.compile")
+        self.compile_loss = compiler.compile_loss
+        self.compile_batch = getattr(compiler, "compile_batch", None)
         self.compile_seconds = None
         self._compiled = {}  # the data, as tuples -> its compiled loss
 
     def _compile(self, X, y):
         sizes = self.sizes
-
-        def loss(params, inputs):
-            return loss_and_scores(_Traced, (_layers(params, sizes), params), inputs, y)
-
         trace_weights = [
             p for layer in initial_weights(0, sizes) for neuron in layer for p in neuron
         ]
-        return self.compile_loss(
-            loss, trace_weights, [list(row) for row in X], has_aux=True, **self.compile_options()
+        points = [list(row) for row in X]
+        if self.compile_batch is None:  # a baseline from before compile_batch
+
+            def loss(params, inputs):
+                return loss_and_scores(_Traced, (_layers(params, sizes), params), inputs, y)
+
+            return self.compile_loss(
+                loss, trace_weights, points, has_aux=True, **self.compile_options()
+            )
+        return self.compile_batch(
+            lambda params, point: forward(_layers(params, sizes), point),
+            lambda params, scores, _: loss_of_scores(scores, y, params),
+            trace_weights,
+            points,
+            **self.compile_options(),
         )
 
     def compile_options(self):
@@ -512,13 +530,13 @@ class CompiledPython:
 
 
 class CompiledC(CompiledPython):
-    """The same step compiled to C (`compile_loss(..., backend="c")`): the generated C is built
+    """The same step compiled to C (`backend="c"`): the generated C is built
     into a shared library and called through ctypes. `opt_level` is the compiler's -O level.
 
     The library is built in a fresh temporary directory (`$AUTOGRAD_CACHE` pointed there
     while compiling), so `compile_seconds` is always a full build, never a hit in the cache
     of an earlier run. Unavailable where no C compiler is found or it cannot build the code
-    (compile_loss would fall back to Python, which the other compiled contender measures).
+    (the compiler would fall back to Python, which the other compiled contender measures).
     """
 
     name = "compiled step, C"
@@ -555,19 +573,19 @@ class CompiledC(CompiledPython):
         os.environ["AUTOGRAD_CACHE"] = cache.name
         try:
             with warnings.catch_warnings():
-                # the warning that compile_loss falls back on Python stops the compiling here
+                # the warning that the compiler falls back on Python stops the compiling here
                 warnings.simplefilter("error", self.no_compiler)
                 compiled = super()._compile(X, y)
         except self.no_compiler as why:
             why = str(why).split("; running")[0].rstrip(": ")  # (compiled-py times Python)
-            raise Unavailable(f"compile_loss could not build C: {why}") from None
+            raise Unavailable(f"the compiler could not build C: {why}") from None
         finally:
             if before is None:
                 del os.environ["AUTOGRAD_CACHE"]
             else:
                 os.environ["AUTOGRAD_CACHE"] = before
         if compiled.backend != "c":
-            raise Unavailable(f"compile_loss ran {compiled.backend!r}, not C")
+            raise Unavailable(f"the compiler ran {compiled.backend!r}, not C")
         return compiled
 
 
