@@ -13,19 +13,19 @@ has NaN), against the engine run in the test on leaves of its own.
 import math
 import random
 import re
-import struct
 
 import pytest
 
 from autograd import nn
 from autograd.compile import (
     CompiledBatch,
+    NoCompilerWarning,
     TraceMismatch,
     compile_batch,
     compile_loss,
 )
 from autograd.engine import Value
-from test_compile_c_bits import c_cache  # noqa: F401 (a fixture: a C compiler, an empty cache)
+from test_compile_c_bits import bits, c_cache, outcome  # noqa: F401 (c_cache: a fixture)
 
 BACKENDS = [("python", 0), ("c", 0), ("c", 2)]
 
@@ -37,19 +37,6 @@ def backend(request):
     if name == "c":
         request.getfixturevalue("c_cache")
     return name, opt_level
-
-
-def bits(x):
-    return struct.pack("<d", x) if x == x else b"nan"
-
-
-def outcome(call):
-    """(loss, grads, outputs) as bits, or (exception type, message) where it raises."""
-    try:
-        loss, grads, outputs = call()
-    except (ArithmeticError, ValueError) as e:
-        return type(e), str(e)
-    return bits(loss), [bits(g) for g in grads], [bits(o) for o in outputs]
 
 
 def engine(point_fn, loss_fn, leaves, points, targets):
@@ -601,3 +588,27 @@ def test_repr_source_and_compile_time(backend):
     assert "check" in repr(
         compile_batch(linear, penalty_after, params, points, [0.0] * 4, check=True)
     )
+
+
+@pytest.mark.parametrize("make", ["compile_loss", "compile_batch"])
+def test_without_a_compiler_the_warning_points_at_the_callers_line(tmp_path, monkeypatch, make):
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no cc, gcc or clang
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setenv("AUTOGRAD_CACHE", str(tmp_path))
+    point_fn = lambda p, x: (p[0] * x).tanh()  # noqa: E731
+    loss_fn = lambda p, outputs, t: sum(outputs) * 0.5  # noqa: E731
+    with pytest.warns(NoCompilerWarning, match="none was found; running the compiled Python") as w:
+        if make == "compile_batch":
+            made = compile_batch(point_fn, loss_fn, [0.5], [1.0, 2.0], backend="c")
+        else:
+            made = compile_loss(
+                lambda p, x: loss_fn(p, [point_fn(p, a) for a in x], ()),
+                [0.5],
+                [1.0, 2.0],
+                backend="c",
+            )
+    assert w[0].filename == __file__  # the line that asked for C, not a line of the package
+    assert made.backend == "python" and made.source.startswith("def loss_and_grads")
+    got = made([0.5], [1.0, 2.0])
+    want = fresh_engine(point_fn, loss_fn, [0.5], [1.0, 2.0], [])
+    assert [bits(got[0]), *map(bits, got[1])] == [bits(want[0]), *map(bits, want[1])]

@@ -22,7 +22,6 @@ to `compile_loss`.
 """
 
 import time
-import warnings
 from itertools import chain
 
 from .. import _floats
@@ -30,7 +29,7 @@ from ..engine import Value
 from ..graph import collector_paused, topological_order
 from . import build
 from .c import _PRELUDE, CCode, fused_c_parts
-from .front import OPT_LEVEL, NoCompilerWarning, TraceMismatch, _check_options, _same_bits
+from .front import OPT_LEVEL, TraceMismatch, _check_options, _same_bits, built_or_warned
 from .inputs import leaves, numbers
 from .passes import Program
 from .places import value_place
@@ -158,14 +157,9 @@ class CompiledBatch:
     def _build(self, backend, opt_level):
         self.backend, self._c = "python", None
         if backend == "c":
-            try:
-                self._c = build.build_code(self._shape(), self._c_code(), opt_level)
-            except build.CannotBuild as reason:
-                warnings.warn(
-                    f"{reason}; running the compiled Python code instead",
-                    NoCompilerWarning,
-                    stacklevel=4,
-                )
+            self._c = built_or_warned(
+                lambda: build.build_code(self._shape(), self._c_code(), opt_level)
+            )
         if self._c is not None:
             self.backend, self.source = "c", self._c.source
         else:

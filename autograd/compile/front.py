@@ -51,6 +51,19 @@ class NoCompilerWarning(UserWarning):
     """`backend="c"` was asked for but no C compiler built the code: Python code runs instead."""
 
 
+def built_or_warned(build_it):
+    """The `Library` that `build_it()` builds, or None after a `NoCompilerWarning` that says
+    why it could not be built (pointing at the line that asked for the compile)."""
+    try:
+        return build_it()
+    except build.CannotBuild as reason:
+        # built_or_warned < _trace_and_build (or _build) < __init__ < compile_... < that line
+        warnings.warn(
+            f"{reason}; running the compiled Python code instead", NoCompilerWarning, stacklevel=5
+        )
+        return None
+
+
 def c_compiler():
     """The path of the C compiler `backend="c"` would use (`$CC`, `cc`, `gcc` or `clang`), or None."""
     return build.find_compiler()
@@ -166,14 +179,9 @@ class CompiledLoss:
         self._careful = None
         self.backend, self._c = "python", None
         if backend == "c":
-            try:
-                self._c = build.build(self._program, opt_level, fuse is not False)
-            except build.CannotBuild as reason:
-                warnings.warn(
-                    f"{reason}; running the compiled Python code instead",
-                    NoCompilerWarning,
-                    stacklevel=4,
-                )
+            self._c = built_or_warned(
+                lambda: build.build(self._program, opt_level, fuse is not False)
+            )
         if self._c is not None:
             self.backend, self.source = "c", self._c.source
         else:
