@@ -348,15 +348,18 @@ def batch_python_source(point, loss, n, order):
     ours = fused_python_parts(point, table="point_c", results=False, indent="        ")
     theirs = fused_python_parts(loss)
     output = value_place(ours.lang, point.trace.result)
+    first = P + L + 1  # the point's first result kept: from there on, what each point keeps
     lines = [
         "def loss_and_grads(p, x):",
+        "    # each point's forward pass, in one list v; what it keeps, saved for its backward",
+        f"    v = [*p] + [0.0] * {L + 1 + len(ours.lang.values)}",
         "    saved, outputs = [], []",
-        "    # each point's forward pass",
         f"    for k in range({n}):",
-        f"        v = [*p, *x[{L} * k : {L} * k + {L}], 0.0] + [0.0] * {len(ours.lang.values)}",
+        f"        v[{P}:{first - 1}] = x[{L} * k : {L} * k + {L}]",
         *ours.forward,
-        "        saved.append(v)",
+        f"        saved.append(v[{first}:])",
         f"        outputs.append(v[{output}])",
+        "    point_v = v",
         "    # the loss of the outputs, forward and backward",
         f"    v = [*p, *outputs, *x[{n * L}:]] + [0.0] * {len(theirs.lang.values)}",
         f"    d = [0.0] * {loss.trace.n_params + len(theirs.lang.gradients)}",
@@ -364,10 +367,12 @@ def batch_python_source(point, loss, n, order):
         f"    out = [0.0] * {1 + loss.trace.n_params}",
         *theirs.backward,
         "    # each point's backward pass, in backward()'s order, adding to the gradients",
+        "    v = point_v",
         f"    d = out[1:{1 + P}] + [0.0] * {len(ours.lang.gradients)}",
         f"    for k in {_order_text(order, n)}:",
-        "        v = saved[k]",
-        f"        v[{P + L}] = out[{1 + P} + k]",
+        f"        v[{P}:{first - 1}] = x[{L} * k : {L} * k + {L}]",
+        f"        v[{first - 1}] = out[{1 + P} + k]",
+        f"        v[{first}:] = saved[k]",
         *ours.backward,
         f"    return out[0], d[:{P}], outputs",
     ]
