@@ -612,3 +612,21 @@ def test_without_a_compiler_the_warning_points_at_the_callers_line(tmp_path, mon
     got = made([0.5], [1.0, 2.0])
     want = fresh_engine(point_fn, loss_fn, [0.5], [1.0, 2.0], [])
     assert [bits(got[0]), *map(bits, got[1])] == [bits(want[0]), *map(bits, want[1])]
+
+
+@pytest.mark.usefixtures("c_cache")
+def test_a_long_point_program_is_built_as_one_file(monkeypatch):
+    """The builder compiles a long program's functions in several files at once; the batch's
+    loop reads its arrays, which live in one file, so a long point program must still build as
+    C (not fall back to Python) and give the engine's bits."""
+    from autograd.compile import build
+
+    monkeypatch.setattr(build, "SPLIT", 10)  # every program counts as long
+    point_fn = network([2, 3, 1], "tanh")
+    params = [0.1 * k - 0.6 for k in range(13)]
+    points = [[1.0, -2.0], [3.0, 0.5], [-1.0, 5.0]]
+    targets = [0.5, -0.25, 1.0]
+    step = compile_batch(point_fn, penalty_after, params, points, targets, backend="c")
+    assert step.backend == "c"
+    want = outcome(lambda: fresh_engine(point_fn, penalty_after, params, points, targets))
+    assert outcome(lambda: step(params, points, targets)) == want

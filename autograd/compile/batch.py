@@ -443,7 +443,9 @@ EXPORT int loss_and_grads(const double *p_in, const double *x_in, double *out) {
         "#undef d",
         "#undef c",
     ]
-    return CCode(_PRELUDE, ["\n".join(text)], main)
+    # All of it in the one file that holds `loss_and_grads`, which reads the static arrays: the
+    # builder compiles a long program's `functions` in files of their own, where it could not.
+    return CCode(_PRELUDE, [], "\n".join(text) + "\n" + main)
 
 
 def _calls(name, functions, form):
