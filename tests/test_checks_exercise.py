@@ -147,8 +147,21 @@ def test_is_unwritten_knows_a_stub_from_an_answer():
     def forgot_return(self):
         self + 1
 
+    def folded(self): ...  # the stub as a formatter (ruff, black) folds it
+
+    def answered_with_ellipsis_inside(self):
+        return self[..., 0], "..."
+
+    def half_written(self):
+        if self:
+            return self
+        else:
+            ...
+
     assert is_unwritten(stub) and is_unwritten(None)
+    assert is_unwritten(folded) and is_unwritten(half_written)
     assert not is_unwritten(answered) and not is_unwritten(forgot_return)
+    assert not is_unwritten(answered_with_ellipsis_inside)
 
 
 def test_solution_magic_works_in_an_ipython_shell():

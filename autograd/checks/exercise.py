@@ -286,20 +286,28 @@ def _one_line_report(title, name, message):
 
 
 def is_unwritten(function):
-    """True when `function` still holds a line that is just `...`, as every stub does."""
+    """True when `function` still holds a statement that is just `...`, as every stub does
+    (on a line of its own, or after a colon: `def f(x): ...`, as a formatter folds it)."""
     code = getattr(function, "__code__", None)
     if code is None:
         return function is None
     lines = linecache.getlines(code.co_filename)
     if not lines:
         return False
-    import inspect  # only when a function is checked
-
     try:
-        source, _ = inspect.getsourcelines(function)
+        source = inspect.getsource(function)
     except (OSError, TypeError):
         return False
-    return any(line.split("#")[0].strip() == "..." for line in source)
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except SyntaxError:  # a lambda's line, say: a line that is just `...`
+        return any(line.split("#")[0].strip() == "..." for line in source.splitlines())
+    return any(
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and node.value.value is Ellipsis
+        for node in ast.walk(tree)
+    )
 
 
 # --------------------------------------------------------------------- predictions
