@@ -6,6 +6,7 @@ but CI (`CI=true`) must run every test, so there a missing tool is a failure, no
 
 import contextlib
 import functools
+import gc
 import http.server
 import importlib.util
 import inspect
@@ -271,9 +272,18 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session):
-    """Start the long work of the tests selected to run (see above), before the first test."""
+    """Start the long work of the tests selected to run (see above), before the first test;
+    then set aside what the collection imported from the collector's view."""
     if session.config.option.collectonly or not session.items:
         return
+    # The test modules import PyTorch, Hypothesis, IPython and the rest: about 270,000 objects
+    # that live as long as the session. gc.freeze() moves them out of the generations the
+    # collector scans, so that each collection (every gc.collect() of a check or a benchmark,
+    # and each full collection CPython makes on its own) scans only what the tests made. The
+    # quick lane took 244 s without it and 196 s with it, one run after the other. Acyclic
+    # garbage is still freed as ever; only a cycle made before this line would never be.
+    gc.collect()
+    gc.freeze()
     modules = {}
     for item in session.items:
         module = getattr(item, "module", None)
