@@ -18,7 +18,9 @@ REQUEST: {"notebook": path, "variants": {name: {cell index: source}},
 RESULTS: {name: [{"index", "source", "text", "error"} for each cell that ran]}
 """
 
+import gc
 import html
+import importlib
 import io
 import json
 import os
@@ -148,6 +150,33 @@ _SLOTS = None
 _MAY_RAISE = {}  # {variant: [cell index]}: replaced cells that raise, after which it goes on
 
 
+# Libraries the chapters import, none of them the course's own (whose modules, imported early,
+# could read a learner's file or register a magic before the notebook asks): imported once
+# before the first cell, and frozen.
+LIBRARIES = (
+    "IPython.core.interactiveshell",
+    "numpy",
+    "matplotlib.pyplot",
+    "ipywidgets",
+    "graphviz",
+)
+
+
+def _freeze_libraries():
+    """Import LIBRARIES (those installed) and move every object alive now out of the cyclic
+    collector's view (gc.freeze()). They live as long as the run. Each forked variant's
+    collections, and the chapters' own gc.collect() calls, then scan only what the notebook
+    made, and leave the shared pages alone. What a cell makes stays in view: gc.get_referrers
+    finds it, and its cycles are freed as in a kernel. (Chapters 5 and 10: 165 s -> 133 s.)"""
+    for name in LIBRARIES:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # a learner's machine without the plots: the chapters say so
+            pass
+    gc.collect()
+    gc.freeze()
+
+
 def main(request_path, results_path):
     with open(request_path, encoding="utf-8") as file:
         request = json.load(file)
@@ -172,6 +201,7 @@ def main(request_path, results_path):
 
     _SLOTS = multiprocessing.Semaphore(int(os.environ.get("RUNALL_PROCESSES", os.cpu_count() or 1)))
     _SLOTS.acquire()
+    _freeze_libraries()
     shell, shown = _make_shell()
     _run_from(shell, shown, cells, variants, 0, [], out_dir)
     results = {}
