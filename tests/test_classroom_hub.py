@@ -61,6 +61,7 @@ INSTRUCTOR = "teacher"
 PASSWORD = "a-test-password"  # the one password the test's authenticator accepts
 
 ASKED_FOR = IN_CI or os.environ.get("COURSE_CLASS_HUB") == "1"
+RECONNECTS = 2  # a student's kernel connections lost and opened again, at most
 ALL_RUNNING_WITHIN = 240  # seconds for ten servers to start on a loaded 2-core machine
 CELL_TIMEOUT = 120  # seconds for one cell of chapter 00 while ten kernels share the machine
 COMMANDS_TIMEOUT = 600  # seconds for the instructor's nbgrader commands (autograde runs chapter 04)
@@ -291,6 +292,8 @@ class Server:
     def __init__(self, hub, name, token):
         self.hub, self.name, self.token = hub, name, token
         self.base = f"{hub.url}/user/{name}"
+        self.session_id = uuid.uuid4().hex  # JupyterLab's client session, one per page
+        self.reconnects = 0
 
     def api(self, method, path, **kwargs):
         return requests.request(
@@ -302,12 +305,26 @@ class Server:
         )
 
     def connect(self, kernel, timeout=CELL_TIMEOUT):
-        """A websocket to the kernel's channels, as JupyterLab opens one; `timeout` seconds
-        without a message from the kernel fail the test."""
-        url = self.base.replace("http://", "ws://") + f"/api/kernels/{kernel}/channels"
+        """A websocket to the kernel's channels, as JupyterLab opens one: with this page's
+        session_id, so that while the socket is down Jupyter server keeps the kernel's
+        messages for it, and sends them when the same session connects again. `timeout`
+        seconds without a message from the kernel fail the test."""
+        url = (
+            self.base.replace("http://", "ws://")
+            + f"/api/kernels/{kernel}/channels?session_id={self.session_id}"
+        )
         return websocket.create_connection(
             url, header=[f"Authorization: token {self.token}"], timeout=timeout
         )
+
+    def reconnect(self, kernel, timeout=CELL_TIMEOUT):
+        """The socket again, after the server closed it, as JupyterLab reconnects ("Kernel
+        connection lost, reconnecting"): at most RECONNECTS times for this student."""
+        self.reconnects += 1
+        assert self.reconnects <= RECONNECTS, (
+            f"{self.name}'s kernel connection was lost {self.reconnects} times"
+        )
+        return self.connect(kernel, timeout)
 
     def run_notebook(self, path):
         """Run every code cell of the notebook at `path` (in the server's folder) in a new
@@ -328,12 +345,15 @@ class Server:
         )
         assert session.status_code == 201, session.text
         errors = []
-        connection = self.connect(session.json()["kernel"]["id"])
+        kernel = session.json()["kernel"]["id"]
+        connection = self.connect(kernel)
         try:
             for index, cell in enumerate(notebook.cells):
                 if cell.cell_type != "code":
                     continue
-                error, _ = execute(connection, cell.source)
+                error, _, connection = execute(
+                    connection, cell.source, reconnect=lambda: self.reconnect(kernel)
+                )
                 graded = cell.metadata.get("nbgrader", {}).get("grade")  # no answer: no points
                 if error and not graded and "raises-exception" not in cell.metadata.get("tags", []):
                     errors.append((index, error))
@@ -351,7 +371,7 @@ class Server:
         assert kernel.status_code == 201, kernel.text
         connection = self.connect(kernel.json()["id"], timeout=COMMANDS_TIMEOUT)
         try:
-            error, printed = execute(connection, code)
+            error, printed, connection = execute(connection, code)
         finally:
             connection.close()
             self.api("DELETE", f"/api/kernels/{kernel.json()['id']}")
@@ -371,9 +391,11 @@ def _message(frame):
     return json.loads(bytes(frame[offsets[0] : end]).decode("utf-8"))
 
 
-def execute(connection, code):
+def execute(connection, code, reconnect=None):
     """Run `code` in the kernel behind the websocket `connection`, wait until the kernel is
-    idle again, and return its error ("Name: message") or None, and the text it printed."""
+    idle again, and return its error ("Name: message") or None, the text it printed, and the
+    connection. Where the server closes the socket meanwhile, `reconnect()` (if given) opens
+    it again and the wait goes on: the server sends what the kernel said in between."""
     msg_id = uuid.uuid4().hex
     connection.send(
         json.dumps(
@@ -403,7 +425,14 @@ def execute(connection, code):
     )
     error, printed, replied, idle = None, [], False, False
     while not (replied and idle):
-        message = _message(connection.recv())
+        try:
+            frame = connection.recv()
+        except websocket.WebSocketConnectionClosedException:
+            if reconnect is None:
+                raise
+            connection = reconnect()
+            continue
+        message = _message(frame)
         if message.get("parent_header", {}).get("msg_id") != msg_id:
             continue
         kind = message["msg_type"]
@@ -417,7 +446,7 @@ def execute(connection, code):
                 error = f"{message['content'].get('ename')}: {message['content'].get('evalue')}"
         elif kind == "status" and message["content"]["execution_state"] == "idle":
             idle = True
-    return error, "".join(printed)
+    return error, "".join(printed), connection
 
 
 def log_in(hub, name, password=PASSWORD):
@@ -525,7 +554,8 @@ def test_ten_students_start_their_servers_at_once_and_each_runs_chapter_00(hub, 
         server.end(runs[server.name][1])
     print(
         f"\n{len(STUDENTS)} students logged in; all servers running after "
-        f"{seconds_to_all_running:.1f} s; chapter 00 run in each after {seconds_to_all_run:.1f} s"
+        f"{seconds_to_all_running:.1f} s; chapter 00 run in each after {seconds_to_all_run:.1f} s; "
+        f"kernel connections lost and opened again: {sum(s.reconnects for s in servers)}"
     )
     print(
         "Resident memory (RSS) in MiB. peak: each process's own peak, added up; "
