@@ -272,8 +272,8 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session):
-    """Start the long work of the tests selected to run (see above), before the first test;
-    then set aside what the collection imported from the collector's view."""
+    """Set aside what the collection imported from the collector's view; then start the long
+    work of the tests selected to run (see above), before the first test."""
     if session.config.option.collectonly or not session.items:
         return
     # The test modules import PyTorch, Hypothesis, IPython and the rest: about 270,000 objects

@@ -167,7 +167,10 @@ def _freeze_libraries():
     collector's view (gc.freeze()). They live as long as the run. Each forked variant's
     collections, and the chapters' own gc.collect() calls, then scan only what the notebook
     made, and leave the shared pages alone. What a cell makes stays in view: gc.get_referrers
-    finds it, and its cycles are freed as in a kernel. (Chapters 5 and 10: 165 s -> 133 s.)"""
+    finds it, and its cycles are freed as in a kernel. A frozen object is out of that view too:
+    gc.get_referrers never lists a library's own objects among the referrers of a cell's
+    object, so no chapter may count on it to. (Freezing the shell as well, at each fork, hid
+    referrers that chapter 10 counts.) (Chapters 5 and 10: 165 s -> 133 s.)"""
     for name in LIBRARIES:
         try:
             importlib.import_module(name)

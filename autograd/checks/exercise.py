@@ -210,12 +210,15 @@ def untouched_stub(given=0):
     answered yet" and let the solution replace it)."""
 
     def unanswered(function):
-        if not is_unwritten(function):
+        source = _source(function)
+        if not _holds_ellipsis(function, source):
             return False
+        if source is None or source[1] is None:
+            return True
         try:
-            (definition,) = ast.parse(textwrap.dedent(inspect.getsource(function))).body
+            (definition,) = source[1].body
             body = definition.body
-        except (OSError, TypeError, SyntaxError, ValueError, AttributeError):
+        except (ValueError, AttributeError):  # not one `def`: a lambda, say
             return True
         if (
             body
@@ -288,20 +291,34 @@ def _one_line_report(title, name, message):
 def is_unwritten(function):
     """True when `function` still holds a statement that is just `...`, as every stub does
     (on a line of its own, or after a colon: `def f(x): ...`, as a formatter folds it)."""
+    return _holds_ellipsis(function, _source(function))
+
+
+def _source(function):
+    """`function`'s source and its parsed tree (None where the source does not parse alone, as
+    a lambda's line may not), or None where there is no source to read."""
     code = getattr(function, "__code__", None)
-    if code is None:
-        return function is None
-    lines = linecache.getlines(code.co_filename)
-    if not lines:
-        return False
+    if code is None or not linecache.getlines(code.co_filename):
+        return None
     try:
         source = inspect.getsource(function)
     except (OSError, TypeError):
-        return False
+        return None
     try:
-        tree = ast.parse(textwrap.dedent(source))
-    except SyntaxError:  # a lambda's line, say: a line that is just `...`
-        return any(line.split("#")[0].strip() == "..." for line in source.splitlines())
+        return source, ast.parse(textwrap.dedent(source))
+    except SyntaxError:
+        return source, None
+
+
+def _holds_ellipsis(function, source):
+    """`is_unwritten`, given `_source(function)`."""
+    if getattr(function, "__code__", None) is None:
+        return function is None
+    if source is None:
+        return False
+    text, tree = source
+    if tree is None:  # a lambda's line, say: a line that is just `...`
+        return any(line.split("#")[0].strip() == "..." for line in text.splitlines())
     return any(
         isinstance(node, ast.Expr)
         and isinstance(node.value, ast.Constant)
