@@ -1,14 +1,16 @@
 """The quick lane, `python -m pytest -m "not slow"`: it leaves out exactly the slow tests that
 tests/conftest.py names (and every notebook), and every name there is a test that exists, so that
-a renamed slow test cannot slip into the quick lane unnoticed."""
+a renamed slow test cannot slip into the quick lane unnoticed. And the work conftest starts
+early, beside the tests, runs at a lower priority than they do, all it starts too."""
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import SLOW_MODULES, SLOW_TESTS
+from conftest import BACKGROUND_NICENESS, SLOW_MODULES, SLOW_TESTS, _Early
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -51,3 +53,28 @@ def test_the_quick_lane_leaves_out_the_notebooks_and_the_slow_tests_only():
     assert not [line for line in collected if "test_mlp_learns_moons_to_95_percent" in line]
     assert any(line.startswith("tests/test_nn.py::") for line in collected)
     assert any(line.startswith("tests/test_lint.py::") for line in collected)
+
+
+# A child of the early command prints its own niceness once it differs from the tests' (given
+# as its argument: the early command's priority is set just after it starts), or after 20 s.
+_CHILD_NICENESS = """
+import os, sys, time
+deadline = time.monotonic() + 20
+while os.getpriority(os.PRIO_PROCESS, 0) == int(sys.argv[1]) and time.monotonic() < deadline:
+    time.sleep(0.01)
+print(os.getpriority(os.PRIO_PROCESS, 0))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "setpriority"), reason="no process priorities on this system")
+def test_work_started_early_and_what_it_starts_run_at_a_lower_priority_than_the_tests():
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    child = [sys.executable, "-c", _CHILD_NICENESS, str(mine)]
+    script = f"import subprocess; subprocess.run({child!r})"
+    early = _Early(lambda folder: ([sys.executable, "-c", script], {}))
+    try:
+        done = early.wait(timeout=60)
+    finally:
+        early.close()
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) == min(19, mine + BACKGROUND_NICENESS), done.stdout
