@@ -405,7 +405,7 @@ EXPORT int loss_and_grads(const double *p_in, const double *x_in, double *out) {
     for (int k = 0; k < {n}; k++) {{  /* each point's forward pass */
         for (int i = 0; i < {L}; i++) point_v[{P} + i] = x_in[{L} * k + i];
 {_calls("point_forward", ours.forward, "        if ({}()) return 1;")}
-        for (int i = 0; i < {kept}; i++) saved[{kept} * k + i] = point_v[{first} + i];
+        memcpy(saved + {kept} * k, point_v + {first}, sizeof(double) * {kept});
         v[{P} + k] = point_v[{output}];
     }}
     for (int i = 0; i < {n_targets}; i++) v[{P + n} + i] = x_in[{n * L} + i];
@@ -416,7 +416,7 @@ EXPORT int loss_and_grads(const double *p_in, const double *x_in, double *out) {
         int k = order[j];
         for (int i = 0; i < {L}; i++) point_v[{P} + i] = x_in[{L} * k + i];
         point_v[{P + L}] = loss_out[{1 + P} + k];
-        for (int i = 0; i < {kept}; i++) point_v[{first} + i] = saved[{kept} * k + i];
+        memcpy(point_v + {first}, saved + {kept} * k, sizeof(double) * {kept});
 {_calls("point_backward", ours.backward, "        {}(out);")}
     }}
     out[0] = loss_out[0];
