@@ -24,18 +24,23 @@ from autograd.compile import (
     compile_batch,
     compile_loss,
 )
+from autograd.compile import lanes
 from autograd.engine import Value
 from test_compile_c_bits import bits, c_cache, outcome  # noqa: F401 (c_cache: a fixture)
 
-BACKENDS = [("python", 0), ("c", 0), ("c", 2)]
+BACKENDS = [("python", 0, False), ("c", 0, False), ("c", 2, False), ("c", 2, True)]
 
 
-@pytest.fixture(params=BACKENDS, ids=["python", "c-O0", "c-O2"])
-def backend(request):
-    """(backend, opt_level); for C a compiler (a skip with the reason, a failure in CI)."""
-    name, opt_level = request.param
+@pytest.fixture(params=BACKENDS, ids=["python", "c-O0", "c-O2", "c-O2-lanes"])
+def backend(request, monkeypatch):
+    """(backend, opt_level); for C a compiler (a skip with the reason, a failure in CI). The
+    last runs every batch in lanes (`autograd.compile.lanes`), however small, where the
+    point's program allows it."""
+    name, opt_level, in_lanes = request.param
     if name == "c":
         request.getfixturevalue("c_cache")
+    if in_lanes:
+        monkeypatch.setattr(lanes, "WORTH", 0)
     return name, opt_level
 
 
@@ -141,6 +146,8 @@ def test_a_models_own_parameters_give_the_engines_bits(seed, backend):
             leaf.data = number
         return engine(lambda p, x: twin(x), loss_fn, twin.parameters(), points, labels)
 
+    if lanes.WORTH == 0:  # (the backend "c-O2-lanes"): every random network runs in lanes
+        assert "#define LANES" in step.source
     numbers = [p.data for p in params]
     want = outcome(lambda: twin_engine(numbers, points, labels))
     assert not isinstance(want[0], type)
@@ -161,6 +168,8 @@ def test_numbers_as_parameters_give_the_engines_bits(seed, backend):
     step = compile_batch(
         point_fn, loss_fn, params, points, labels, backend=backend[0], opt_level=backend[1]
     )
+    if lanes.WORTH == 0:
+        assert "#define LANES" in step.source
     want = outcome(lambda: fresh_engine(point_fn, loss_fn, params, points, labels))
     assert not isinstance(want[0], type)
     assert outcome(lambda: step(params, points, labels)) == want
@@ -630,3 +639,83 @@ def test_a_long_point_program_is_built_as_one_file(monkeypatch):
     assert step.backend == "c"
     want = outcome(lambda: fresh_engine(point_fn, penalty_after, params, points, targets))
     assert outcome(lambda: step(params, points, targets)) == want
+
+
+# --------------------------------------------------------------------- lanes
+
+
+@pytest.mark.usefixtures("c_cache")
+def test_a_batch_runs_in_lanes_from_the_size_that_pays_for_them(monkeypatch):
+    """Lanes cost compile time, which a small batch never gets back: a batch runs in lanes
+    once its points times its point's instructions reach `lanes.WORTH`."""
+    point_fn = network([2, 3, 1], "tanh")
+    params = [0.1 * k - 0.6 for k in range(13)]
+    rng = random.Random(3)
+    points = [[rng.uniform(-2, 2), rng.uniform(-2, 2)] for _ in range(10)]
+    targets = [rng.uniform(-1, 1) for _ in range(10)]
+    sizes = {}
+    for n in (9, 10):
+        step = compile_batch(point_fn, penalty_after, params, points[:n], targets[:n])
+        sizes[n] = n * len(step.point_tape)
+    monkeypatch.setattr(lanes, "WORTH", sizes[10])
+    for n, in_lanes in ((9, False), (10, True)):
+        step = compile_batch(point_fn, penalty_after, params, points[:n], targets[:n], backend="c")
+        assert ("#define LANES" in step.source) == in_lanes, n
+        want = outcome(
+            lambda: fresh_engine(point_fn, penalty_after, params, points[:n], targets[:n])
+        )
+        assert outcome(lambda: step(params, points[:n], targets[:n])) == want
+
+
+def weight_twice(p, x):
+    """A point's program that adds to the gradient of p[0] twice."""
+    return (p[0] * x[0] + p[0] * x[1]).tanh() * p[1] + p[2]
+
+
+@pytest.mark.usefixtures("c_cache")
+@pytest.mark.parametrize("n", [3, 8, 11])
+def test_a_weight_used_twice_a_point_runs_a_point_at_a_time(n, monkeypatch):
+    """In lanes, each statement runs for every lane before the next statement: a gradient that
+    one point adds to twice would receive the lanes' first terms, then their second ones, in
+    another order than the engine's. Such a program runs a point at a time, with the engine's
+    numbers."""
+    monkeypatch.setattr(lanes, "WORTH", 0)
+    rng = random.Random(n)
+    points = [[rng.uniform(-2, 2), rng.uniform(-2, 2)] for _ in range(n)]
+    targets = [rng.uniform(-1, 1) for _ in range(n)]
+    params = [0.7, -1.3, 0.2]
+    step = compile_batch(weight_twice, penalty_after, params, points, targets, backend="c")
+    assert step.backend == "c" and "#define LANES" not in step.source
+    for _ in range(20):
+        params = [rng.uniform(-2, 2) for _ in params]
+        points = [[rng.uniform(-2, 2), rng.uniform(-2, 2)] for _ in points]
+        want = outcome(lambda: fresh_engine(weight_twice, penalty_after, params, points, targets))
+        assert outcome(lambda: step(params, points, targets)) == want
+
+
+def many_operations(p, x):
+    """A point's program with numbers of its own and most of the engine's operations."""
+    a = (p[0] * x[0] - 0.5 * x[1]).relu() + 2.0
+    b = (p[1] / a + x[1] ** 2).tanh() - (p[2] * x[0]).exp() * 0.25
+    return (b * p[3]).sigmoid() + p[4] ** 3 - (-a).relu() * 3.0
+
+
+@pytest.mark.usefixtures("c_cache")
+@pytest.mark.parametrize("n", [1, 7, 9, 16])
+def test_operations_and_numbers_run_in_lanes_with_the_engines_bits(n, monkeypatch):
+    """Every lane runs the engine's operations on its point, in the engine's order: the same
+    numbers as the engine, for a group that is full and one that is not."""
+    monkeypatch.setattr(lanes, "WORTH", 0)
+    rng = random.Random(n)
+    points = [[rng.uniform(-2, 2), rng.uniform(-2, 2)] for _ in range(n)]
+    targets = [rng.uniform(-1, 1) for _ in range(n)]
+    params = [0.7, -1.3, 0.2, 0.9, -0.4]
+    step = compile_batch(many_operations, penalty_after, params, points, targets, backend="c")
+    assert step.backend == "c" and "#define LANES" in step.source
+    for _ in range(20):
+        params = [rng.uniform(-2, 2) for _ in params]
+        points = [[rng.uniform(-2, 2), rng.uniform(-2, 2)] for _ in points]
+        want = outcome(
+            lambda: fresh_engine(many_operations, penalty_after, params, points, targets)
+        )
+        assert outcome(lambda: step(params, points, targets)) == want

@@ -139,6 +139,9 @@ per module, each taking what the stage before gave. Following `compile_loss` to 
 - `jam`: takes a rolled loop whose turns each run a loop (a layer's backward, a loop over the
   neurons of a loop over their inputs), gives its C with four turns in one inner loop, every
   place's additions in the order they were;
+- `lanes`: takes a point's fused statements (a large `compile_batch`), gives its C with eight
+  points side by side, one lane each, the parameters' gradients added to lane by lane in
+  `backward()`'s order of the points;
 - `python`, `python_fused` and `c`: the writers, which only spell, each in its language, at
   the very end;
 - `build`: takes a `Program` (or C code already written, `build_code`), gives the C code

@@ -27,7 +27,7 @@ from itertools import chain
 from .. import _floats
 from ..engine import Value
 from ..graph import collector_paused, topological_order
-from . import build
+from . import build, lanes
 from .c import _PRELUDE, CCode, fused_c_parts
 from .front import OPT_LEVEL, TraceMismatch, _check_options, _same_bits, built_or_warned
 from .inputs import leaves, numbers
@@ -388,10 +388,82 @@ def _order_text(order, n):
 
 def batch_c_code(point, loss, n, order):
     """The C `loss_and_grads(p, x, out)` of a batch, as `batch_python_source`: one file, the
-    point's arrays renamed `point_v`, `point_d` and `point_c` around its functions."""
-    P, L = point.trace.n_params, point.trace.n_inputs - 1
+    point's arrays renamed `point_v`, `point_d` and `point_c` around its functions. The points
+    run `lanes.LANES` at a time where the batch is large enough to pay for it and the point's
+    program allows it (see `autograd.compile.lanes`), else one at a time."""
     theirs = fused_c_parts(loss, name="loss_", storage="static")
+    if n * len(point.trace.tape) >= lanes.WORTH:
+        try:
+            ours = fused_c_parts(point, "point_", "static", results=False, in_lanes=True)
+            return _in_lanes(point, loss, n, order, theirs, ours)
+        except lanes.NoLanes:
+            pass
     ours = fused_c_parts(point, name="point_", storage="static", results=False)
+    return _point_at_a_time(point, loss, n, order, theirs, ours)
+
+
+def _in_lanes(point, loss, n, order, theirs, ours):
+    """The C of a batch whose points run in groups of `LANES`, side by side: the forward
+    passes of the points in `order`, then of the others (the last group filled up with its
+    last point again); the loss; then the backward passes of the same groups, each adding the
+    terms of only its points in `order` to the parameters' gradients (`lanes`)."""
+    P, L = point.trace.n_params, point.trace.n_inputs - 1
+    first = P + L + 1  # the point's first result kept
+    kept = len(ours.lang.values)
+    output = value_place(ours.lang, point.trace.result)
+    n_targets = loss.trace.n_inputs
+    W = lanes.LANES
+    reached = set(order)
+    sequence = list(order) + [k for k in range(n) if k not in reached]
+    groups = -(-n // W)
+    sequence += sequence[-1:] * (groups * W - n)
+    back = -(-len(order) // W)
+    main = f"""
+static double loss_out[{1 + loss.trace.n_params}], saved[{max(groups * kept * W, 1)}];
+static const int sequence[{max(len(sequence), 1)}] = {{{", ".join(map(str, sequence)) or "0"}}};
+
+EXPORT int loss_and_grads(const double *p_in, const double *x_in, double *out) {{
+    for (int i = 0; i < {P}; i++) point_p[i] = v[i] = p_in[i];
+    for (int b = 0; b < {groups}; b++) {{  /* each group's forward pass */
+        for (int l = 0; l < LANES; l++)
+            for (int i = 0; i < {L}; i++) point_v[{P} + i][l] = x_in[{L} * sequence[LANES * b + l] + i];
+{_calls("point_forward", ours.forward, "        if ({}()) return 1;")}
+        memcpy(saved + {kept * W} * b, point_v[{first}], sizeof(double) * {kept * W});
+        for (int l = 0; l < LANES; l++) v[{P} + sequence[LANES * b + l]] = point_v[{output}][l];
+    }}
+    for (int i = 0; i < {n_targets}; i++) v[{P + n} + i] = x_in[{n * L} + i];
+{_calls("loss_forward", theirs.forward, "    if ({}()) return 1;")}
+{_calls("loss_backward", theirs.backward, "    {}(loss_out);")}
+    for (int i = 0; i < {P}; i++) point_g[i] = loss_out[1 + i];
+    for (int b = 0; b < {back}; b++) {{  /* each group's backward pass, in order */
+        lanes = {len(order)} - LANES * b < LANES ? {len(order)} - LANES * b : LANES;
+        for (int l = 0; l < LANES; l++) {{
+            int k = sequence[LANES * b + l];
+            for (int i = 0; i < {L}; i++) point_v[{P} + i][l] = x_in[{L} * k + i];
+            point_v[{P + L}][l] = loss_out[{1 + P} + k];
+        }}
+        memcpy(point_v[{first}], saved + {kept * W} * b, sizeof(double) * {kept * W});
+{_calls("point_backward", ours.backward, "        {}(out);")}
+    }}
+    out[0] = loss_out[0];
+    for (int i = 0; i < {P}; i++) out[1 + i] = point_g[i];
+    for (int k = 0; k < {n}; k++) out[{1 + P} + k] = v[{P} + k];
+    return 0;
+}}
+"""
+    shared = [
+        f"#define LANES {W}  /* points side by side */",
+        "/* the parameters and their gradients, which the lanes share */",
+        f"static double point_p[{max(P, 1)}], point_g[{max(P, 1)}];",
+        "static int lanes;  /* the lanes of a group that add to the parameters' gradients */",
+    ]
+    return _one_file(theirs, ours, main, *shared)
+
+
+def _point_at_a_time(point, loss, n, order, theirs, ours):
+    """The C of a batch whose points run one at a time: each forward pass, the loss, then
+    each backward pass in `order`."""
+    P, L = point.trace.n_params, point.trace.n_inputs - 1
     first = P + L + 1  # the point's first result kept
     kept = len(ours.lang.values)
     output = value_place(ours.lang, point.trace.result)
@@ -425,7 +497,13 @@ EXPORT int loss_and_grads(const double *p_in, const double *x_in, double *out) {
     return 0;
 }}
 """
+    return _one_file(theirs, ours, main)
+
+
+def _one_file(theirs, ours, main, *defines):
+    """The `CCode` of a batch: the loss's arrays and functions, the point's, then `main`."""
     text = [
+        *defines,
         "/* the loss of the points' outputs */",
         f"static double {theirs.arrays};",
         theirs.constants,

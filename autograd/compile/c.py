@@ -11,7 +11,7 @@ same order, as the Python code.
 import functools
 from typing import NamedTuple
 
-from . import fusion, interleave, jam, loops, places
+from . import fusion, interleave, jam, lanes, loops, places
 from .rules import RULES, write
 from .statements import backward, forward, gradients
 from .tape import is_name
@@ -238,29 +238,37 @@ class FusedParts(NamedTuple):
     lang: object
 
 
-def fused_c_parts(program, name="", storage="SHARED", results=True, chunk=CHUNK):
+def fused_c_parts(program, name="", storage="SHARED", results=True, chunk=CHUNK, in_lanes=False):
     """The `FusedParts` of a `passes.Program`: its functions are declared `storage` and named
     after `name`; with `results`, the backward pass ends by writing the loss, the gradients
-    and the auxiliary values into its argument `out` (see `places.results`)."""
+    and the auxiliary values into its argument `out` (see `places.results`). `in_lanes`: a
+    point's program, written to run `lanes.LANES` points side by side (`lanes.NoLanes` where
+    it cannot)."""
     trace = program.trace
     fused = fusion.fused_statements(
         program, lambda values, grads: FusedC(trace, values, grads), fold=True
     )
     lang = fused.lang
+    if in_lanes:
+        lanes.check(fused.forward, fused.backward, trace.n_params)
     ends = places.results(trace, fused.flow, lang, "out", 0) if results else []
     forward_items = loops.roll(fused.forward)
     backward_items = loops.roll(fused.backward + ends)
     n_values = trace.n_params + trace.n_inputs + len(lang.values)
     n_grads = trace.n_params + len(lang.gradients)
     arrays = f"v[{max(n_values, 1)}], d[{max(n_grads, 1)}]"
+    number = loops.Numbers(lang.constants, _c_number, "c")
+    lines = functools.partial(c_lines, number=number)
+    if in_lanes:
+        arrays = f"v[{max(n_values, 1)}][LANES], d[{max(n_grads, 1)}][LANES]"
+        lines = functools.partial(lanes.lane_lines, number=number, n_params=trace.n_params)
     numbers = ", ".join(map(_c_number, lang.constants)) or "0.0"
     constants = f"static const double c[{max(len(lang.constants), 1)}] = {{{numbers}}};\n"
-    lines = functools.partial(c_lines, number=loops.Numbers(lang.constants, _c_number, "c"))
     forward_functions = _item_functions(
         lines(forward_items),
         f"{name}forward",
         f"{storage} int {{}}(void)",
-        "    double s;",
+        "    double s[LANES];" if in_lanes else "    double s;",
         "    return 0;",
         chunk,
     )
