@@ -117,23 +117,25 @@ class Library:
         self._n_params, self._has_aux = trace.n_params, trace.has_aux
         self._function = ctypes.CDLL(str(path)).loss_and_grads
         self._function.restype = ctypes.c_int
-        self._out = (ctypes.c_double * (1 + trace.n_params + len(trace.aux)))()
+        # what the library writes, in an array.array, which gives back lists at C speed
+        self._numbers = array.array("d", bytes(8 * (1 + trace.n_params + len(trace.aux))))
+        self._out = (ctypes.c_double * len(self._numbers)).from_buffer(self._numbers)
         self._params_type = ctypes.c_double * max(trace.n_params, 1)
         self._inputs_type = ctypes.c_double * max(trace.n_inputs, 1)
         with _LOCKS_LOCK:  # the same file loads as the same library, with the same arrays
             self._lock = _LOCKS.setdefault(str(path), threading.Lock())
 
     def __call__(self, p, x):
-        out, n = self._out, self._n_params
+        numbers, n = self._numbers, self._n_params
         # the numbers as C doubles: an array.array makes them at C speed, ctypes reads its buffer
         p = self._params_type.from_buffer(array.array("d", p or [0.0]))
         x = self._inputs_type.from_buffer(array.array("d", x or [0.0]))
         with self._lock:
-            if self._function(p, x, out):
+            if self._function(p, x, self._out):
                 return None
             if self._has_aux:
-                return out[0], out[1 : 1 + n], out[1 + n :]
-            return out[0], out[1 : 1 + n]
+                return numbers[0], numbers[1 : 1 + n].tolist(), numbers[1 + n :].tolist()
+            return numbers[0], numbers[1 : 1 + n].tolist()
 
 
 _LOCKS, _LOCKS_LOCK = {}, threading.Lock()
