@@ -84,6 +84,13 @@ TOLERANCE = 1e-9
 CHECK_STEPS = 2  # two steps, so an engine that forgets to zero its gradients is caught too
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 PARTS = ("demo", "wide", "digits", "grad")
+# Every contender computes on one thread: PyTorch is told so (`torch.set_num_threads(1)`), and
+# NumPy's linear algebra library by these variables, which `main` sets before NumPy loads. With a
+# second thread, that library's helper thread keeps spinning for a while after each product of
+# matrices, and on the cpu clock its time counts against whichever step runs next: the
+# hand-written floor's wide step, timed right after autograd.tensor's, took 317 ms of CPU (212 ms
+# on the wall clock) against 201 ms.
+ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 RESULTS = HERE / "results" / "bench.json"  # where --save writes, and chapter 11 reads
 NAME = 26  # the width of the tables' first column, the contenders' names
 WIDE_RECURSION_LIMIT = 20_000  # see `run_wide`
@@ -1025,10 +1032,12 @@ def run_demo(args, makers, run):
         f"agreement: {CHECK_STEPS} steps from the same weights, every engine matches the "
         f"hand-written floor (largest relative difference {largest:.1e})"
     )
-    torch = sys.modules.get("torch")
+    torch, numpy = sys.modules.get("torch"), sys.modules.get("numpy")
     versions = f"Python {sys.version.split()[0]}" + (
         f", torch {torch.__version__} ({torch.get_num_threads()} thread)" if torch else ""
     )
+    if numpy:
+        versions += f", NumPy {numpy.__version__}"
     load = os.getloadavg()
     print(
         f"{args.rounds} interleaved rounds, {args.clock} clock, {frozen}; {versions}; "
@@ -1193,6 +1202,7 @@ assert tuple(PART_RUNNERS) == PARTS
 
 
 def main(argv=None, registry=CONTENDERS):
+    os.environ.update(dict.fromkeys(ONE_THREAD, "1"))  # (NumPy reads them once, as it loads)
     argv = sys.argv[1:] if argv is None else list(argv)
     args, parts, makers = parse_arguments(argv, registry)
     load_start = os.getloadavg()

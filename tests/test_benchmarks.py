@@ -200,6 +200,20 @@ def test_a_baseline_checkout_is_timed_beside_this_one_in_the_same_run(tmp_path):
     assert missing.returncode != 0 and "no autograd package in" in missing.stderr
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+def test_numpy_computes_on_one_thread_as_pytorch_does():
+    """A second thread of NumPy's linear algebra library spins after each product of matrices,
+    and on the cpu clock that time counts against the next step timed, whatever it is: the
+    benchmark keeps NumPy to the one thread it gives PyTorch. (The library starts its helper
+    threads as NumPy loads, so the process ends with one thread, the main one.)"""
+    require_module("numpy")
+    count = "import atexit, os; atexit.register(lambda: print('threads', len(os.listdir('/proc/self/task')))); "
+    done = run_bench("--quick", "--parts", "demo", "--engines", "tensor,floor", prelude=count)
+    assert done.returncode == 0, done.stderr
+    assert "autograd.tensor (NumPy)" in done.stdout
+    assert done.stdout.rstrip().endswith("threads 1"), done.stdout[-300:]
+
+
 def test_quick_run_with_pytorch_reports_0d_tensors_and_batched_tensors():
     require_module("torch")
     done = run_bench("--quick", "--parts", "demo", "--engines", "torch-0d,torch-batched,fast")
