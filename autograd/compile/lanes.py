@@ -6,7 +6,7 @@ their gradients again; the work of one point is a chain of additions that keeps 
 waiting. Written with lanes, every value of a point (`v[9]`) is a row of `LANES` numbers, one
 for each of `LANES` points (`v[9][l]`), and each statement runs for each lane in turn:
 
-    for (int l = 0; l < LANES; l++) v[9][l] = p[3] * v[4][l];
+    for (int l = 0; l < LANES; l++) v[9][l] = point_p[3] * v[4][l];
 
 which the C compiler runs as a few vector operations: one weight read serves `LANES` points,
 and their arithmetic runs side by side. Every lane runs the engine's operations on its point in
@@ -22,7 +22,6 @@ and the batch is written a point at a time.
 """
 
 from . import loops
-from .places import Place
 
 LANES = 8  # points side by side
 # The operations of a batch (its points times a point's instructions) from which it is written in
@@ -41,7 +40,7 @@ def check(forward, backward, n_params):
     once each (`d`), in the `Statement`s of the point's forward and backward passes."""
     added = set()
     for item in (*forward, *backward):
-        for place, at in zip(_places(item), item.constants):
+        for place, at in zip(loops.places_of(item), item.constants):
             if place.kind != "@" or at >= n_params:  # a number, or a point's own place
                 continue
             if place.array == "v" and place.written:
@@ -56,10 +55,6 @@ def check(forward, backward, n_params):
                 raise NoLanes(f"the point's program uses the array {place.array!r}")
 
 
-def _places(item):
-    return [piece for piece in item.shape if type(piece) is Place]
-
-
 def lane_lines(items, number, n_params, names=(), counts=(), indent="    "):
     """The C lines of rolled items (`loops.roll`) in lanes, one list for each item: a loop is
     a `for` over its index, a statement a `for` over the lanes."""
@@ -71,7 +66,7 @@ def _item(item, number, n_params, names, counts, indent):
     if isinstance(item, loops.Statement):
         shared = []  # for each array place, whether it is the parameters' (the lanes share it)
         adds = False  # whether the statement adds to a parameter's gradient
-        for place, form in zip(_places(item), item.places):
+        for place, form in zip(loops.places_of(item), item.places):
             if place.kind != "@":
                 continue
             low, high = _span(form, counts)
