@@ -21,6 +21,7 @@ is added after the points' loss; `compile_batch` checks that, and otherwise says
 to `compile_loss`.
 """
 
+import array
 import time
 from itertools import chain
 
@@ -60,9 +61,10 @@ def compile_batch(
     point, and the targets (a list of `Value`s: labels, say). `params` are numbers or leaf
     `Value`s (a model's own), as for `compile_loss`; `points` is a list of numbers, or of
     lists of numbers all of one length; `targets` a list of numbers. A call takes the same
-    number of points. `backend`, `opt_level` and `check` are `compile_loss`'s. `point_fn`
-    and `loss_fn` must not choose in Python on the numbers (an `if` on `.data`): the code
-    replays the operations of the trace, whose outputs are the first point's.
+    number of points, or an `array.array("d")` of their numbers, one point after another.
+    `backend`, `opt_level` and `check` are `compile_loss`'s. `point_fn` and `loss_fn` must
+    not choose in Python on the numbers (an `if` on `.data`): the code replays the
+    operations of the trace, whose outputs are the first point's.
     """
     return CompiledBatch(
         point_fn,
@@ -77,7 +79,9 @@ def compile_batch(
 
 
 class CompiledBatch:
-    """`compile_batch`'s result: `loss, grads, outputs = compiled(params, points, targets)`.
+    """`compile_batch`'s result: `loss, grads, outputs = compiled(params, points, targets)`,
+    or one step of gradient descent in place: `loss, outputs = compiled.descend(params,
+    points, targets, lr=0.1)`.
 
     Attributes: `backend` (`"python"` or `"c"`), `source` (the code that runs),
     `compile_seconds`, `n_params`, `n_points`, `point_tape` and `loss_tape` (the two traces'
@@ -183,27 +187,88 @@ class CompiledBatch:
 
     def __call__(self, params, points, targets=()):
         """`(loss, [d loss / d param for each parameter], [each point's output])`, floats."""
+        p = self._numbers_of(params)
+        flat, targets = self._flat(points), self._targets(targets)
+        x = flat + (array.array("d", targets) if isinstance(flat, array.array) else targets)
+        if self.check:
+            return self._checked(p, flat, targets, x)
+        result = self._replay(p, x)
+        return result if result is not None else self._engine(p, flat, targets)
+
+    def descend(self, params, points, targets=(), *, lr):
+        """One step of gradient descent, in place: each number p of `params` becomes
+        `p - lr * grad`, as `params[:] = [p - lr * g for p, g in zip(params, grads)]` would
+        after a call, bit for bit. Returns `(loss, outputs)`.
+
+        `params` is a list of numbers or an `array.array("d")`. In C the update runs in the
+        library, on the array's own numbers where it is one (nothing is copied), so a
+        training loop whose parameters stay in an array never brings its gradients back
+        into Python."""
+        if not isinstance(params, (list, array.array)) or (
+            isinstance(params, array.array) and params.typecode != "d"
+        ):
+            given = (
+                f"an array.array of typecode {params.typecode!r}"
+                if isinstance(params, array.array)
+                else f"a {type(params).__name__}"
+            )
+            raise TypeError(
+                "descend changes params in place: give a list of numbers or an "
+                f"array.array('d'), not {given}"
+            )
+        if type(lr) is not float and not _floats.is_real(lr):
+            raise TypeError(f"lr must be a real number, but is {_floats.show(lr)}")
+        lr = _floats.as_float(lr)
+        if self._c is not None and not self.check:
+            ours = params if isinstance(params, array.array) else None
+            if ours is None or len(ours) != self.n_params:
+                ours = array.array("d", self._numbers_of(params))
+            flat, more = self._flat(points), self._targets(targets)
+            x = flat + (array.array("d", more) if isinstance(flat, array.array) else more)
+            result = self._c.descend(ours, x, lr)
+            if result is not None:
+                if ours is not params:
+                    params[:] = ours.tolist() if isinstance(params, list) else ours
+                return result
+        loss, grads, outputs = self(list(params), points, targets)
+        updated = [p - lr * g for p, g in zip(self._numbers_of(params), grads)]
+        params[:] = updated if isinstance(params, list) else array.array("d", updated)
+        return loss, outputs
+
+    def _numbers_of(self, params):
         p = numbers(params, "parameter")
         if len(p) != self.n_params:
             raise ValueError(
                 f"this batch was compiled for {self.n_params} parameters, but was given {len(p)}"
             )
-        flat = self._flat(_list(points, "points"))
+        return p
+
+    def _targets(self, targets):
         targets = numbers(_list(targets, "targets"), "target")
         if len(targets) != self.n_targets:
             raise ValueError(
                 f"this batch was compiled for {self.n_targets} targets, but was given "
                 f"{len(targets)}"
             )
-        x = flat + targets
-        if self.check:
-            return self._checked(p, flat, targets, x)
-        result = self._replay(p, x)
-        return result if result is not None else self._engine(p, flat, targets)
+        return targets
 
     def _flat(self, points):
-        """The points' numbers, in order: read at C speed where each point is a list of floats
-        (or a float) as at the trace, else checked point by point (`_rows`)."""
+        """The points' numbers, in order: as they are where they are an `array.array("d")` of
+        them all, one point after another; read at C speed where each point is a list of floats
+        (or a float) as at the trace; else checked point by point (`_rows`)."""
+        if isinstance(points, array.array) and points.typecode == "d":
+            if len(points) != self.n_points * self.point_length:
+                raise ValueError(
+                    f"this batch was compiled for {self.n_points} points of "
+                    f"{self.point_length} numbers each, {self.n_points * self.point_length} "
+                    f"in all, but the array of the points' numbers holds {len(points)}"
+                )
+            return points
+        if not isinstance(points, (list, tuple)):
+            raise TypeError(
+                "points must be a list or tuple (or an array.array('d') of their numbers), "
+                f"not {type(points).__name__}"
+            )
         if len(points) == self.n_points:
             if not self._listed:
                 if set(map(type, points)) <= {float}:
@@ -457,7 +522,7 @@ EXPORT int loss_and_grads(const double *p_in, const double *x_in, double *out) {
         f"static double point_p[{max(P, 1)}], point_g[{max(P, 1)}];",
         "static int lanes;  /* the lanes of a group that add to the parameters' gradients */",
     ]
-    return _one_file(theirs, ours, main, *shared)
+    return _one_file(theirs, ours, main, P, *shared)
 
 
 def _point_at_a_time(point, loss, n, order, theirs, ours):
@@ -497,11 +562,12 @@ EXPORT int loss_and_grads(const double *p_in, const double *x_in, double *out) {
     return 0;
 }}
 """
-    return _one_file(theirs, ours, main)
+    return _one_file(theirs, ours, main, P)
 
 
-def _one_file(theirs, ours, main, *defines):
-    """The `CCode` of a batch: the loss's arrays and functions, the point's, then `main`."""
+def _one_file(theirs, ours, main, n_params, *defines):
+    """The `CCode` of a batch: the loss's arrays and functions, the point's, then `main` (which
+    defines `loss_and_grads`) and `descend`."""
     text = [
         *defines,
         "/* the loss of the points' outputs */",
@@ -523,7 +589,17 @@ def _one_file(theirs, ours, main, *defines):
     ]
     # All of it in the one file that holds `loss_and_grads`, which reads the static arrays: the
     # builder compiles a long program's `functions` in files of their own, where it could not.
-    return CCode(_PRELUDE, [], "\n".join(text) + "\n" + main)
+    return CCode(_PRELUDE, [], "\n".join(text) + "\n" + main + _DESCEND.format(P=n_params))
+
+
+# `CompiledBatch.descend`: the step, then p - lr * grad, rounded as Python rounds it
+_DESCEND = """
+EXPORT int descend(double *p, const double *x_in, double lr, double *out) {{
+    if (loss_and_grads(p, x_in, out)) return 1;
+    for (int i = 0; i < {P}; i++) p[i] = p[i] - lr * out[1 + i];
+    return 0;
+}}
+"""
 
 
 def _calls(name, functions, form):

@@ -115,8 +115,14 @@ class Library:
     def __init__(self, trace, source, path):
         self.source, self.path = source, path
         self._n_params, self._has_aux = trace.n_params, trace.has_aux
-        self._function = ctypes.CDLL(str(path)).loss_and_grads
+        library = ctypes.CDLL(str(path))
+        self._function = library.loss_and_grads
         self._function.restype = ctypes.c_int
+        self._descend = getattr(library, "descend", None)  # a batch's (`CompiledBatch.descend`)
+        if self._descend is not None:
+            self._descend.restype = ctypes.c_int
+            doubles = ctypes.POINTER(ctypes.c_double)
+            self._descend.argtypes = [doubles, doubles, ctypes.c_double, doubles]
         # what the library writes, in an array.array, which gives back lists at C speed
         self._numbers = array.array("d", bytes(8 * (1 + trace.n_params + len(trace.aux))))
         self._out = (ctypes.c_double * len(self._numbers)).from_buffer(self._numbers)
@@ -136,6 +142,17 @@ class Library:
             if self._has_aux:
                 return numbers[0], numbers[1 : 1 + n].tolist(), numbers[1 + n :].tolist()
             return numbers[0], numbers[1 : 1 + n].tolist()
+
+    def descend(self, p, x, lr):
+        """`(loss, aux)` after the library's `descend` has made each number of `p` (an
+        `array.array("d")` of the parameters, changed in place) p - lr * grad; or None,
+        `p` untouched, where the careful Python code must redo the step."""
+        numbers, n = self._numbers, self._n_params
+        x = self._inputs_type.from_buffer(array.array("d", x or [0.0]))
+        with self._lock:
+            if self._descend(self._params_type.from_buffer(p), x, lr, self._out):
+                return None
+            return numbers[0], numbers[1 + n :].tolist()
 
 
 _LOCKS, _LOCKS_LOCK = {}, threading.Lock()
