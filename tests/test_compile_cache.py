@@ -23,7 +23,7 @@ import pytest
 from conftest import skip_or_fail
 
 import autograd
-from autograd.compile import CacheWarning, c_compiler, compile_loss
+from autograd.compile import CacheWarning, build, c_compiler, compile_loss
 from autograd.engine import Value
 
 ROOT = Path(autograd.__file__).resolve().parent.parent
@@ -407,6 +407,46 @@ def test_another_compiler_under_the_same_name_builds_its_own_library(compiler, t
             os.environ["CC"] = saved
     assert first.backend == second.backend == "c"
     assert len(list((tmp_path / "cache").rglob("loss-*"))) == 2
+
+
+@pytest.mark.parametrize(
+    "text, has",
+    [
+        ("processor\t: 0\nflags\t\t: fpu sse2 avx avx2 fma\n", True),
+        ("processor\t: 0\nflags\t\t: fpu sse2 avx fma\n", False),
+        ("processor\t: 0\nflags\t\t: fpu sse2 avx2_whatever\n", False),  # a word, not a part
+        ("processor\t: 0\nmodel name\t: avx2 in a name\n", False),  # only the flags line
+    ],
+    ids=["avx2", "no-avx2", "a-longer-word", "not-the-flags-line"],
+)
+def test_has_avx2_reads_the_processors_flags(tmp_path, text, has):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(text)
+    assert build.has_avx2(str(cpuinfo)) is has
+    assert build.has_avx2(str(tmp_path / "missing")) is False
+
+
+@pytest.mark.parametrize("avx2", [True, False])
+def test_the_avx2_flag_goes_to_gcc_and_clang_only_where_the_processor_has_it(avx2, monkeypatch):
+    monkeypatch.setattr(build, "has_avx2", lambda: avx2)
+    gcc = "gcc (Debian 12.2.0) 12.2.0\nCopyright (C) 2022 Free Software Foundation, Inc."
+    clang = "Debian clang version 14.0.6\nTarget: x86_64-pc-linux-gnu"
+    for identity in (gcc, clang):
+        assert ("-mavx2" in build.compiler_flags(identity, 2)) is avx2
+    assert "-mavx2" not in build.compiler_flags("tcc version 0.9.27", 2)  # another compiler
+
+
+def test_a_processor_without_avx2_builds_its_own_library(compiler, tmp_path, monkeypatch):
+    """`-mavx2` is in the library's name: a cache shared with a processor that has AVX2 never
+    gives its library to one that has not, which would stop at its first AVX2 instruction."""
+    names = []
+    for avx2 in (True, False):
+        monkeypatch.setattr(build, "has_avx2", lambda: avx2)
+        step, caught = compile_here(tmp_path / "cache")
+        assert step.backend == "c" and not caught
+        assert_engines_numbers(step.backend, *step(PARAMS, INPUTS))
+        names.append(sorted(p.name for p in (tmp_path / "cache").rglob("loss-*.so")))
+    assert len(names[0]) == 1 and len(names[1]) == 2
 
 
 def test_two_processes_building_into_one_cache_at_once_both_get_the_library(compiler, tmp_path):
