@@ -26,6 +26,7 @@ call of that code and the same SGD update. Compiling is done once, in `prepare`,
 timed steps, and its time is kept in `compile_seconds`.
 """
 
+import array
 import importlib
 import inspect
 import os
@@ -456,11 +457,13 @@ class CompiledPython:
     baseline checkout without `compile_batch` traces the whole of `loss_and_scores` with
     `compile_loss`. `compile_seconds` is how long that took, from
     the first `Value` of the trace to the callable code, on the wall clock, and
-    `compile_cpu_seconds` in CPU time (this process's and the C compiler's). The model is the flat list of
-    parameter numbers; a step calls the compiled code with them and the points' numbers,
-    which returns the loss, the gradients and the scores (for the accuracy, which every step
-    counts), and makes the same SGD update as the engines (p - lr * grad, the L2 term being
-    in the loss).
+    `compile_cpu_seconds` in CPU time (this process's and the C compiler's).
+
+    The model is the flat list of parameter numbers (for C, an `array.array` of doubles, which
+    the library updates where they are). A step is `compiled.descend(model, X, lr=LR)`: the
+    loss, the gradients and the engines' SGD update (p - lr * grad, the L2 term being in the
+    loss), all in the compiled code, as PyTorch makes its update in its own kernels; then the
+    accuracy of the scores it returns, which every step counts.
     """
 
     name = "compiled step, Python"
@@ -520,9 +523,12 @@ class CompiledPython:
 
     def step(self, model, data):
         compiled, X, y = data
-        loss, grads, scores = compiled(model, X)
+        if not hasattr(compiled, "descend"):  # a baseline from before CompiledBatch.descend
+            loss, grads, scores = compiled(model, X)
+            model[:] = [p - LR * g for p, g in zip(model, grads)]
+        else:
+            loss, scores = compiled.descend(model, X, lr=LR)
         _accuracy = accuracy(y, scores)  # as the other steps do
-        model[:] = [p - LR * g for p, g in zip(model, grads)]
         return loss
 
     def weights(self, model):
@@ -565,6 +571,14 @@ class CompiledC(CompiledPython):
 
     def compile_options(self):
         return {"backend": "c", "opt_level": self.opt_level}
+
+    def new_model(self, seed):
+        return array.array("d", super().new_model(seed))
+
+    def prepare(self, X, y):
+        # the points' numbers in an array, once, as data lives in a framework (TorchBatched)
+        compiled, points, labels = super().prepare(X, y)
+        return compiled, array.array("d", [x for point in points for x in point]), labels
 
     def _compile(self, X, y):
         cache = tempfile.TemporaryDirectory(prefix="bench-compiled-c-")  # removed at exit
