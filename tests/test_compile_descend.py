@@ -87,6 +87,32 @@ def test_descend_changes_the_callers_own_list_or_array(backend):  # noqa: F811
         assert held is given and bits(held) == want
 
 
+def test_descend_on_a_models_own_values_changes_their_data(backend):  # noqa: F811
+    """`descend(model.parameters(), ...)`: each leaf's `.data` is what `nn.train_step` gives
+    the same model's twin, bit for bit; the leaves' `.grad` are left as they were."""
+    model, twin = nn.MLP(2, [4, 3, 1], seed=5), nn.MLP(2, [4, 3, 1], seed=5)
+    points, labels = [[0.5, -1.0], [1.5, 0.25], [-0.75, 2.0]], [1, -1, 1]
+    step = compile_batch(
+        lambda p, x: model(x),
+        lambda p, outputs, targets: nn.hinge_loss(outputs, targets) + nn.l2_penalty(p, 1e-3),
+        model.parameters(),
+        points,
+        labels,
+        backend=backend[0],
+        opt_level=backend[1],
+    )
+    for leaf in model.parameters():
+        leaf.grad = 7.0
+    for _ in range(3):
+        loss, _ = step.descend(model.parameters(), points, labels, lr=0.1)
+        assert bits([loss]) == bits([nn.train_step(twin, points, labels, lr=0.1, alpha=1e-3).loss])
+    assert bits(p.data for p in model.parameters()) == bits(p.data for p in twin.parameters())
+    assert {p.grad for p in model.parameters()} == {7.0}
+    mixed = [*model.parameters()[:-1], 0.5]
+    with pytest.raises(TypeError, match="all numbers or all Values"):
+        step.descend(mixed, points, labels, lr=0.1)
+
+
 def test_descend_with_check_runs_the_engine_beside_it(c_cache):  # noqa: F811
     point_fn, loss_fn, params, points, labels = problem(3)
     step = compile_batch(point_fn, loss_fn, params, points, labels, backend="c", check=True)

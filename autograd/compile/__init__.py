@@ -106,7 +106,8 @@ compiled, with the face of `nn.train_step`.
 
 `compile_batch(point_fn, loss_fn, params, points)` compiles a batch a point at a time: it
 traces `point_fn` on one point and `loss_fn` on a stand-in for each point's output, compiles
-each once, and writes a loop over the points around the first. `compile_loss` on the whole
+each once, and writes a loop over the points around the first; its `descend` makes a step of
+gradient descent in place, in C inside the library. `compile_loss` on the whole
 batch makes every operation on every point an instruction, so its compile grows with the
 batch; `compile_batch`'s grows with one point's program and the loss. The numbers are the
 engine's, bit for bit, as its docstring says why (and where it refuses).
@@ -143,7 +144,8 @@ per module, each taking what the stage before gave. Following `compile_loss` to 
   points side by side, one lane each, the parameters' gradients added to lane by lane in
   `backward()`'s order of the points;
 - `python`, `python_fused` and `c`: the writers, which only spell, each in its language, at
-  the very end;
+  the very end; `batch_code` takes a batch's two programs and its points' order, gives its
+  `loss_and_grads` in Python or C (and, in C, `descend`: the step and its update);
 - `build`: takes a `Program` (or C code already written, `build_code`), gives the C code
   built with the system's compiler, cached and
   loaded (its docstring says what the cache promises).
