@@ -62,6 +62,8 @@ PASSWORD = "a-test-password"  # the one password the test's authenticator accept
 
 ASKED_FOR = IN_CI or os.environ.get("COURSE_CLASS_HUB") == "1"
 RECONNECTS = 2  # a student's kernel connections lost and opened again, at most
+RESTARTS = 1  # a student's kernels lost, and chapter 00 run again from the top, at most
+HANDSHAKE_PAUSES = (0.5, 1, 2, 4)  # seconds between tries to open a kernel's socket
 ALL_RUNNING_WITHIN = 240  # seconds for ten servers to start on a loaded 2-core machine
 CELL_TIMEOUT = 120  # seconds for one cell of chapter 00 while ten kernels share the machine
 COMMANDS_TIMEOUT = 600  # seconds for the instructor's nbgrader commands (autograde runs chapter 04)
@@ -220,6 +222,11 @@ c.JupyterHub.load_roles = [{{"name": "admin", "services": ["course-test"]}}]
     def log_tail(self, characters=6000):
         return self.log.read_text(errors="replace")[-characters:]
 
+    def log_about(self, word, lines=20):
+        """The last lines of the log (the hub's and every server's) that mention `word`."""
+        found = [line for line in self.log.read_text(errors="replace").splitlines() if word in line]
+        return "\n".join(found[-lines:])
+
     def remember_processes(self):
         """Note every process the hub has started so far, to stop it at the end if need be."""
         if self.process is not None:
@@ -286,6 +293,10 @@ def hub(tmp_path_factory):
 # ------------------------------------------------------------------ a student's server
 
 
+class KernelGone(Exception):
+    """The student's server says it has no such kernel any more (it died, or was shut down)."""
+
+
 class Server:
     """One student's JupyterLab, reached through the hub's proxy with the student's token."""
 
@@ -294,6 +305,7 @@ class Server:
         self.base = f"{hub.url}/user/{name}"
         self.session_id = uuid.uuid4().hex  # JupyterLab's client session, one per page
         self.reconnects = 0
+        self.restarts = 0
 
     def api(self, method, path, **kwargs):
         return requests.request(
@@ -319,20 +331,80 @@ class Server:
 
     def reconnect(self, kernel, timeout=CELL_TIMEOUT):
         """The socket again, after the server closed it, as JupyterLab reconnects ("Kernel
-        connection lost, reconnecting"): at most RECONNECTS times for this student."""
+        connection lost, reconnecting"): at most RECONNECTS times for this student. Where the
+        handshake fails, the server is asked whether it still has the kernel: if it says it
+        has not, raises KernelGone; else the handshake is tried again after each pause of
+        HANDSHAKE_PAUSES."""
         self.reconnects += 1
         assert self.reconnects <= RECONNECTS, (
-            f"{self.name}'s kernel connection was lost {self.reconnects} times"
+            f"{self.name}'s kernel connection was lost {self.reconnects} times "
+            f"(RECONNECTS = {RECONNECTS})\nthe hub's log:\n{self.hub.log_tail()}"
         )
-        return self.connect(kernel, timeout)
+        tried = []
+        for pause in (*HANDSHAKE_PAUSES, None):
+            try:
+                return self.connect(kernel, timeout)
+            except (websocket.WebSocketException, OSError) as refused:
+                status = getattr(refused, "status_code", None)
+                tried.append(
+                    f"handshake {status} {refused.status_message}"
+                    if status
+                    else f"handshake {type(refused).__name__}: {refused}"
+                )
+            asked = self.kernel_status(kernel)
+            tried.append(f"asked the server for the kernel: {asked}")
+            if asked == "404 from the server":
+                raise KernelGone(
+                    f"{self.name}'s server no longer has kernel {kernel}; tried: "
+                    + "; ".join(tried)
+                    + f"\nwhat the log says about the kernel:\n{self.hub.log_about(kernel)}"
+                )
+            if pause is not None:
+                time.sleep(pause)
+        raise AssertionError(
+            f"{self.name} could not open the socket of kernel {kernel} again; tried: "
+            + "; ".join(tried)
+            + f"\nthe hub's log:\n{self.hub.log_tail()}"
+        )
+
+    def kernel_status(self, kernel):
+        """What the server answers when asked for the kernel, in a few words. "404 from the
+        server" is Jupyter server's own answer that it has no such kernel (JSON naming it);
+        the proxy's or the hub's answers (an error page, a redirect to the hub) are not."""
+        try:
+            answer = self.api("GET", f"/api/kernels/{kernel}", allow_redirects=False)
+        except requests.RequestException as failed:
+            return f"failed: {type(failed).__name__}"
+        if answer.status_code == 404:
+            with contextlib.suppress(ValueError):
+                if kernel in answer.json().get("message", ""):
+                    return "404 from the server"
+        return f"{answer.status_code} {answer.reason}"
 
     def run_notebook(self, path):
         """Run every code cell of the notebook at `path` (in the server's folder) in a new
         kernel started in its folder, as Run All does. Returns [(cell index, error)] and the
-        session, which keeps the kernel running until `end(session)`."""
+        session, which keeps the kernel running until `end(session)`. If the server loses the
+        kernel meanwhile, the student does what JupyterLab's "Kernel died" leaves them to: a
+        new kernel, and Run All again from the top; at most RESTARTS times."""
         saved = self.api("GET", f"/api/contents/{path}")
         assert saved.status_code == 200, f"{self.name} has no {path}: {saved.status_code}"
         notebook = nbformat.from_dict(saved.json()["content"])
+        while True:
+            try:
+                return self.run_cells(path, notebook)
+            except KernelGone as gone:
+                self.restarts += 1
+                assert self.restarts <= RESTARTS, (
+                    f"{self.name}'s kernel was lost {self.restarts} times ({path} run again "
+                    f"from the top in a new kernel, RESTARTS = {RESTARTS}): {gone}\n"
+                    f"the hub's log:\n{self.hub.log_tail()}"
+                )
+                print(f"\n{gone}\n{self.name} runs {path} again, in a new kernel")
+                self.session_id = uuid.uuid4().hex  # a new kernel, a new connection to it
+
+    def run_cells(self, path, notebook):
+        """`run_notebook`'s Run All, once, in a new session."""
         session = self.api(
             "POST",
             "/api/sessions",
@@ -343,7 +415,9 @@ class Server:
                 "kernel": {"name": "python3"},
             },
         )
-        assert session.status_code == 201, session.text
+        assert session.status_code == 201, (
+            f"{self.name}: POST /api/sessions {session.status_code} {session.text}"
+        )
         errors = []
         kernel = session.json()["kernel"]["id"]
         connection = self.connect(kernel)
@@ -371,7 +445,7 @@ class Server:
         assert kernel.status_code == 201, kernel.text
         connection = self.connect(kernel.json()["id"], timeout=COMMANDS_TIMEOUT)
         try:
-            error, printed, connection = execute(connection, code)
+            error, printed, connection = execute(connection, code, timeout=COMMANDS_TIMEOUT)
         finally:
             connection.close()
             self.api("DELETE", f"/api/kernels/{kernel.json()['id']}")
@@ -391,11 +465,13 @@ def _message(frame):
     return json.loads(bytes(frame[offsets[0] : end]).decode("utf-8"))
 
 
-def execute(connection, code, reconnect=None):
+def execute(connection, code, reconnect=None, timeout=CELL_TIMEOUT):
     """Run `code` in the kernel behind the websocket `connection`, wait until the kernel is
     idle again, and return its error ("Name: message") or None, the text it printed, and the
     connection. Where the server closes the socket meanwhile, `reconnect()` (if given) opens
-    it again and the wait goes on: the server sends what the kernel said in between."""
+    it again and the wait goes on: the server sends what the kernel said in between. A kernel
+    the server reports dead raises KernelGone; no answer within `timeout` seconds fails (the
+    server's pings, every 30 s, would otherwise keep a socket's own timeout from running out)."""
     msg_id = uuid.uuid4().hex
     connection.send(
         json.dumps(
@@ -424,18 +500,26 @@ def execute(connection, code, reconnect=None):
         )
     )
     error, printed, replied, idle = None, [], False, False
+    deadline = time.monotonic() + timeout
     while not (replied and idle):
+        assert time.monotonic() < deadline, (
+            f"the kernel did not finish within {timeout} s, running:\n{code[:300]}"
+        )
         try:
-            frame = connection.recv()
+            opcode, frame = connection.recv_data(control_frame=True)  # a ping returns too
         except websocket.WebSocketConnectionClosedException:
             if reconnect is None:
                 raise
             connection = reconnect()
             continue
-        message = _message(frame)
+        if opcode not in (websocket.ABNF.OPCODE_TEXT, websocket.ABNF.OPCODE_BINARY):
+            continue
+        message = _message(frame.decode("utf-8") if opcode == websocket.ABNF.OPCODE_TEXT else frame)
+        kind = message.get("msg_type")
+        if kind == "status" and message["content"].get("execution_state") == "dead":
+            raise KernelGone(f"the server reports the kernel dead, running:\n{code[:300]}")
         if message.get("parent_header", {}).get("msg_id") != msg_id:
             continue
-        kind = message["msg_type"]
         if kind == "stream":
             printed.append(message["content"]["text"])
         elif kind == "error":
@@ -555,7 +639,8 @@ def test_ten_students_start_their_servers_at_once_and_each_runs_chapter_00(hub, 
     print(
         f"\n{len(STUDENTS)} students logged in; all servers running after "
         f"{seconds_to_all_running:.1f} s; chapter 00 run in each after {seconds_to_all_run:.1f} s; "
-        f"kernel connections lost and opened again: {sum(s.reconnects for s in servers)}"
+        f"kernel connections lost and opened again: {sum(s.reconnects for s in servers)}; "
+        f"kernels lost and chapter 00 run again: {sum(s.restarts for s in servers)}"
     )
     print(
         "Resident memory (RSS) in MiB. peak: each process's own peak, added up; "
