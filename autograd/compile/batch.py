@@ -186,8 +186,7 @@ class CompiledBatch:
     def __call__(self, params, points, targets=()):
         """`(loss, [d loss / d param for each parameter], [each point's output])`, floats."""
         p = self._numbers_of(params)
-        flat, targets = self._flat(points), self._targets(targets)
-        x = flat + (array.array("d", targets) if isinstance(flat, array.array) else targets)
+        flat, targets, x = self._inputs(points, targets)
         if self.check:
             return self._checked(p, flat, targets, x)
         result = self._replay(p, x)
@@ -232,15 +231,14 @@ class CompiledBatch:
             ours = params if isinstance(params, array.array) else None
             if ours is None or len(ours) != self.n_params:
                 ours = array.array("d", self._numbers_of(params))
-            flat, more = self._flat(points), self._targets(targets)
-            x = flat + (array.array("d", more) if isinstance(flat, array.array) else more)
-            result = self._c.descend(ours, x, lr)
+            result = self._c.descend(ours, self._inputs(points, targets)[2], lr)
             if result is not None:
                 if ours is not params:
                     params[:] = ours.tolist() if isinstance(params, list) else ours
                 return result
-        loss, grads, outputs = self(list(params), points, targets)
-        updated = [p - lr * g for p, g in zip(self._numbers_of(params), grads)]
+        numbers_now = self._numbers_of(params)
+        loss, grads, outputs = self(numbers_now, points, targets)
+        updated = [p - lr * g for p, g in zip(numbers_now, grads)]
         params[:] = updated if isinstance(params, list) else array.array("d", updated)
         return loss, outputs
 
@@ -251,6 +249,12 @@ class CompiledBatch:
                 f"this batch was compiled for {self.n_params} parameters, but was given {len(p)}"
             )
         return p
+
+    def _inputs(self, points, targets):
+        """(the points' numbers, the targets', both in one sequence as the code reads them)."""
+        flat, targets = self._flat(points), self._targets(targets)
+        x = flat + (array.array("d", targets) if isinstance(flat, array.array) else targets)
+        return flat, targets, x
 
     def _targets(self, targets):
         targets = numbers(_list(targets, "targets"), "target")
