@@ -62,6 +62,7 @@ check, and a loaded library cannot be changed: there the file itself is loaded.)
 import array
 import atexit
 import ctypes
+import functools
 import hashlib
 import itertools
 import json
@@ -295,24 +296,22 @@ def compiler_flags(identity, opt_level):
     return flags
 
 
+@functools.cache
 def has_avx2(cpuinfo="/proc/cpuinfo"):
     """Does this machine's processor have AVX2, as Linux reports it? Its vector registers hold
     4 doubles, where every x86-64 processor's hold 2. The library is then built with `-mavx2`,
-    and a batch's lanes (`autograd.compile.lanes`) run four at a time. The operations are the
-    same IEEE operations, each rounded once (`-ffp-contract=off`: no fused multiply-add), so
-    the bits are too. The flag is in the library's name, so a cache shared with a processor
-    without AVX2 never gives it this library. False where Linux does not say."""
-    if cpuinfo not in _AVX2:
-        try:
-            with open(cpuinfo, encoding="ascii", errors="replace") as f:
-                flags = next((line for line in f if line.startswith("flags")), "")
-        except OSError:
-            flags = ""
-        _AVX2[cpuinfo] = "avx2" in flags.partition(":")[2].split()
-    return _AVX2[cpuinfo]
+    and the compiler pairs a batch's lanes (`autograd.compile.lanes`) four to a vector. The
+    operations are the same IEEE operations, each rounded once (`-ffp-contract=off`: no fused
+    multiply-add), so the bits are too. The flag is in the library's name, so a cache shared
+    with a processor without AVX2 never gives it this library. False where Linux does not say."""
+    try:
+        with open(cpuinfo, encoding="ascii", errors="replace") as f:
+            flags = next((line for line in f if line.startswith("flags")), "")
+    except OSError:
+        flags = ""
+    return "avx2" in flags.partition(":")[2].split()
 
 
-_AVX2 = {}
 _POSIX = hasattr(os, "geteuid")
 
 
