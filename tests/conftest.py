@@ -102,8 +102,9 @@ def fresh_answers():
 # ------------------------------------------------------------------ long work, started early
 # Some tests wait minutes for work that mostly downloads, installs or runs notebooks: the
 # website's build (`built_site`), the README's set-up in a new environment
-# (tests/test_fresh_machine.py) and nbgrader's pipeline on a class (tests/test_classroom.py's
-# `graded_class`). Each starts as soon as the tests are collected, in a process of its own, and
+# (tests/test_fresh_machine.py), nbgrader's pipeline on a class (tests/test_classroom.py's
+# `graded_class`) and every chapter's Run All, once per catalogued mistake
+# (tests/test_run_all.py). Each starts as soon as the tests are collected, in a process of its own, and
 # the tests go on meanwhile; the tests that need the pipeline run after all others but those that
 # need the website, which run last, so that their work has the whole run to finish in. A test
 # module that defines `before_the_tests()` has it called then (once the tests are collected and
@@ -115,7 +116,10 @@ def fresh_answers():
 # on 2 cores kept both busy for its first 500 s, the tests sharing them with the builds, and
 # then used one core for most of the 1,100 s left. At a lower priority the builds take what the
 # tests leave, in the first part and in the second, so the tests that wait for nothing go on
-# at full speed, and a build still has the run's idle core to finish in.
+# at full speed, and a build still has the run's idle core to finish in. Even so, the tests
+# from the builds' end to the browser's (about 700 s of a 1,720 s run) used one core of two, so
+# the chapters' Run All starts early too, at the lowest priority (19): it takes what the tests
+# and the builds leave, and the tests that read its results run late.
 BACKGROUND_NICENESS = 10  # added to the tests' own (os.nice): 0 is the same priority, 19 the least
 
 
@@ -124,7 +128,7 @@ class _Early:
     gives the command (a list) and Popen's other arguments; `folder` is a scratch folder of the
     command's own, removed at the end of the session."""
 
-    def __init__(self, prepare):
+    def __init__(self, prepare, niceness=BACKGROUND_NICENESS):
         self.folder = Path(tempfile.mkdtemp(prefix="course-early-"))
         self.stdout = open(self.folder / "stdout", "w+", encoding="utf-8", errors="replace")
         self.stderr = open(self.folder / "stderr", "w+", encoding="utf-8", errors="replace")
@@ -143,7 +147,7 @@ class _Early:
             self.error = error
             return
         if hasattr(os, "setpriority"):  # the command and all it starts (see BACKGROUND_NICENESS)
-            niceness = min(19, os.getpriority(os.PRIO_PROCESS, 0) + BACKGROUND_NICENESS)
+            niceness = min(19, os.getpriority(os.PRIO_PROCESS, 0) + niceness)
             with contextlib.suppress(OSError):  # gone already; the priority is only a preference
                 os.setpriority(os.PRIO_PGRP, self.process.pid, niceness)
 
@@ -190,11 +194,11 @@ class _Early:
 _EARLY = {}
 
 
-def start_early(name, prepare):
+def start_early(name, prepare, niceness=BACKGROUND_NICENESS):
     """Start the command that `prepare(folder)` gives (see `_Early`) now, in the background,
-    as `name`."""
+    as `name`, `niceness` below the tests' priority."""
     assert name not in _EARLY, f"{name} was started already"
-    _EARLY[name] = _Early(prepare)
+    _EARLY[name] = _Early(prepare, niceness)
 
 
 def run_early(name, prepare, timeout):
@@ -218,10 +222,11 @@ def _needs_the_website_build(item):
 
 def _runs_late(item):
     """2 for the tests that need the built website, 1 for those that wait for the nbgrader
-    pipeline, 0 for the others."""
+    pipeline or for other work started early (a module's RUNS_LATE), 0 for the others."""
     if _needs_the_website_build(item):
         return 2
-    return int("graded_class" in getattr(item, "fixturenames", ()))
+    waits = getattr(getattr(item, "module", None), "RUNS_LATE", False)
+    return int(waits or "graded_class" in getattr(item, "fixturenames", ()))
 
 
 # ------------------------------------------------------------------ the quick lane

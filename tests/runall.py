@@ -11,11 +11,12 @@ with thirty mistakes costs one run plus thirty tails, not thirty-one runs), as m
 as the machine has cores (or RUNALL_PROCESSES). Forking needs a POSIX system: elsewhere the
 caller asks for one variant at a time, and each runs from the top.
 
-    python tests/runall.py REQUEST.json RESULTS.json
+    python tests/runall.py REQUEST.json RESULTS.json [REQUEST2.json RESULTS2.json ...]
 
 REQUEST: {"notebook": path, "variants": {name: {cell index: source}},
           "may_raise": {name: [cell index]}}  (may_raise optional: replaced cells that raise)
 RESULTS: {name: [{"index", "source", "text", "error"} for each cell that ran]}
+With several pairs, the notebooks run one after another, each in a process of its own (`each`).
 """
 
 import gc
@@ -219,5 +220,24 @@ def main(request_path, results_path):
         json.dump(results, file)
 
 
+def each(pairs):
+    """Run several notebooks, one after another, each in a process of its own: for each
+    (REQUEST, RESULTS), RESULTS.exit gets the exit code, and stderr a line `== NOTEBOOK` before
+    what that run wrote there."""
+    import subprocess
+
+    for request, results in pairs:
+        with open(request, encoding="utf-8") as file:
+            notebook = os.path.basename(json.load(file)["notebook"])
+        print(f"== {notebook}", file=sys.stderr, flush=True)
+        done = subprocess.run([sys.executable, __file__, request, results])
+        with open(f"{results}.exit", "w", encoding="utf-8") as file:
+            file.write(str(done.returncode))
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    args = sys.argv[1:]
+    if len(args) == 2:
+        main(*args)
+    else:
+        each(zip(args[::2], args[1::2]))

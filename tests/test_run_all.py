@@ -11,7 +11,9 @@
 
 The variants of one chapter share one process up to the first cell where they differ
 (tests/runall.py forks there), so the whole catalogue costs little more than one run per
-chapter.
+chapter. The chapters run one after another in the background, started once the tests are
+collected, at the lowest priority (see "long work, started early" in tests/conftest.py); these
+tests run late and read what their chapter's run showed.
 """
 
 import functools
@@ -26,6 +28,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from conftest import run_early, start_early
 from mistakes import catalogue
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,25 +101,76 @@ def may_raise(path):
     return result
 
 
+EARLY = "every chapter's Run All"  # the work started early, by its name in conftest
+EARLY_TIMEOUT = 2400  # seconds from its start to the last chapter's end
+EARLY_NICENESS = 19  # the lowest priority: it takes only what the other tests leave
+RUNS_LATE = True  # conftest runs these tests after the others (but the website's)
+
+
+def _env():
+    return dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0")
+
+
+def _request(path, folder, batch):
+    """Write the request to run `batch` ({variant: cells}) of `path` into `folder`: the paths
+    of the request and of its results."""
+    request = Path(folder) / f"{path.stem}.request.json"
+    results = Path(folder) / f"{path.stem}.results.json"
+    request.write_text(
+        json.dumps({"notebook": str(path), "variants": batch, "may_raise": may_raise(path)})
+    )
+    return request, results
+
+
+def _all_chapters(paths):
+    """For `start_early`: the runner's command that runs every variant of each of `paths`, one
+    chapter after another, its requests and results in the work's own folder."""
+
+    def prepare(folder):
+        pairs = [str(p) for path in paths for p in _request(path, folder, variants(path))]
+        return [sys.executable, str(RUNNER), *pairs], {"env": _env()}
+
+    return prepare
+
+
+def before_the_tests(items):
+    """Called by conftest once the tests are collected: start the Run All of the chapters among
+    `items` (where the runner can fork; elsewhere each variant runs when its test does)."""
+    if hasattr(os, "fork"):
+        paths = sorted({item.callspec.params["path"] for item in items})
+        start_early(EARLY, _all_chapters(paths), niceness=EARLY_NICENESS)
+
+
+def _early_run(path):
+    """{name: [cell record]} for every variant of `path`, from the work started early."""
+    try:
+        done = run_early(EARLY, _all_chapters(NOTEBOOKS), timeout=EARLY_TIMEOUT)
+    except subprocess.TimeoutExpired as timeout:
+        pytest.fail(
+            f"tests/runall.py took more than {EARLY_TIMEOUT} s on the chapters:\n"
+            f"{(timeout.stderr or '')[-3000:]}",
+            pytrace=False,
+        )
+    results = done.folder / f"{path.stem}.results.json"
+    exit_code = Path(f"{results}.exit")
+    assert exit_code.exists(), f"{path.name} was not run:\n{done.stderr[-3000:]}"
+    stderr = done.stderr.partition(f"== {path.name}\n")[2].partition("\n== ")[0]
+    assert exit_code.read_text() == "0", stderr[-3000:]
+    return json.loads(results.read_text())
+
+
 @functools.lru_cache(maxsize=None)
 def run(path, tmp_dir):
     """Run every variant of `path`; {name: [cell record]} (see tests/runall.py)."""
-    request = Path(tmp_dir) / f"{path.stem}.request.json"
-    results = Path(tmp_dir) / f"{path.stem}.results.json"
-    all_variants = variants(path)
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0")
     if hasattr(os, "fork"):
-        batches = [all_variants]
-    else:  # no fork: each variant from the top, in a process of its own
-        batches = [{name: v} for name, v in all_variants.items()]
+        return _early_run(path)
+    # no fork: each variant from the top, in a process of its own
     out = {}
-    for n, batch in enumerate(batches):
-        request.write_text(
-            json.dumps({"notebook": str(path), "variants": batch, "may_raise": may_raise(path)})
-        )
+    for n, (name, variant) in enumerate(variants(path).items()):
+        request, results = _request(path, tmp_dir, {name: variant})
         done = subprocess.run(
             [sys.executable, str(RUNNER), str(request), f"{results}{n}"],
-            env=env,
+            env=_env(),
             capture_output=True,
             text=True,
             timeout=900,
