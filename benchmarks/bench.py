@@ -17,8 +17,11 @@ against `backward()` on the same graph of each engine, with and without `create_
 Method. Before anything is timed, every contender takes two steps from the same initial
 weights, and their losses and updated weights must agree (to 1e-9) with the floor's; if any
 contender disagrees the benchmark stops and says which. Then all contenders run in one
-process, interleaved, one step each per round, the order rotating every round. `gc.collect()`
-runs before each timed step, outside the timing, so no contender pays for another's garbage;
+process, interleaved, one sample each per round, the order rotating every round: a sample is
+one step, or, for a step faster than 0.1 s, as many steps in a row as take about 0.1 s, and
+counts their mean, so that a step of a millisecond is not timed cold, right after another
+contender's step of seconds (`steps_per_sample`). `gc.collect()`
+runs before each timed sample, outside the timing, so no contender pays for another's garbage;
 what exists when timing starts (imported modules, models) is frozen with `gc.freeze()`, so no
 contender pays for walking another library's objects either. Ratios are medians of the
 per-round ratios. Memory is the memory held by one step's graph divided by that graph's
@@ -278,10 +281,32 @@ def bits_differing(record, X, y, sizes=SIZES, steps=CHECK_STEPS):
 # ---------------------------------------------------------------- measurements
 
 
-def time_steps(contenders, X, y, rounds, clock=time.perf_counter, freeze=True, warmup=2):
-    """{key: [seconds of one step, per round]}: interleaved by `autograd.profiling.compare`
-    (the order rotating each round, garbage collected before each run, outside the timing),
-    after `warmup` untimed steps of each.
+SAMPLE = 0.1  # seconds: a step that takes less is timed over that long, many steps in a row
+PROBE = 1.0  # seconds: a step expected to take less is timed once, untimed by the rounds, to tell
+
+
+def steps_per_sample(seconds, sample=SAMPLE):
+    """How many steps in a row one timed sample runs, for a step of about `seconds` (None:
+    not known): 1 for a step of `sample` or longer, else as many as take about `sample`.
+
+    One step of a millisecond, timed alone right after another contender's steps of seconds,
+    is timed cold: those steps have filled the processor's caches with their own memory. The
+    full run timed PyTorch's wide step at 3.4-5.0 ms this way, against 1.0-1.7 ms when it ran
+    warm. Over `sample` seconds, only the first few steps of a sample run cold."""
+    if seconds is None or seconds <= 0 or seconds >= sample:
+        return 1
+    return math.ceil(sample / seconds)
+
+
+def time_steps(
+    contenders, X, y, rounds, clock=time.perf_counter, freeze=True, warmup=2, expected=None
+):
+    """({key: [seconds of one step, per round]}, {key: steps per sample}): interleaved by
+    `autograd.profiling.compare` (the order rotating each round, garbage collected before each
+    run, outside the timing), after `warmup` untimed steps of each. A contender's sample runs
+    `steps_per_sample` steps in a row, of the time its last warm-up step took, and counts
+    their mean. With no warm-up, `expected` ({key: seconds}, a guess) picks the contenders
+    whose step may be short (under PROBE seconds): each takes one warm-up step, to tell.
 
     `freeze=False` leaves every imported module's objects to the collector, as in a notebook
     kernel: then each full collection of an engine that triggers them also walks what other
@@ -289,9 +314,14 @@ def time_steps(contenders, X, y, rounds, clock=time.perf_counter, freeze=True, w
     """
     models = {c.key: c.new_model(seed=1) for c in contenders}
     data = {c.key: c.prepare(X, y) for c in contenders}
+    took = {}
     for c in contenders:  # warm up: the interpreter specialises code on its first runs
-        for _ in range(warmup):
+        guess = (expected or {}).get(c.key, math.inf)
+        for _ in range(warmup or int(guess < PROBE)):
+            start = clock()
             c.step(models[c.key], data[c.key])
+            took[c.key] = clock() - start
+    repeat = {c.key: steps_per_sample(took.get(c.key)) for c in contenders}
     # Objects that exist before timing (imported modules, above all PyTorch's) would otherwise
     # be walked by every full garbage collection and slow each engine in proportion to what
     # *other* libraries imported; freezing them leaves each step paying for its own objects.
@@ -299,10 +329,19 @@ def time_steps(contenders, X, y, rounds, clock=time.perf_counter, freeze=True, w
     if freeze:
         gc.freeze()
     try:
-        steps = {c.key: functools.partial(c.step, models[c.key], data[c.key]) for c in contenders}
-        return compare(steps, rounds, warmup=False, clock=clock).runs
+        steps = {
+            c.key: functools.partial(_steps, c.step, models[c.key], data[c.key], repeat[c.key])
+            for c in contenders
+        }
+        runs = compare(steps, rounds, warmup=False, clock=clock).runs
     finally:
         gc.unfreeze()
+    return {key: [t / repeat[key] for t in times] for key, times in runs.items()}, repeat
+
+
+def _steps(step, model, data, n):
+    for _ in range(n):
+        step(model, data)
 
 
 def resident_bytes():
@@ -383,10 +422,10 @@ def compile_time(contender, clock):
 def measure(contenders, X, y, args):
     """{key: row}: step time, ratios, nodes, bytes per node, deepest chain (None where n/a)."""
     clock = CLOCKS[args.clock]
-    times = time_steps(contenders, X, y, args.rounds, clock, freeze=not args.no_freeze)
+    times, repeat = time_steps(contenders, X, y, args.rounds, clock, freeze=not args.no_freeze)
     rows = {}
     for c in contenders:
-        row = {"name": c.name, "step": statistics.median(times[c.key])}
+        row = {"name": c.name, "step": statistics.median(times[c.key]), "repeat": repeat[c.key]}
         # speed-ups: the baseline's time over this one's; the floor: this one's over the floor's
         row["micrograd"] = ratio(times, "micrograd", c.key)
         row["torch-0d"] = ratio(times, "torch-0d", c.key)
@@ -404,13 +443,23 @@ def measure(contenders, X, y, args):
     return rows
 
 
-def measure_wide(contenders, X, y, args, demo_rows):
+def measure_wide(contenders, X, y, args, demo_rows, work_ratio):
     """{"wide/<key>": row}: the step time of each contender on the wide step, its ratios to
     PyTorch batched and to the floor, and its time / its own time on the demo step."""
     clock = CLOCKS[args.clock]
-    # no warm-up: the agreement check has just run two steps of each at this size
-    times = time_steps(
-        contenders, X, y, args.wide_rounds, clock, freeze=not args.no_freeze, warmup=0
+    # no warm-up: the agreement check has just run a step of each at this size; but a step
+    # that may be short (its demo step's time, grown as the arithmetic grows, is a guess that
+    # overshoots where the work per operation grows) is timed once, to size its samples
+    expected = {key: row["step"] * work_ratio for key, row in demo_rows.items() if row.get("step")}
+    times, repeat = time_steps(
+        contenders,
+        X,
+        y,
+        args.wide_rounds,
+        clock,
+        freeze=not args.no_freeze,
+        warmup=0,
+        expected=expected,
     )
     rows = {}
     for c in contenders:
@@ -418,6 +467,7 @@ def measure_wide(contenders, X, y, args, demo_rows):
         rows[f"wide/{c.key}"] = {
             "name": c.name,
             "step": statistics.median(times[c.key]),
+            "repeat": repeat[c.key],
             "times": times[c.key],
             "torch-batched": ratio(times, "torch-batched", c.key),
             "floor": ratio(times, c.key, "floor"),
@@ -568,6 +618,7 @@ def table(rows, reference="autograd"):
         "compile s: seconds to trace the step, generate its code and build it, once, before",
         "any step is timed (not in step ms), by the run's clock (cpu: this process's CPU time",
         "and the C compiler's); - for the engines that do not compile.",
+        *sample_lines(rows),
     ]
     lines += pay_off_lines(rows, reference)
     return "\n".join(lines)
@@ -608,8 +659,20 @@ def wide_table(rows, work_ratio):
         "(the multiply-adds of the forward pass): an engine that grows by less has a fixed cost "
         "per operation",
         "that the wider step spreads over more arithmetic.",
+        *sample_lines(rows),
     ]
     return "\n".join(lines)
+
+
+def sample_lines(rows):
+    """The line that says which contenders were timed over several steps a sample, if any."""
+    many = [f"{r['name']} {r['repeat']:,}" for r in rows.values() if r.get("repeat", 1) > 1]
+    if not many:
+        return []
+    return [
+        f"steps in a row per timed sample (steps under {SAMPLE} s; their mean is the step time): "
+        + ", ".join(many)
+    ]
 
 
 def timing_lines(rows, pairs):
@@ -759,6 +822,7 @@ def _as_saved(rows, prefix=""):
             "middle_half_ms": [quartiles[0] * 1e3, quartiles[2] * 1e3],
             "times_ms": [t * 1e3 for t in times],
             "compile_s": r.get("compile"),
+            "steps_per_sample": r.get("repeat", 1),
         }
     return out
 
@@ -1121,7 +1185,7 @@ def run_wide(args, makers, run):
             f"(largest relative difference {largest:.1e})\n",
             flush=True,
         )
-        wide = measure_wide(contenders, X, y, args, rows)
+        wide = measure_wide(contenders, X, y, args, rows, grown)
         for key, bits in bits_differing(record, X, y, sizes, steps=1).items():
             wide[f"wide/{key}"]["bits"] = bits
         print(wide_table(wide, grown))

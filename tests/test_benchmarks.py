@@ -401,7 +401,8 @@ def test_quick_run_of_every_part_prints_the_wide_step_the_digits_epoch_and_grad(
     for step in results["steps"]:
         assert [r["name"] for r in step["contenders"].values()] == names
         for r in step["contenders"].values():
-            assert len(r["times_ms"]) == 2 and r["median_ms"] == sum(r["times_ms"]) / 2
+            assert len(r["times_ms"]) == 2
+            assert r["median_ms"] == pytest.approx(sum(r["times_ms"]) / 2, rel=1e-12)
     lines = time_against_width(results)
     assert list(lines) == names and all([w for w, _, _ in v] == [16, 24] for v in lines.values())
     assert set(results["digits"]) == {"tensor", "torch"}
@@ -518,6 +519,56 @@ def test_bits_differing_counts_each_number_off_by_even_one_bit():
     rows = {"compiled-c": {**fake_row("c", 0.001), "bits": (1, 339)}}
     line = bench.target_lines(rows, {"c": [bench.Target("bits", "compiled-c", "bits", "<=", 0)]})
     assert "1 of 339 numbers differ" in line and line.endswith("NOT MET"), line
+
+
+class _Ticking:
+    """A contender whose every step moves the shared fake clock on by `seconds`."""
+
+    def __init__(self, key, seconds, clock):
+        self.key, self.seconds, self.clock, self.steps = key, seconds, clock, 0
+
+    def new_model(self, seed):
+        return []
+
+    def prepare(self, X, y):
+        return None
+
+    def step(self, model, data):
+        self.steps += 1
+        self.clock[0] += self.seconds
+
+
+def test_a_step_faster_than_a_sample_is_timed_many_steps_in_a_row_and_counts_their_mean():
+    # a millisecond's step timed alone, after another contender's step of seconds, is timed
+    # cold; over a sample of bench.SAMPLE seconds, warm (times that are sums of powers of two,
+    # so the fake clock adds them exactly)
+    clock = [0.0]
+    fast, slow = _Ticking("fast", 2**-10, clock), _Ticking("slow", 0.5, clock)
+    times, repeat = bench.time_steps(
+        [fast, slow], X, Y, 3, clock=lambda: clock[0], freeze=False, warmup=2
+    )
+    many = math.ceil(bench.SAMPLE / 2**-10)
+    assert many > 1 and repeat == {"fast": many, "slow": 1}
+    assert times == {"fast": [2**-10] * 3, "slow": [0.5] * 3}  # the mean of a sample's steps
+    assert (fast.steps, slow.steps) == (2 + 3 * many, 2 + 3)
+    # without a warm-up (the wide step's), a step expected to take under bench.PROBE seconds
+    # is timed once first, which sizes its samples; the others are not
+    clock[0] = 0.0
+    fast.steps = slow.steps = 0
+    times, repeat = bench.time_steps(
+        [fast, slow],
+        X,
+        Y,
+        2,
+        clock=lambda: clock[0],
+        freeze=False,
+        warmup=0,
+        expected={"fast": bench.PROBE / 2, "slow": bench.PROBE * 2},
+    )
+    assert repeat == {"fast": many, "slow": 1}
+    assert (fast.steps, slow.steps) == (1 + 2 * many, 2)
+    assert times == {"fast": [2**-10] * 2, "slow": [0.5] * 2}
+    assert [bench.steps_per_sample(s) for s in (None, 0.0, bench.SAMPLE, 1.0)] == [1, 1, 1, 1]
 
 
 def test_grad_and_backward_are_timed_on_each_engines_graph():
