@@ -67,14 +67,43 @@ print(os.getpriority(os.PRIO_PROCESS, 0))
 
 
 @pytest.mark.skipif(not hasattr(os, "setpriority"), reason="no process priorities on this system")
-def test_work_started_early_and_what_it_starts_run_at_a_lower_priority_than_the_tests():
+@pytest.mark.parametrize("niceness", [None, 19])  # the default, and chapters' Run All's
+def test_work_started_early_and_what_it_starts_run_at_a_lower_priority_than_the_tests(niceness):
     mine = os.getpriority(os.PRIO_PROCESS, 0)
     child = [sys.executable, "-c", _CHILD_NICENESS, str(mine)]
     script = f"import subprocess; subprocess.run({child!r})"
-    early = _Early(lambda folder: ([sys.executable, "-c", script], {}))
+    command = lambda folder: ([sys.executable, "-c", script], {})  # noqa: E731
+    early = _Early(command) if niceness is None else _Early(command, niceness)
     try:
         done = early.wait(timeout=60)
     finally:
         early.close()
     assert done.returncode == 0, done.stderr
-    assert int(done.stdout) == min(19, mine + BACKGROUND_NICENESS), done.stdout
+    lower = BACKGROUND_NICENESS if niceness is None else niceness
+    assert int(done.stdout) == min(19, mine + lower), done.stdout
+
+
+def test_the_tests_that_read_the_chapters_run_all_run_after_the_others():
+    # test_run_all's tests wait for work started early (RUNS_LATE): they are collected after
+    # those of test_sizes.py, which sorts after them by name
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_run_all.py",
+            "tests/test_sizes.py",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    files = [line.split("::")[0] for line in done.stdout.splitlines() if "::" in line]
+    assert files, done.stdout + done.stderr
+    order = list(dict.fromkeys(files))
+    assert order == ["tests/test_sizes.py", "tests/test_run_all.py"], order
