@@ -27,28 +27,24 @@ def test_every_test_named_slow_exists(named):
     assert any(isinstance(node, ast.FunctionDef) and node.name == test for node in tree.body), named
 
 
-def test_the_quick_lane_leaves_out_the_notebooks_and_the_slow_tests_only():
-    chosen = ["notebooks/00_start_here.ipynb", "tests/test_nn.py", "tests/test_lint.py"]
+def collect_only(*arguments):
+    """The tests `pytest --collect-only` lists for `arguments`, in the order they would run."""
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--collect-only",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-m",
-            "not slow",
-            *chosen,
-        ],
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
+        + list(arguments),
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
     )
-    collected = [line for line in done.stdout.splitlines() if "::" in line]
-    assert collected, done.stdout + done.stderr
+    found = [line for line in done.stdout.splitlines() if "::" in line]
+    assert found, done.stdout + done.stderr
+    return found
+
+
+def test_the_quick_lane_leaves_out_the_notebooks_and_the_slow_tests_only():
+    chosen = ["notebooks/00_start_here.ipynb", "tests/test_nn.py", "tests/test_lint.py"]
+    collected = collect_only("-m", "not slow", *chosen)
     assert not [line for line in collected if ".ipynb" in line]
     assert not [line for line in collected if "test_mlp_learns_moons_to_95_percent" in line]
     assert any(line.startswith("tests/test_nn.py::") for line in collected)
@@ -86,24 +82,7 @@ def test_work_started_early_and_what_it_starts_run_at_a_lower_priority_than_the_
 def test_the_tests_that_read_the_chapters_run_all_run_after_the_others():
     # test_run_all's tests wait for work started early (RUNS_LATE): they are collected after
     # those of test_sizes.py, which sorts after them by name
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--collect-only",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "tests/test_run_all.py",
-            "tests/test_sizes.py",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    files = [line.split("::")[0] for line in done.stdout.splitlines() if "::" in line]
-    assert files, done.stdout + done.stderr
+    found = collect_only("tests/test_run_all.py", "tests/test_sizes.py")
+    files = [line.split("::")[0] for line in found]
     order = list(dict.fromkeys(files))
     assert order == ["tests/test_sizes.py", "tests/test_run_all.py"], order
