@@ -185,7 +185,10 @@ class CompiledBatch:
 
     def __call__(self, params, points, targets=()):
         """`(loss, [d loss / d param for each parameter], [each point's output])`, floats."""
-        p = self._numbers_of(params)
+        return self._call(self._numbers_of(params), points, targets)
+
+    def _call(self, p, points, targets):
+        """A call, on the parameters' numbers `p`, already checked."""
         flat, targets, x = self._inputs(points, targets)
         if self.check:
             return self._checked(p, flat, targets, x)
@@ -237,7 +240,7 @@ class CompiledBatch:
                     params[:] = ours.tolist() if isinstance(params, list) else ours
                 return result
         numbers_now = self._numbers_of(params)
-        loss, grads, outputs = self(numbers_now, points, targets)
+        loss, grads, outputs = self._call(numbers_now, points, targets)
         updated = [p - lr * g for p, g in zip(numbers_now, grads)]
         params[:] = updated if isinstance(params, list) else array.array("d", updated)
         return loss, outputs
