@@ -28,9 +28,12 @@ per-round ratios. Memory is the memory held by one step's graph divided by that 
 number of nodes (tracemalloc for the Python engines; the process's resident size for PyTorch,
 whose tensors live outside Python's allocator). The deepest chain each engine can
 differentiate is found in fresh subprocesses at the default recursion limit. The compiled
-steps are compiled once, before the agreement check, and the seconds that took (trace,
-generate, build) are a column of their own: they are not in the step times. The compiled
-steps must also give the reference engine's losses and weights bit for bit (a target).
+steps are compiled once before the agreement check; after the step times, each is compiled
+again --compile-rounds times, interleaved as the steps are, and the median of those seconds
+(trace, generate, build) is a column of its own: they are not in the step times. On the wide
+step, each round compiles the demo step too, beside the wide one, so that the growth of the
+compile time is the median of the per-round ratios, as for step times. The compiled steps
+must also give the reference engine's losses and weights bit for bit (a target).
 
 The wide step repeats the check (one step: the demo step's two caught an engine that does not
 zero its gradients) and the interleaved rounds (fewer: --wide-rounds), without memory or
@@ -77,7 +80,14 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import digits  # noqa: E402
-from contenders import CONTENDERS, SIZES, build_loss, loss_and_scores, multiply_adds  # noqa: E402
+from contenders import (  # noqa: E402
+    CONTENDERS,
+    SIZES,
+    build_loss,
+    cpu_seconds,
+    loss_and_scores,
+    multiply_adds,
+)
 
 from autograd.data import load_digits, make_moons  # noqa: E402
 from autograd.graph import count  # noqa: E402
@@ -107,8 +117,10 @@ class Target(NamedTuple):
       "speed"    `base`'s step time / `key`'s (higher is faster), the median per-round ratio;
       "time"     `key`'s step time / `base`'s (lower is closer to `base`), the same way;
       "bytes"    bytes per node of `key`'s graph, or (with a `base`) its ratio to `base`'s;
-      "compile"  seconds `key` took to compile (trace, generate and build), once; with a
-                 `base`, those seconds / the seconds `base` took;
+      "compile"  seconds `key` took to compile (trace, generate and build), the median of
+                 --compile-rounds compiles; with a `base`, those seconds / the seconds
+                 `base` took, the median per-round ratio where the two were compiled in
+                 the same rounds (a wide step and its demo step);
       "bits"     how many of `key`'s losses and weights after the check steps differ, in any
                  bit, from the reference engine's (`bound` 0: bit for bit).
     Keys are the contenders' on the demo step; "wide/<key>" on the wide step; on the graph
@@ -414,15 +426,50 @@ def ratio(times, top, bottom):
 
 
 def compile_time(contender, clock):
-    """The seconds `contender` took to compile, by `clock` (cpu: this process's CPU time and
-    the C compiler's); None for a contender that does not compile."""
+    """The seconds `contender` took to compile the first time, by `clock` (cpu: this process's
+    CPU time and the C compiler's); None for a contender that does not compile."""
     return getattr(contender, "compile_cpu_seconds" if clock == "cpu" else "compile_seconds", None)
+
+
+def compile_clock(clock):
+    """What compiles are timed by, for the run's `clock`: on "cpu", this process's CPU time
+    and the C compiler's (`contenders.cpu_seconds`)."""
+    return cpu_seconds if clock == "cpu" else CLOCKS[clock]
+
+
+def time_compiles(work, rounds, clock):
+    """{label: [seconds of each compile]}: `rounds` rounds, each running every compile of
+    `work` ({label: a function that compiles}) once, interleaved and rotating as the steps
+    are (`compare`), timed by `clock`. One compile timed alone is noisy, and the first in a
+    process runs on code that Python has not specialised yet."""
+    if not work:
+        return {}
+    return compare(work, rounds, warmup=False, clock=clock).runs
+
+
+def compile_columns(contender, clock, runs, label):
+    """A row's compile entries: the median of `runs[label]`, the compiles after the first,
+    those seconds, and the first's (all None for a contender that does not compile)."""
+    first = compile_time(contender, clock)
+    if first is None:
+        return {"compile": None, "compile_times": None, "compile_first": None}
+    times = runs[label]
+    return {"compile": statistics.median(times), "compile_times": times, "compile_first": first}
 
 
 def measure(contenders, X, y, args):
     """{key: row}: step time, ratios, nodes, bytes per node, deepest chain (None where n/a)."""
     clock = CLOCKS[args.clock]
     times, repeat = time_steps(contenders, X, y, args.rounds, clock, freeze=not args.no_freeze)
+    compiles = time_compiles(
+        {
+            c.key: functools.partial(c._compile, X, y)
+            for c in contenders
+            if compile_time(c, args.clock) is not None
+        },
+        args.compile_rounds,
+        compile_clock(args.clock),
+    )
     rows = {}
     for c in contenders:
         row = {"name": c.name, "step": statistics.median(times[c.key]), "repeat": repeat[c.key]}
@@ -432,7 +479,7 @@ def measure(contenders, X, y, args):
         row["torch-batched"] = ratio(times, "torch-batched", c.key)
         row["floor"] = ratio(times, c.key, "floor")
         row["times"] = times[c.key]
-        row["compile"] = compile_time(c, args.clock)
+        row.update(compile_columns(c, args.clock, compiles, c.key))
         row["nodes"] = row["bytes"] = row["chain"] = None
         if c.has_nodes:
             row["nodes"], row["bytes"] = graph_memory(c, X, y)
@@ -443,9 +490,12 @@ def measure(contenders, X, y, args):
     return rows
 
 
-def measure_wide(contenders, X, y, args, demo_rows, work_ratio):
+def measure_wide(contenders, X, y, args, demo_rows, work_ratio, demo_compiles=None):
     """{"wide/<key>": row}: the step time of each contender on the wide step, its ratios to
-    PyTorch batched and to the floor, and its time / its own time on the demo step."""
+    PyTorch batched and to the floor, and its time / its own time on the demo step.
+    `demo_compiles` ({key: a function that compiles the demo step}) are timed in the same
+    rounds as the wide step's compiles, each beside its own: their seconds are the row's
+    `compile_base_times`."""
     clock = CLOCKS[args.clock]
     # no warm-up: the agreement check has just run a step of each at this size; but a step
     # that may be short is timed once, to size its samples. The guess, the demo step's time
@@ -462,6 +512,13 @@ def measure_wide(contenders, X, y, args, demo_rows, work_ratio):
         warmup=0,
         expected=expected,
     )
+    work = {}
+    for c in contenders:
+        if compile_time(c, args.clock) is not None:
+            work[c.key] = functools.partial(c._compile, X, y)
+            if c.key in (demo_compiles or {}):
+                work[f"demo/{c.key}"] = demo_compiles[c.key]
+    compiles = time_compiles(work, args.compile_rounds, compile_clock(args.clock))
     rows = {}
     for c in contenders:
         demo = demo_rows.get(c.key)
@@ -473,7 +530,8 @@ def measure_wide(contenders, X, y, args, demo_rows, work_ratio):
             "torch-batched": ratio(times, "torch-batched", c.key),
             "floor": ratio(times, c.key, "floor"),
             "demo": None if demo is None else statistics.median(times[c.key]) / demo["step"],
-            "compile": compile_time(c, args.clock),
+            **compile_columns(c, args.clock, compiles, c.key),
+            "compile_base_times": compiles.get(f"demo/{c.key}"),
         }
     return rows
 
@@ -616,9 +674,10 @@ def table(rows, reference="autograd"):
         "nodes: in each engine's own graph of one step (the fast engine and PyTorch make no node",
         "for a plain-number operand such as the 1 in 1 - y*score); bytes/node: what that graph",
         "holds, by tracemalloc, / its nodes; * by the growth of the resident size (PyTorch).",
-        "compile s: seconds to trace the step, generate its code and build it, once, before",
-        "any step is timed (not in step ms), by the run's clock (cpu: this process's CPU time",
-        "and the C compiler's); - for the engines that do not compile.",
+        "compile s: seconds to trace the step, generate its code and build it (not in step",
+        "ms), the median of the compiles after the first (--compile-rounds, interleaved), by",
+        "the run's clock (cpu: this process's CPU time and the C compiler's); - for the",
+        "engines that do not compile.",
         *sample_lines(rows),
     ]
     lines += pay_off_lines(rows, reference)
@@ -660,6 +719,7 @@ def wide_table(rows, work_ratio):
         "(the multiply-adds of the forward pass): an engine that grows by less has a fixed cost "
         "per operation",
         "that the wider step spreads over more arithmetic.",
+        "compile s: as on the demo step; each round compiled the demo step too, beside it.",
         *sample_lines(rows),
     ]
     return "\n".join(lines)
@@ -781,6 +841,10 @@ def _target_value(rows, t):
             return None, f"{compiled[0]} does not compile"
         if t.base is None:
             return r["compile"], ""
+        paired = r.get("compile_base_times")
+        if paired and t.key == f"wide/{t.base}":  # compiled in the same rounds as its base
+            med, q1, q3 = ratio({"top": r["compile_times"], "base": paired}, "top", "base")
+            return med, f"  (middle half of rounds {q1:.2f}-{q3:.2f}x)"
         return r["compile"] / rows[t.base]["compile"], ""
     if t.kind == "bytes":
         if t.base is None:
@@ -823,6 +887,8 @@ def _as_saved(rows, prefix=""):
             "middle_half_ms": [quartiles[0] * 1e3, quartiles[2] * 1e3],
             "times_ms": [t * 1e3 for t in times],
             "compile_s": r.get("compile"),
+            "compile_times_s": r.get("compile_times"),
+            "first_compile_s": r.get("compile_first"),
             "steps_per_sample": r.get("repeat", 1),
         }
     return out
@@ -965,6 +1031,13 @@ def argument_parser(registry=CONTENDERS):
         "time, scaled by the growth of the arithmetic, is at most this "
         "(default 60; inf compiles whatever it takes)",
     )
+    parser.add_argument(
+        "--compile-rounds",
+        type=int,
+        default=5,
+        help="interleaved compiles of each compiled step after its first, whose median is "
+        "its compile time (default 5; 2 with --quick)",
+    )
     parser.add_argument("--chain-limit", type=int, default=1_000_000, help="deepest chain tried")
     parser.add_argument("--no-chain", action="store_true", help="skip the deepest-chain search")
     parser.add_argument(
@@ -1016,6 +1089,7 @@ def parse_arguments(argv, registry=CONTENDERS):
     args = parser.parse_args(argv)
     if args.quick:
         args.rounds, args.wide_rounds, args.grad_rounds, args.chain_limit = 2, 2, 2, 1000
+        args.compile_rounds = 2
     if args.points is None:
         args.points = 10 if args.quick else 100
     if args.wide is None:
@@ -1023,13 +1097,13 @@ def parse_arguments(argv, registry=CONTENDERS):
     if args.grad_points is None:
         args.grad_points = 4 if args.quick else 76
     if (
-        min(args.rounds, args.wide_rounds, args.grad_rounds) < 1
+        min(args.rounds, args.wide_rounds, args.grad_rounds, args.compile_rounds) < 1
         or min(args.points, args.grad_points) < 2
     ):
         parser.error(
             f"need at least 1 round and 2 points, got {args.rounds}, "
-            f"{args.wide_rounds} and {args.grad_rounds} rounds, {args.points} and "
-            f"{args.grad_points} points"
+            f"{args.wide_rounds}, {args.grad_rounds} and {args.compile_rounds} (compile) "
+            f"rounds, {args.points} and {args.grad_points} points"
         )
     parts = args.parts.split(",")
     for part in parts:
@@ -1149,6 +1223,21 @@ def within_compile_budget(makers, args, compiled_on_demo, grown):
     return wide_makers, budget_notes
 
 
+def demo_compiles(contenders, makers, args):
+    """{key: a function that compiles the demo step}, for each compiled contender among
+    `contenders` (made anew by its maker, at the demo step's sizes and on its points): what
+    the wide step's rounds compile beside the wide step, to time the growth."""
+    X, y = make_moons(args.points, noise=0.1, seed=0)
+    make = dict(makers)
+    found = {}
+    for c in contenders:
+        if compile_time(c, args.clock) is not None:
+            demo = make[c.maker_key]()
+            demo.sizes = SIZES
+            found[c.key] = functools.partial(demo._compile, X, y)
+    return found
+
+
 def run_wide(args, makers, run):
     """The wide part: the same step on a wider network and more points, every contender that
     fits the compile budget, without memory or chains."""
@@ -1186,7 +1275,9 @@ def run_wide(args, makers, run):
             f"(largest relative difference {largest:.1e})\n",
             flush=True,
         )
-        wide = measure_wide(contenders, X, y, args, rows, grown)
+        wide = measure_wide(
+            contenders, X, y, args, rows, grown, demo_compiles(contenders, wide_makers, args)
+        )
         for key, bits in bits_differing(record, X, y, sizes, steps=1).items():
             wide[f"wide/{key}"]["bits"] = bits
         print(wide_table(wide, grown))

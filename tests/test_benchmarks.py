@@ -771,6 +771,48 @@ def test_a_compile_target_with_a_base_judges_the_ratio_of_the_two_compile_times(
     assert "3.00x  <= 4x" in line and line.endswith("met"), line
 
 
+def test_the_compile_column_is_the_median_of_the_interleaved_compiles_after_the_first():
+    # on a fake clock: each compile takes the seconds of its list, in turn
+    clock, order = [0.0], []
+
+    def compiling(label, seconds):
+        def compile_once():
+            order.append(label)
+            clock[0] += seconds.pop(0)
+
+        return compile_once
+
+    work = {"py": compiling("py", [1.0, 5.0, 2.0]), "c": compiling("c", [4.0, 3.0, 8.0])}
+    runs = bench.time_compiles(work, 3, lambda: clock[0])
+    assert runs == {"py": [1.0, 5.0, 2.0], "c": [4.0, 3.0, 8.0]}
+    assert order == ["py", "c", "c", "py", "py", "c"]  # the order rotates each round
+    first = SimpleNamespace(compile_cpu_seconds=9.0, compile_seconds=7.0)
+    columns = bench.compile_columns(first, "cpu", runs, "py")
+    assert columns == {"compile": 2.0, "compile_times": [1.0, 5.0, 2.0], "compile_first": 9.0}
+    assert bench.compile_columns(contenders.Floor(), "cpu", runs, "floor")["compile"] is None
+    assert bench.time_compiles({}, 3, lambda: clock[0]) == {}
+
+
+def test_the_compile_growth_is_the_median_of_the_ratios_of_compiles_in_the_same_round():
+    rows = {
+        "quick": fake_row("quick", 0.012, compiled=1.0),
+        "wide/quick": fake_row("quick", 0.4, compiled=4.0),
+        "floor": fake_row("floor", 0.010),
+    }
+    # the wide step's compiles, and the demo step's in the same rounds: ratios 2, 4 and 3
+    rows["wide/quick"].update(compile_times=[2.0, 4.0, 6.0], compile_base_times=[1.0, 1.0, 2.0])
+    targets = {
+        "growth": [bench.Target("quick grows", "wide/quick", "compile", "<=", 4, base="quick")]
+    }
+    line = target_line(bench.target_lines(rows, targets), "growth", "quick grows")
+    assert "3.00x  <= 4x" in line and "met  (middle half of rounds 2.50-3.50x)" in line, line
+    # not paired with its base (another contender's demo step): the ratio of the medians
+    rows["other"] = fake_row("other", 0.012, compiled=2.0)
+    targets["growth"][0] = bench.Target("vs other", "wide/quick", "compile", "<=", 4, base="other")
+    line = target_line(bench.target_lines(rows, targets), "growth", "vs other")
+    assert "2.00x  <= 4x" in line and "middle half" not in line, line
+
+
 def test_a_target_of_an_unknown_kind_is_refused():
     rows = {"floor": fake_row("floor", 0.01)}
     with pytest.raises(ValueError, match="unknown kind 'seconds'"):
