@@ -4,9 +4,9 @@ A `Tensor` holds `data`, a float64 `numpy.ndarray`, and `grad`, an array of the 
 Every operation builds a new tensor in the same four beats as `autograd.engine.Value`: compute
 `out`; define `_backward`, the closure that passes `out.grad` back to the inputs, each scaled by
 its local derivative and *added* (`+=`); attach it; return `out`. `backward()` walks the graph
-with `autograd.graph.topological_order` (an explicit stack, so deep graphs work), seeds the
-one-element output with 1, resets the intermediate gradients and accumulates into the leaves,
-exactly as the scalar engine does.
+with `autograd.graph.operations_order` (an explicit stack, so deep graphs work; it leaves out
+the leaves, whose `_backward` passes nothing back), seeds the one-element output with 1, resets
+the intermediate gradients and accumulates into the leaves, exactly as the scalar engine does.
 
     >>> x = Tensor([[1.0, 2.0], [3.0, 4.0]], label="x")
     >>> w = Tensor([0.5, -1.0], label="w")
@@ -71,7 +71,7 @@ from ._arrays import (
     _where,
     as_array,
 )
-from .graph import topological_order
+from .graph import operations_order, topological_order
 
 __all__ = ["Tensor", "unbroadcast", "cross_entropy"]
 
@@ -519,13 +519,13 @@ class Tensor:
     def backward(self):
         """Fill in `grad` of every tensor this one depends on: d(self)/d(tensor).
 
-        As `Value.backward()`: order the graph (inputs before the tensors made from them),
-        reset the intermediate tensors' gradients, seed this one with 1, and run each node's
-        `_backward` in reverse order. Leaves accumulate: set their `grad` to zeros between
-        training steps.
+        As `Value.backward()`: order the graph (inputs before the tensors made from them;
+        `_backward_order`), reset the intermediate tensors' gradients, seed this one with 1, and
+        run each node's `_backward` in reverse order. Leaves accumulate: set their `grad` to
+        zeros between training steps.
         """
         self._one_element("backward()")
-        topo = topological_order(self)
+        topo = _backward_order(self)
         for node in topo:
             if node._prev:  # an intermediate node: its grad is scratch space for this pass
                 node.grad = np.zeros(node.data.shape)
@@ -562,6 +562,28 @@ class Tensor:
 
     def __rmatmul__(self, other):  # array @ a
         return self._operand(other, "@") @ self
+
+
+def _backward_order(root):
+    """The tensors whose `_backward` `root.backward()` runs, inputs before the tensors made
+    from them: `graph.operations_order`, the quicker walk, which leaves the leaves out (a
+    leaf's `_backward` passes nothing back) and raises ValueError on a cycle.
+
+    That walk trusts the graph to be tensors as the operations build them. Where it is not (an
+    edited `_prev` that is not a tuple of tensors, a leaf given a `_backward`, a value of
+    another class), this is `graph.topological_order`, leaves too, which says what is wrong in
+    the words it always has, or orders the graph as it always has.
+    """
+    try:
+        operations, met = operations_order(root)
+    except Exception:  # the full walk raises its own error here (or finds a good order)
+        return topological_order(root)
+    for value in met:
+        if type(value) is not Tensor or type(value._prev) is not tuple:
+            return topological_order(root)
+        if not value._prev and value._backward is not _leaf_backward:
+            return topological_order(root)
+    return operations
 
 
 def cross_entropy(logits, labels):

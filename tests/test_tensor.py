@@ -217,6 +217,29 @@ def test_backward_works_on_a_graph_deeper_than_the_recursion_limit():
     assert np.array_equal(x.grad, [1.0, 1.0])
 
 
+@pytest.mark.parametrize(
+    "new_prev, exception, words",
+    [
+        (lambda a, loss: (a, loss), ValueError, "the graph has a cycle: "),
+        (lambda a, loss: None, TypeError, "must be a tuple, list or set of values"),
+        (lambda a, loss: {a: 3.0}, TypeError, "must be a tuple, list or set of values"),
+        (lambda a, loss: (a, 3.0), TypeError, "must be a Value-like object"),
+    ],
+    ids=["a cycle", "None", "a dict", "a number"],
+)
+def test_backward_on_an_edited_graph_says_what_is_wrong_and_changes_no_gradient(
+    new_prev, exception, words
+):
+    a = Tensor([1.0, 2.0])
+    b = a * 3.0
+    c = b + a
+    loss = c.sum()
+    b._prev = new_prev(a, loss)  # b = a * 3 edited to list something else as its inputs
+    with pytest.raises(exception, match=words):
+        loss.backward()
+    assert all(np.array_equal(t.grad, np.zeros(t.shape)) for t in (a, b, c, loss))
+
+
 def test_data_is_a_float64_copy_and_grad_starts_at_zeros():
     source = np.array([[1, 2], [3, 4]], dtype=np.int32)
     t = Tensor(source, label="t")
