@@ -337,7 +337,12 @@ class Tensor:
 
     def _reduce(self, axis, keepdims, op):
         axes = self._axes(axis, op)
-        count = math.prod([self.shape[k] for k in axes])
+        # the number of elements summed, and the shape of the sum with keepdims
+        if axis is None:  # every axis, the usual case: what the loops below would give
+            count, kept = self.data.size, (1,) * self.ndim
+        else:
+            count = math.prod([self.shape[k] for k in axes])
+            kept = tuple(1 if k in axes else n for k, n in enumerate(self.shape))
         if op == "mean" and count == 0:
             over = "" if axis is None else f" over axis {axis!r}"
             raise ValueError(
@@ -347,7 +352,6 @@ class Tensor:
         out = Tensor(
             _sum(self.data, axes, keepdims, count if op == "mean" else None, axis, op), (self,), op
         )
-        kept = tuple(1 if k in axes else n for k, n in enumerate(self.shape))  # keepdims' shape
         out_ref = weakref.ref(out)  # weakly: "Memory", in the module docstring
 
         def _backward():
