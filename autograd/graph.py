@@ -31,6 +31,7 @@ __all__ = [
     "refuse_a_cycle",
     "operations_order",
     "operations_order_in_slots",
+    "backward_operations",
     "reaches_all",
     "collector_paused",
 ]
@@ -176,6 +177,28 @@ def operations_order(root, placed=None):
             if node._prev:
                 order.append(node)
     return order, placed
+
+
+def backward_operations(root, value_class, leaf_backward):
+    """The values whose `_backward` a backward pass from `root` runs, inputs first.
+
+    For a graph of `value_class` values as its operations build them (`_prev` a tuple, and
+    `leaf_backward`, which passes nothing back, the `_backward` of every leaf), that is
+    `operations_order(root)[0]`: the quicker walk, the leaves left out. For any other graph (a
+    `_prev` edited, a leaf given a `_backward`, a value of another class) it is
+    `topological_order(root)`, leaves too, which raises what it always has (on a cycle, on a
+    `_prev` that is not a tuple, list or set of values) or orders the graph as it always has.
+    """
+    try:
+        operations, met = operations_order(root)
+    except Exception:  # the full walk raises its own error here (or finds a good order)
+        return topological_order(root)
+    for value in met:
+        if type(value) is not value_class or type(value._prev) is not tuple:
+            return topological_order(root)
+        if not value._prev and value._backward is not leaf_backward:
+            return topological_order(root)
+    return operations
 
 
 def operations_order_in_slots(root):

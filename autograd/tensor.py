@@ -4,8 +4,8 @@ A `Tensor` holds `data`, a float64 `numpy.ndarray`, and `grad`, an array of the 
 Every operation builds a new tensor in the same four beats as `autograd.engine.Value`: compute
 `out`; define `_backward`, the closure that passes `out.grad` back to the inputs, each scaled by
 its local derivative and *added* (`+=`); attach it; return `out`. `backward()` walks the graph
-with `autograd.graph.operations_order` (an explicit stack, so deep graphs work; it leaves out
-the leaves, whose `_backward` passes nothing back), seeds the one-element output with 1, resets
+with `autograd.graph.backward_operations` (an explicit stack, so deep graphs work; leaves,
+whose `_backward` passes nothing back, left out), seeds the one-element output with 1, resets
 the intermediate gradients and accumulates into the leaves, exactly as the scalar engine does.
 
     >>> x = Tensor([[1.0, 2.0], [3.0, 4.0]], label="x")
@@ -71,7 +71,7 @@ from ._arrays import (
     _where,
     as_array,
 )
-from .graph import operations_order, topological_order
+from .graph import backward_operations
 
 __all__ = ["Tensor", "unbroadcast", "cross_entropy"]
 
@@ -337,8 +337,7 @@ class Tensor:
 
     def _reduce(self, axis, keepdims, op):
         axes = self._axes(axis, op)
-        # the number of elements summed, and the shape of the sum with keepdims
-        if axis is None:  # every axis, the usual case: what the loops below would give
+        if axis is None:  # every axis, the usual case: the count and keepdims' shape at once
             count, kept = self.data.size, (1,) * self.ndim
         else:
             count = math.prod([self.shape[k] for k in axes])
@@ -523,13 +522,13 @@ class Tensor:
     def backward(self):
         """Fill in `grad` of every tensor this one depends on: d(self)/d(tensor).
 
-        As `Value.backward()`: order the graph (inputs before the tensors made from them;
-        `_backward_order`), reset the intermediate tensors' gradients, seed this one with 1, and
-        run each node's `_backward` in reverse order. Leaves accumulate: set their `grad` to
-        zeros between training steps.
+        As `Value.backward()`: order the graph (inputs before the tensors made from them, the
+        leaves left out: `graph.backward_operations`), reset the intermediate tensors'
+        gradients, seed this one with 1, and run each node's `_backward` in reverse order.
+        Leaves accumulate: set their `grad` to zeros between training steps.
         """
         self._one_element("backward()")
-        topo = _backward_order(self)
+        topo = backward_operations(self, Tensor, _leaf_backward)
         for node in topo:
             if node._prev:  # an intermediate node: its grad is scratch space for this pass
                 node.grad = np.zeros(node.data.shape)
@@ -566,28 +565,6 @@ class Tensor:
 
     def __rmatmul__(self, other):  # array @ a
         return self._operand(other, "@") @ self
-
-
-def _backward_order(root):
-    """The tensors whose `_backward` `root.backward()` runs, inputs before the tensors made
-    from them: `graph.operations_order`, the quicker walk, which leaves the leaves out (a
-    leaf's `_backward` passes nothing back) and raises ValueError on a cycle.
-
-    That walk trusts the graph to be tensors as the operations build them. Where it is not (an
-    edited `_prev` that is not a tuple of tensors, a leaf given a `_backward`, a value of
-    another class), this is `graph.topological_order`, leaves too, which says what is wrong in
-    the words it always has, or orders the graph as it always has.
-    """
-    try:
-        operations, met = operations_order(root)
-    except Exception:  # the full walk raises its own error here (or finds a good order)
-        return topological_order(root)
-    for value in met:
-        if type(value) is not Tensor or type(value._prev) is not tuple:
-            return topological_order(root)
-        if not value._prev and value._backward is not _leaf_backward:
-            return topological_order(root)
-    return operations
 
 
 def cross_entropy(logits, labels):
