@@ -437,14 +437,15 @@ def compile_clock(clock):
     return cpu_seconds if clock == "cpu" else CLOCKS[clock]
 
 
-def time_compiles(work, rounds, clock):
+def time_compiles(work, rounds, clock, collect=True):
     """{label: [seconds of each compile]}: `rounds` rounds, each running every compile of
     `work` ({label: a function that compiles}) once, interleaved and rotating as the steps
-    are (`compare`), timed by `clock`. One compile timed alone is noisy, and the first in a
-    process runs on code that Python has not specialised yet."""
+    are (`compare`, which collects the garbage before each unless `collect` is false), timed
+    by `clock`. One compile timed alone is noisy: a wide compile took from 0.40 to 0.63 s
+    within one run."""
     if not work:
         return {}
-    return compare(work, rounds, warmup=False, clock=clock).runs
+    return compare(work, rounds, warmup=False, collect=collect, clock=clock).runs
 
 
 def compile_columns(contender, clock, runs, label):
@@ -889,6 +890,7 @@ def _as_saved(rows, prefix=""):
             "compile_s": r.get("compile"),
             "compile_times_s": r.get("compile_times"),
             "first_compile_s": r.get("compile_first"),
+            "demo_compile_times_s": r.get("compile_base_times"),  # the wide rounds' own
             "steps_per_sample": r.get("repeat", 1),
         }
     return out
@@ -1036,7 +1038,7 @@ def argument_parser(registry=CONTENDERS):
         type=int,
         default=5,
         help="interleaved compiles of each compiled step after its first, whose median is "
-        "its compile time (default 5; 2 with --quick)",
+        "its compile time (default 5; 1 with --quick)",
     )
     parser.add_argument("--chain-limit", type=int, default=1_000_000, help="deepest chain tried")
     parser.add_argument("--no-chain", action="store_true", help="skip the deepest-chain search")
@@ -1089,7 +1091,7 @@ def parse_arguments(argv, registry=CONTENDERS):
     args = parser.parse_args(argv)
     if args.quick:
         args.rounds, args.wide_rounds, args.grad_rounds, args.chain_limit = 2, 2, 2, 1000
-        args.compile_rounds = 2
+        args.compile_rounds = 1
     if args.points is None:
         args.points = 10 if args.quick else 100
     if args.wide is None:

@@ -403,6 +403,17 @@ def test_quick_run_of_every_part_prints_the_wide_step_the_digits_epoch_and_grad(
         for r in step["contenders"].values():
             assert len(r["times_ms"]) == 2
             assert r["median_ms"] == pytest.approx(sum(r["times_ms"]) / 2, rel=1e-12)
+        # a compiled step's compile: the median of the compiles after its first (one, with
+        # --quick), and on the wide step the demo step's compile of the same round beside it
+        compiled = step["contenders"]["compiled-py"]
+        assert compiled["first_compile_s"] > 0 and len(compiled["compile_times_s"]) == 1
+        assert compiled["compile_s"] == compiled["compile_times_s"][0]
+        paired = compiled["demo_compile_times_s"]
+        assert (paired is None) == (step["part"] == "demo") and (paired is None or len(paired) == 1)
+        floor = step["contenders"]["floor"]
+        assert floor["compile_s"] is floor["compile_times_s"] is floor["first_compile_s"] is None
+    growth = target_line(out, "compiled Python step", "compile, wide / demo")
+    assert "x  <= 4x" in growth and "(middle half of rounds" in growth, growth
     lines = time_against_width(results)
     assert list(lines) == names and all([w for w, _, _ in v] == [16, 24] for v in lines.values())
     assert set(results["digits"]) == {"tensor", "torch"}
@@ -783,7 +794,7 @@ def test_the_compile_column_is_the_median_of_the_interleaved_compiles_after_the_
         return compile_once
 
     work = {"py": compiling("py", [1.0, 5.0, 2.0]), "c": compiling("c", [4.0, 3.0, 8.0])}
-    runs = bench.time_compiles(work, 3, lambda: clock[0])
+    runs = bench.time_compiles(work, 3, lambda: clock[0], collect=False)
     assert runs == {"py": [1.0, 5.0, 2.0], "c": [4.0, 3.0, 8.0]}
     assert order == ["py", "c", "c", "py", "py", "c"]  # the order rotates each round
     first = SimpleNamespace(compile_cpu_seconds=9.0, compile_seconds=7.0)
