@@ -448,6 +448,16 @@ def time_compiles(work, rounds, clock, collect=True):
     return compare(work, rounds, warmup=False, collect=collect, clock=clock).runs
 
 
+def compiles_of(contenders, X, y, clock):
+    """{key: a function that compiles it again, for X and y}, for each of `contenders` that
+    compiles (a compiled step, compiled once already)."""
+    return {
+        c.key: functools.partial(c._compile, X, y)
+        for c in contenders
+        if compile_time(c, clock) is not None
+    }
+
+
 def compile_columns(contender, clock, runs, label):
     """A row's compile entries: the median of `runs[label]`, the compiles after the first,
     those seconds, and the first's (all None for a contender that does not compile)."""
@@ -463,13 +473,7 @@ def measure(contenders, X, y, args):
     clock = CLOCKS[args.clock]
     times, repeat = time_steps(contenders, X, y, args.rounds, clock, freeze=not args.no_freeze)
     compiles = time_compiles(
-        {
-            c.key: functools.partial(c._compile, X, y)
-            for c in contenders
-            if compile_time(c, args.clock) is not None
-        },
-        args.compile_rounds,
-        compile_clock(args.clock),
+        compiles_of(contenders, X, y, args.clock), args.compile_rounds, compile_clock(args.clock)
     )
     rows = {}
     for c in contenders:
@@ -491,7 +495,7 @@ def measure(contenders, X, y, args):
     return rows
 
 
-def measure_wide(contenders, X, y, args, demo_rows, work_ratio, demo_compiles=None):
+def measure_wide(contenders, X, y, args, demo_rows, work_ratio, demo_compiles):
     """{"wide/<key>": row}: the step time of each contender on the wide step, its ratios to
     PyTorch batched and to the floor, and its time / its own time on the demo step.
     `demo_compiles` ({key: a function that compiles the demo step}) are timed in the same
@@ -513,12 +517,8 @@ def measure_wide(contenders, X, y, args, demo_rows, work_ratio, demo_compiles=No
         warmup=0,
         expected=expected,
     )
-    work = {}
-    for c in contenders:
-        if compile_time(c, args.clock) is not None:
-            work[c.key] = functools.partial(c._compile, X, y)
-            if c.key in (demo_compiles or {}):
-                work[f"demo/{c.key}"] = demo_compiles[c.key]
+    work = compiles_of(contenders, X, y, args.clock)
+    work.update((f"demo/{key}", compile) for key, compile in demo_compiles.items())
     compiles = time_compiles(work, args.compile_rounds, compile_clock(args.clock))
     rows = {}
     for c in contenders:
