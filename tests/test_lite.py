@@ -5,12 +5,14 @@ session (the `built_site` fixture: it needs npm and a Python >= 3.12; without th
 skip on a learner's machine and fail under CI=true). Then (1) its files are checked: every
 chapter, the `autograd` wheel where the Pyodide kernel installs it from, a local Pyodide, viz-js,
 the widgets' front end, the first page; (2) it is served on 127.0.0.1 and headless Chromium,
-with every request to any other host blocked and logged, runs every cell of the chapters that
-need no numpy or matplotlib (00, 02, 03, 05: Pyodide has those two only on its CDN), with their
-drawings drawn by viz-js; moves chapter 00's slider and sees the kernel's answer; and runs
-chapter 10's checkpoint on the fast engine, whose deep chain once killed the kernel.
-Screenshots go to a temporary folder; their paths, each chapter's times and the blocked
-requests are printed (pytest -s).
+with every request to any other host blocked and logged, runs every cell of every chapter, each
+in a page and kernel of its own, with their drawings drawn by viz-js (numpy and matplotlib are
+on Pyodide's package site only, so where they cannot load, each cell that needs them says so in
+one line); moves chapter 00's slider and sees the kernel's answer; runs chapter 10's checkpoint
+on the fast engine, whose deep chain once killed the kernel; and (3) axe-core (tests/audit.py)
+audits the first page, and chapters 05 and 07 in the pages where they ran. Screenshots go to a
+temporary folder; their paths, each chapter's times and the blocked requests are printed
+(pytest -s).
 """
 
 import json
@@ -21,6 +23,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from audit import AXE, axe_violations, require_axe, tally
 from conftest import (
     CHROMIUM_ARGS,
     _QuietStaticHandler,
@@ -238,12 +241,17 @@ class OfflineBrowser:
         """Start loading `notebook` in a page of its own (a new browser profile, as a first
         visit), without waiting for its kernel: the page, to give to `ready`. Close the page's
         context afterwards."""
+        return self.visit(f"lab/index.html?path={notebook}")
+
+    def visit(self, path):
+        """A page of its own (a new browser profile) at `path` of the site. Close its context
+        afterwards."""
         context = self.browser.new_context(viewport={"width": 1400, "height": 1000})
         context.route("**/*", self._route)
         page = context.new_page()
         page.on("pageerror", lambda error: self.page_errors.append(str(error)))
         page.started, page.bytes_at_start = time.monotonic(), _CountingHandler.served[0]
-        page.goto(f"{self.served}/lab/index.html?path={notebook}")
+        page.goto(f"{self.served}/{path}")
         return page
 
     def ready(self, page):
@@ -333,6 +341,49 @@ def _svg(cell):
     )
 
 
+# The chapters that axe-core audits after Run All (test_the_browser_edition_has_no_serious_...).
+AUDITED = [
+    "05_topological_sort.ipynb",  # drawings, and a backward stepper with a slider and buttons
+    "07_neural_network_library.ipynb",  # the training dashboard: sliders, buttons, plot
+]
+# JupyterLab's own violations (JupyterLite is JupyterLab 4 in the browser), in every notebook it
+# shows, whatever the notebook holds: (rule, a regular expression for the element's CSS
+# selector, why it is not the course's).
+NOT_OURS_IN_LITE = [
+    # The file browser's toolbar buttons: JupyterLab's <jp-button> elements carry
+    # aria-pressed, which their role does not allow.
+    ("aria-allowed-attr", r"^jp-button\b", "JupyterLab's toolbar buttons"),
+    # Every code cell's editor (CodeMirror's .cm-content, role textbox) has no name.
+    ("aria-input-field-name", r"\.cm-content\b", "JupyterLab's cell editors"),
+    # The notebook's list of cells has role feed, whose children must be articles; the cells
+    # are not.
+    ("aria-required-children", r"^\.jp-WindowedPanel-viewport$", "JupyterLab's list of cells"),
+    # The button that folds a heading's section is empty, without a name.
+    ("button-name", r"\.jp-collapseHeadingButton\b", "JupyterLab's heading folders"),
+]
+# A widget view in a notebook's output, drawn (ipywidgets writes its controls into it).
+WIDGETS_SHOWN = """() => [...document.querySelectorAll(
+        '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.widget-view+json"]')]
+    .every(output => output.querySelector('.jupyter-widgets'))"""
+WIDGETS_DRAWN = 30_000  # milliseconds for the widgets to be drawn after Run All
+SCRIPTS_SETTLE = 1000  # milliseconds for the page's scripts to finish with the last outputs
+
+
+def audit_chapter(page):
+    """axe-core on a chapter's page after Run All, once its widgets are drawn: its violations
+    and counts (audit.axe_violations), or why it could not run (the test reports it)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    if not AXE.is_file():
+        return "no axe-core"  # require_axe() says where it comes from
+    try:
+        page.wait_for_function(WIDGETS_SHOWN, timeout=WIDGETS_DRAWN)
+    except PlaywrightTimeout:
+        return f"its widgets were not drawn in {WIDGETS_DRAWN} ms after Run All"
+    page.wait_for_timeout(SCRIPTS_SETTLE)
+    return axe_violations(page)
+
+
 LOAD_AHEAD = 2  # chapters loading, their kernels starting, while one runs: 2 cores
 
 # Let the page draw what a scroll brought into view before a screenshot: two frames.
@@ -402,6 +453,7 @@ def run_chapters(browser):
                 page.evaluate(SCROLL_TO, noted + 1)
                 page.evaluate(DRAWN)
                 browser.screenshot(page, stem + "-note")
+            audited = audit_chapter(page) if notebook in AUDITED else None
             print(
                 f"\n{notebook}: kernel idle "
                 + ("by " if ahead else "")
@@ -417,6 +469,7 @@ def run_chapters(browser):
                 "cells": cells,
                 "first_visit": first_visit,
                 "dirty_on_open": dirty_on_open,
+                "audited": audited,
             }
         return runs[notebook]
 
@@ -530,3 +583,22 @@ def test_a_check_on_a_deep_chain_does_not_crash_the_browsers_kernel(browser, run
     text = "".join(output.get("text", "") for output in cell["outputs"])
     assert "8 of 8 checks passed" in text, text
     assert browser.page_errors == [], browser.page_errors
+
+
+def test_the_browser_edition_has_no_serious_accessibility_failure_of_ours(browser, run_chapters):
+    """axe-core on the first page, and on chapters 05 and 07 in the pages where they were run
+    top to bottom (`run_chapters`): no critical or serious violation but JupyterLab's own."""
+    require_axe()
+    report, failures = [], []
+    page = browser.visit("index.html")
+    try:
+        tally("index.html", *axe_violations(page), [], report, failures)
+    finally:
+        page.context.close()
+    for notebook in AUDITED:
+        audited = run_chapters(notebook)["audited"]
+        if isinstance(audited, str):
+            pytest.fail(f"{notebook}: axe-core did not run: {audited}")
+        tally(notebook, *audited, NOT_OURS_IN_LITE, report, failures)
+    print("\naxe-core in the browser edition, violations' nodes by impact:\n" + "\n".join(report))
+    assert failures == [], "\n".join(failures)
